@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.errors import ConfigError
+from engine.impurity import binary_entropy, binary_gini, binary_misclassification
 from engine.theory import CRITERIA_COMPARED, impurity_curves
 
 # Okabe-Ito colour-blind-safe colours, one per criterion.
@@ -29,6 +30,11 @@ _PAC_COLORS = ("#009E73", "#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#56B4E9")
 
 
 def _curve_value(curves: pd.DataFrame, column: str, p: float) -> float:
+    """Exact value of a named curve at p (the impurity_curves formulas), interpolated otherwise."""
+    exact = {"misclassification": binary_misclassification, "entropy": binary_entropy,
+             "entropy_half": lambda q: binary_entropy(q) / 2.0, "gini": binary_gini}
+    if column in exact:
+        return float(exact[column](np.asarray(p, dtype=float)))
     return float(np.interp(p, curves["p"].to_numpy(), curves[column].to_numpy()))
 
 
