@@ -1,0 +1,48 @@
+"""Cached loaders shared by all sessions.
+
+Uploads are cached on the SHA-256 of their bytes (computed once here), never on a large DataFrame:
+Streamlit would otherwise hash the whole argument on every call. ``st.cache_data`` hands each caller
+its own copy, and :class:`engine.data.Dataset` is immutable, so nothing cached can be changed by one
+user under another's feet. Errors are not cached: a bad file raises ``DataError`` every time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+import streamlit as st
+
+from engine.data import SAMPLES, Dataset, load_csv, load_sample
+
+
+def bytes_digest(data: bytes) -> str:
+    """Hex SHA-256 of ``data``: the cache key of an uploaded file."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading the file...")
+def _load_uploaded(digest: str, name: str, _data: bytes) -> Dataset:
+    # ``_data`` is not hashed (leading underscore); ``digest`` stands for it in the cache key.
+    source = io.BytesIO(_data)
+    source.name = name  # like Streamlit's UploadedFile: lets the engine name the data set
+    return load_csv(source)
+
+
+def load_uploaded(data: bytes, name: str) -> Dataset:
+    """Load an uploaded file's bytes as a Dataset (cached by content and file name).
+
+    Raises ``engine.errors.DataError`` with the engine's sentence when the file cannot be used.
+    """
+    return _load_uploaded(bytes_digest(data), name, data)
+
+
+@st.cache_data(max_entries=32, show_spinner="Loading the sample...")
+def load_sample_cached(name: str) -> Dataset:
+    """One of the bundled samples (``engine.data.SAMPLES``), loaded once per server."""
+    return load_sample(name)
+
+
+def sample_names() -> list[str]:
+    """Names of the bundled samples, in the engine's order."""
+    return list(SAMPLES)

@@ -1,0 +1,73 @@
+"""Plotly figures for the Data page: class balance (classification) and target histogram (regression).
+
+Pure functions from a Dataset to a ``go.Figure``; the page decides how to show them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.summaries import class_counts
+
+# Okabe & Ito's colour-blind safe palette (black left out), cycled for many classes.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+             "#999999")
+
+
+def class_colours(n: int) -> list[str]:
+    """``n`` colours, one per class, colour-blind friendly, cycling after eight."""
+    return [OKABE_ITO[i % len(OKABE_ITO)] for i in range(n)]
+
+
+def class_balance_figure(ds) -> go.Figure:
+    """Bar chart of rows per class, each bar labelled with its count and share of the rows."""
+    table = class_counts(ds)
+    labels = [f"{c:,} ({s:.0%})" for c, s in zip(table["count"], table["share"])]
+    fig = go.Figure(go.Bar(
+        x=[_html_escape(c) for c in table["class"]], y=table["count"], text=labels, textposition="outside",
+        marker_color=class_colours(len(table)), cliponaxis=False,
+        hovertemplate="class %{x}<br>%{y} rows<extra></extra>",
+    ))
+    fig.update_layout(
+        title=dict(text=f"Class balance of {_clip(ds.target)}"),
+        xaxis=dict(title=dict(text="class"), type="category"),
+        yaxis=dict(title=dict(text="rows"), rangemode="tozero"),
+        margin=dict(t=60, b=40, l=40, r=20), height=360, showlegend=False,
+    )
+    return fig
+
+
+def target_histogram_figure(ds, *, bins: int = 30) -> go.Figure:
+    """Histogram of a regression target (missing values are not drawn), with its mean marked."""
+    y = np.asarray(ds.y, dtype=float)
+    y = y[np.isfinite(y)]
+    fig = go.Figure(go.Histogram(x=y, nbinsx=bins, marker_color=OKABE_ITO[0],
+                                 hovertemplate="%{x}<br>%{y} rows<extra></extra>"))
+    if y.size:
+        mean = float(y.mean())
+        fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[5],
+                      annotation_text=f"mean {mean:.4g}", annotation_position="top right")
+    fig.update_layout(
+        title=dict(text=f"Distribution of {_clip(ds.target)}"),
+        xaxis=dict(title=dict(text=_clip(ds.target))), yaxis=dict(title=dict(text="rows")),
+        margin=dict(t=60, b=40, l=40, r=20), height=360, showlegend=False, bargap=0.05,
+    )
+    return fig
+
+
+def target_figure(ds) -> go.Figure:
+    """The right picture of the target for the data set's task."""
+    if ds.task == "classification":
+        return class_balance_figure(ds)
+    return target_histogram_figure(ds)
+
+
+def _html_escape(text: object) -> str:
+    # Plotly text accepts a small HTML subset (<b>, <br>, entities): show user text literally.
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _clip(text: object, limit: int = 40) -> str:
+    s = " ".join(str(text).split())
+    return _html_escape(s if len(s) <= limit else s[: limit - 1] + "\u2026")

@@ -1,0 +1,225 @@
+"""Session state: the one place that knows the keys and keeps data, split, config and tree consistent.
+
+Every page reads and writes state through these constants and functions, never through raw strings.
+The invariant kept here: ``GROWER`` was built from ``DATA_SPLIT.train`` of ``DATASET`` with
+``TREE_CONFIG``; whenever the data set, its split or the config changes, the grower is dropped and
+rebuilt lazily by :func:`current_grower`, and ``DATA_VERSION`` increases so pages can drop their own
+derived results.
+
+Values live in ``st.session_state`` (one per browser session), never in module variables, which
+would be shared by every user of the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from engine.data import Dataset
+from ui.errors import show_engine_error  # noqa: F401 - part of this module's documented API
+
+# Keys (shared convention, see docs and README).
+DATASET = "dataset"  # active full engine Dataset
+DATASET_NAME = "dataset_name"  # sample name or uploaded file name
+SPLIT_SETTINGS = "split_settings"  # dict(test_size=..., validation_size=..., seed=...)
+DATA_SPLIT = "data_split"  # DataSplit(train, validation, test) of DATASET
+TREE_CONFIG = "tree_config"  # engine TreeConfig
+GROWER = "grower"  # engine Grower on DATA_SPLIT.train (validation_data = DATA_SPLIT.validation)
+SELECTED_NODE = "selected_node"  # int node id
+SEED = "seed"  # the app-wide random seed (split, random features, ensembles)
+LOADED_DATASET = "loaded_dataset"  # DATASET as loaded, before kind/target/task edits
+DATA_VERSION = "data_version"  # int, increases on every change of data, split or config
+
+DEFAULT_SAMPLE = "play_tennis"
+DEFAULT_SEED = 0
+DEFAULT_TEST_SIZE = 0.25
+# Below this many rows a data set is a textbook example: train on every row by default, so the gain
+# tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
+SMALL_DATA_ROWS = 30
+
+
+def init_state() -> None:
+    """Fill the session with defaults once: the "play_tennis" sample, seed 0, no tree yet."""
+    ss = st.session_state
+    ss.setdefault(SEED, DEFAULT_SEED)
+    ss.setdefault(TREE_CONFIG, None)
+    ss.setdefault(SELECTED_NODE, 0)
+    ss.setdefault(DATA_VERSION, 0)
+    if DATASET not in ss:
+        from ui.cache import load_sample_cached
+
+        set_dataset(load_sample_cached(DEFAULT_SAMPLE), DEFAULT_SAMPLE)
+
+
+# ----------------------------------------------------------------------------------------- data
+def current_dataset() -> Dataset:
+    """The active (full) data set."""
+    if DATASET not in st.session_state:
+        init_state()
+    return st.session_state[DATASET]
+
+
+def current_dataset_name() -> str:
+    """Sample name or uploaded file name of the active data set."""
+    current_dataset()
+    return st.session_state[DATASET_NAME]
+
+
+def loaded_dataset() -> Dataset:
+    """The active data set as it was loaded, before any kind/target/task edits."""
+    current_dataset()
+    return st.session_state.get(LOADED_DATASET, st.session_state[DATASET])
+
+
+def default_split_settings(ds: Dataset, seed: int) -> dict[str, Any]:
+    """Split sizes for a freshly loaded data set: no test rows for textbook-sized data."""
+    test_size = 0.0 if len(ds) < SMALL_DATA_ROWS else DEFAULT_TEST_SIZE
+    return {"test_size": test_size, "validation_size": 0.0, "seed": int(seed)}
+
+
+def make_split(ds: Dataset, settings: dict[str, Any]):
+    """``ds.split(**settings)``; raises the engine's DataError/ConfigError when the sizes don't fit."""
+    return ds.split(
+        test_size=float(settings["test_size"]),
+        validation_size=float(settings["validation_size"]),
+        seed=int(settings["seed"]),
+    )
+
+
+def set_dataset(ds: Dataset, name: str) -> None:
+    """Make ``ds`` (freshly loaded) the active data set: new default split, tree dropped.
+
+    The split is computed first, so if it fails nothing changes (the previous data stays active).
+    """
+    settings = default_split_settings(ds, current_seed())
+    split = make_split(ds, settings)
+    ss = st.session_state
+    ss[DATASET] = ds
+    ss[DATASET_NAME] = str(name)
+    ss[LOADED_DATASET] = ds
+    ss[SPLIT_SETTINGS] = settings
+    ss[DATA_SPLIT] = split
+    reset_tree()
+
+
+def replace_dataset(ds: Dataset) -> None:
+    """Make an edited version of the active data set (kinds, target, task) active.
+
+    Keeps its name, the loaded original and the split sizes; re-splits and drops the tree. Nothing
+    changes if the split fails.
+    """
+    settings = dict(split_settings())
+    split = make_split(ds, settings)
+    st.session_state[DATASET] = ds
+    st.session_state[DATA_SPLIT] = split
+    reset_tree()
+
+
+def restore_loaded_dataset() -> None:
+    """Undo every kind/target/task edit: back to the data set as loaded."""
+    replace_dataset(loaded_dataset())
+
+
+# ---------------------------------------------------------------------------------------- split
+def split_settings() -> dict[str, Any]:
+    """A copy of the active split settings (test_size, validation_size, seed)."""
+    current_dataset()
+    return dict(st.session_state[SPLIT_SETTINGS])
+
+
+def current_split():
+    """``DataSplit(train, validation, test)`` of the active data set."""
+    current_dataset()
+    return st.session_state[DATA_SPLIT]
+
+
+def set_split_settings(*, test_size: float, validation_size: float, seed: int) -> None:
+    """Re-split the active data set with these sizes and seed; drops the tree. Atomic on error."""
+    settings = {"test_size": float(test_size), "validation_size": float(validation_size),
+                "seed": int(seed)}
+    split = make_split(current_dataset(), settings)
+    st.session_state[SPLIT_SETTINGS] = settings
+    st.session_state[DATA_SPLIT] = split
+    st.session_state[SEED] = int(seed)
+    reset_tree()
+
+
+def current_seed() -> int:
+    """The app-wide random seed."""
+    return int(st.session_state.get(SEED, DEFAULT_SEED))
+
+
+def set_seed(seed: int) -> None:
+    """Change the app-wide seed; the split follows it (re-split, tree dropped) when it differs."""
+    seed = int(seed)
+    st.session_state[SEED] = seed
+    if DATASET in st.session_state and split_settings()["seed"] != seed:
+        settings = split_settings()
+        set_split_settings(test_size=settings["test_size"],
+                           validation_size=settings["validation_size"], seed=seed)
+
+
+# ------------------------------------------------------------------------------- config, grower
+def current_config():
+    """The active ``engine.TreeConfig`` (a default CART config until a page sets one)."""
+    cfg = st.session_state.get(TREE_CONFIG)
+    if cfg is None:
+        from engine.config import TreeConfig
+
+        cfg = TreeConfig()
+        st.session_state[TREE_CONFIG] = cfg
+    return cfg
+
+
+def set_config(cfg) -> None:
+    """Make ``cfg`` the active TreeConfig; the grower is rebuilt from it on next use."""
+    st.session_state[TREE_CONFIG] = cfg
+    reset_tree()
+
+
+def current_grower():
+    """The session's ``engine.Grower`` on the train split (created lazily from the config).
+
+    Raises the engine's ConfigError/DataError if the config does not fit the data; pages show it.
+    """
+    grower = st.session_state.get(GROWER)
+    if grower is None:
+        from engine.growth import Grower
+
+        split = current_split()
+        grower = Grower(split.train, current_config(), validation_data=split.validation)
+        st.session_state[GROWER] = grower
+    return grower
+
+
+def set_grower(grower) -> None:
+    """Store a grower a page built itself (it must be on ``current_split().train``)."""
+    st.session_state[GROWER] = grower
+    _bump_version()
+
+
+def reset_tree() -> None:
+    """Drop the grower and the node selection (the data, split or config changed)."""
+    st.session_state.pop(GROWER, None)
+    st.session_state[SELECTED_NODE] = 0
+    _bump_version()
+
+
+def selected_node() -> int:
+    """Id of the node the user selected (0 = root)."""
+    return int(st.session_state.get(SELECTED_NODE, 0))
+
+
+def select_node(node_id: int) -> None:
+    """Remember the node the user selected."""
+    st.session_state[SELECTED_NODE] = int(node_id)
+
+
+def data_version() -> int:
+    """Increases whenever the data set, split, config or grower is replaced."""
+    return int(st.session_state.get(DATA_VERSION, 0))
+
+
+def _bump_version() -> None:
+    st.session_state[DATA_VERSION] = data_version() + 1

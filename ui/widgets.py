@@ -1,0 +1,96 @@
+"""Small shared widgets: safe text, one-shot messages, the shared sidebar.
+
+User text (file names, column names, category values) is data. Streamlit renders ``st.markdown``,
+``st.info``, ``st.success`` ... bodies as Markdown with LaTeX (``$``), colour (``:red[...]``) and
+icon (``:material/x:``) syntax, so user text goes through :func:`md_escape` before it is put in a
+Markdown string, and never into ``unsafe_allow_html``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from ui import state
+
+_FLASH = "_flash_messages"
+_SEED_WIDGET = "_w_sidebar_seed"
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them
+# also neutralises Streamlit's extensions ($...$, :color[...], :material/icon:, ~~, <tags>).
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~:&\"'=^%@;,/?])")
+
+
+def md_escape(text: object) -> str:
+    """``text`` as literal Markdown: punctuation backslash-escaped, runs of white space as one space.
+
+    Example: ``md_escape("a_b $x$")`` gives ``a\\_b \\$x\\$`` (shown as ``a_b $x$``).
+    """
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+def shorten(text: object, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis (for labels and captions)."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "\u2026"
+
+
+# ----------------------------------------------------------------------------- one-shot messages
+def flash(kind: str, text: str) -> None:
+    """Queue a message (``kind`` in success/info/warning/error) for the top of the next page run.
+
+    Use it from widget callbacks, which run before the page draws. ``text`` is Markdown: escape
+    user text with :func:`md_escape`.
+    """
+    if kind not in ("success", "info", "warning", "error"):
+        raise ValueError(f"flash kind must be success, info, warning or error, not {kind!r}")
+    st.session_state.setdefault(_FLASH, []).append((kind, text))
+
+
+def show_flashes() -> None:
+    """Show and forget the queued messages."""
+    icons = {"success": ":material/check_circle:", "info": ":material/info:",
+             "warning": ":material/warning:", "error": ":material/error:"}
+    for kind, text in st.session_state.pop(_FLASH, []):
+        getattr(st, kind)(text, icon=icons[kind])
+
+
+# ------------------------------------------------------------------------------------- sidebar
+def _on_seed_change() -> None:
+    from engine.errors import EngineError
+
+    try:
+        state.set_seed(st.session_state[_SEED_WIDGET])
+        flash("info", f"Random seed set to {state.current_seed()}: the data was split again and "
+                      "the tree was reset.")
+    except EngineError as err:
+        flash("error", md_escape(err))
+
+
+def sidebar_summary() -> None:
+    """The shared sidebar block: active data set, target, task, rows, split, and the random seed."""
+    ds = state.current_dataset()
+    split = state.current_split()
+    with st.sidebar:
+        st.markdown(f"**Data set** \u00b7 {md_escape(shorten(state.current_dataset_name(), 40))}")
+        if ds.task == "classification":
+            task = f"classification, {len(ds.classes)} classes"
+        else:
+            task = "regression"
+        st.markdown(f"**Target** \u00b7 {md_escape(shorten(ds.target, 40))} ({task})")
+        parts = [f"{len(split.train):,} train"]
+        if split.validation is not None and len(split.validation):
+            parts.append(f"{len(split.validation):,} validation")
+        if split.test is not None and len(split.test):
+            parts.append(f"{len(split.test):,} test")
+        rows = " \u00b7 ".join(parts)
+        st.markdown(f"**Rows** \u00b7 {len(ds):,} ({rows})")
+        if st.session_state.get(_SEED_WIDGET) != state.current_seed():
+            st.session_state[_SEED_WIDGET] = state.current_seed()
+        st.number_input(
+            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=_SEED_WIDGET,
+            on_change=_on_seed_change,
+            help="Used for the train/test split, random feature subsets and ensembles. "
+                 "The same seed gives the same results.",
+        )
