@@ -1,0 +1,224 @@
+"""FeatureSchema: what a tree needs to know about its input columns, and how raw values become labels.
+
+A schema fixes, for every feature, whether it is numeric or categorical and (for categorical ones)
+the category labels whose positions are the codes: ``categories[j][c]`` is the label of code ``c``
+of feature ``j``. Encoding a table with a schema gives the float matrix the learners use:
+
+    X[i, j] = value                                   (numeric feature j)
+    X[i, j] = c  where categories[j][c] == label(v)   (categorical feature j)
+    X[i, j] = NaN                                     (missing value or unseen category)
+
+Labels are strings: text is stripped of surrounding spaces, integers are written without ".0"
+(``2.0 -> "2"``), other floats with ``repr`` (``2.5 -> "2.5"``), booleans as ``"True"``/``"False"``.
+The same rules turn a numeric target into class labels (``0 -> "0"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import DataError
+
+KINDS = ("numeric", "categorical")
+TASKS = ("classification", "regression")
+
+#: Cell texts read as "no value" (compared after stripping spaces, case-insensitively).
+#: "None" is deliberately absent: it is a real category in textbook data (AIMA's Patrons = None).
+MISSING_MARKERS = frozenset({"", "na", "n/a", "n.a.", "?", "-", "--", "null", "nan", "#n/a", "<na>"})
+
+
+def clean_text(values: pd.Series) -> pd.Series:
+    """Text values stripped of surrounding spaces, with missing markers (``NA``, ``?``, ...) as NaN."""
+    text = values.astype("str").str.strip()
+    return text.mask(text.str.lower().isin(MISSING_MARKERS))
+
+
+def _label_of(value: Any) -> str:
+    """Label of one (unique) non-missing value; see the module docstring for the rules."""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        return str(int(number)) if number.is_integer() and abs(number) < 1e16 else repr(number)
+    return str(value).strip()
+
+
+def factorize_labels(values: pd.Series) -> tuple[np.ndarray, list[str], bool]:
+    """Codes (-1 = missing) into the label list of ``values``, and whether the values were numbers.
+
+    Vectorised with ``pd.factorize``; the Python work is one call per distinct value. Distinct
+    values that give the same label (``1`` and ``1.0``) share a code.
+    """
+    numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+    if numeric:
+        values = pd.to_numeric(values, errors="coerce").astype("float64")
+        values = values.mask(np.isinf(values.to_numpy()))
+    elif pd.api.types.is_bool_dtype(values.dtype):
+        pass
+    elif pd.api.types.is_object_dtype(values.dtype) and values.map(type).isin([bool, np.bool_]).all():
+        pass  # object column of True/False with missing values: keep the booleans
+    else:
+        values = clean_text(values)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    labels = [_label_of(u) for u in uniques]
+    merged: dict[str, int] = {}
+    remap = np.array([merged.setdefault(label, len(merged)) for label in labels] + [-1], dtype=np.int64)
+    return remap[codes], list(merged), numeric
+
+
+def sort_labels(labels: list[str], numeric: bool) -> list[str]:
+    """Labels in display order: by value for numbers (``"2" < "10"``), alphabetically for text."""
+    if numeric:
+        return sorted(labels, key=float)
+    return sorted(labels)
+
+
+def encode_labels(values: pd.Series, categories: tuple[str, ...]) -> np.ndarray:
+    """Float codes of ``values`` into ``categories`` (NaN for missing or unseen values)."""
+    codes, labels, _ = factorize_labels(values)
+    lookup = pd.Index(list(categories))
+    position = np.append(lookup.get_indexer(labels), -1).astype(np.float64)
+    position[position < 0] = np.nan
+    return position[codes]
+
+
+def encode_numeric(values: pd.Series) -> np.ndarray:
+    """Float values of a numeric column; text that is not a number, and +-inf, become NaN."""
+    if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+        values = pd.to_numeric(clean_text(values), errors="coerce")
+    out = values.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+    out[np.isinf(out)] = np.nan
+    return out
+
+
+def _names(value: Any, what: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise DataError(f"The schema's {what} must be a list of texts, not {type(value).__name__}.")
+    if not all(isinstance(v, str) for v in value):
+        raise DataError(f"Every entry of the schema's {what} must be a text.")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class FeatureSchema:
+    """Names, kinds and category labels of a tree's features, plus its target, task and classes.
+
+    ``kinds[j]`` is "numeric" or "categorical"; ``categories[j]`` lists the labels of codes
+    0..k-1 of a categorical feature and is ``()`` for a numeric one. ``classes`` are the class
+    labels (classification) or ``()`` (regression).
+    """
+
+    feature_names: tuple[str, ...]
+    kinds: tuple[str, ...]
+    categories: tuple[tuple[str, ...], ...]
+    target: str
+    task: str
+    classes: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        names = _names(self.feature_names, "feature names")
+        kinds = _names(self.kinds, "kinds")
+        if not isinstance(self.categories, (list, tuple)):
+            raise DataError("The schema's categories must be a list with one list of labels per feature.")
+        categories = tuple(_names(c, "categories") for c in self.categories)
+        classes = _names(self.classes, "classes")
+        if not (len(names) == len(kinds) == len(categories)):
+            raise DataError("The schema needs exactly one kind and one category list per feature.")
+        if len(set(names)) != len(names):
+            raise DataError("The schema names the same feature twice; feature names must be unique.")
+        for name, kind, cats in zip(names, kinds, categories):
+            if kind not in KINDS:
+                raise DataError(f"Feature '{name}' has kind '{kind}'; a kind is 'numeric' or 'categorical'.")
+            if kind == "numeric" and cats:
+                raise DataError(f"Feature '{name}' is numeric, so it cannot have a list of categories.")
+            if len(set(cats)) != len(cats):
+                raise DataError(f"Feature '{name}' lists the same category twice.")
+        if not isinstance(self.target, str):
+            raise DataError("The schema's target must be the name (a text) of the target column.")
+        if self.task not in TASKS:
+            raise DataError(f"The schema's task is '{self.task}'; it must be 'classification' or 'regression'.")
+        if self.task == "regression" and classes:
+            raise DataError("A regression schema cannot list classes.")
+        for attr, value in (("feature_names", names), ("kinds", kinds), ("categories", categories),
+                            ("classes", classes)):
+            object.__setattr__(self, attr, value)
+
+    def __repr__(self) -> str:
+        features = ", ".join(f"{n}:{'cat' if k == 'categorical' else 'num'}"
+                             for n, k in zip(self.feature_names, self.kinds))
+        classes = f", classes={self.classes}" if self.task == "classification" else ""
+        return f"FeatureSchema(target={self.target!r}, task={self.task!r}, features=[{features}]{classes})"
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def index(self, name: str) -> int:
+        """Position of feature ``name`` (the column of ``X`` holding it)."""
+        try:
+            return self.feature_names.index(name)
+        except ValueError:
+            raise DataError(f"There is no feature named '{name}'; the features are: "
+                            f"{_listing(self.feature_names)}.") from None
+
+    def is_categorical(self, i: int | str) -> bool:
+        """Whether feature ``i`` (position or name) is categorical."""
+        j = self.index(i) if isinstance(i, str) else int(i)
+        if not 0 <= j < len(self.kinds):
+            raise DataError(f"There is no feature number {i}; the schema has {len(self.kinds)} features.")
+        return self.kinds[j] == "categorical"
+
+    def encode(self, frame: pd.DataFrame) -> np.ndarray:
+        """Float matrix (n, d) of ``frame`` in feature order (codes for categories, NaN = missing)."""
+        if isinstance(frame, pd.Series):
+            frame = frame.to_frame().T
+        elif isinstance(frame, dict):
+            frame = pd.DataFrame(frame)
+        if not isinstance(frame, pd.DataFrame):
+            raise DataError("Only a table (DataFrame) with the feature columns can be encoded.")
+        columns = {str(c).strip(): c for c in frame.columns}
+        absent = [n for n in self.feature_names if n not in columns]
+        if absent:
+            raise DataError(f"The table has no column {_listing(absent)}; it needs every feature column.")
+        out = np.empty((len(frame), len(self.feature_names)), dtype=np.float64)
+        for j, (name, kind, cats) in enumerate(zip(self.feature_names, self.kinds, self.categories)):
+            column = frame[columns[name]]
+            if isinstance(column, pd.DataFrame):
+                raise DataError(f"The table has more than one column named '{name}'.")
+            out[:, j] = encode_labels(column, cats) if kind == "categorical" else encode_numeric(column)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able description; ``FeatureSchema.from_dict(s.to_dict()) == s``."""
+        return {
+            "feature_names": list(self.feature_names),
+            "kinds": list(self.kinds),
+            "categories": [list(c) for c in self.categories],
+            "target": self.target,
+            "task": self.task,
+            "classes": list(self.classes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FeatureSchema":
+        """Rebuild a schema from :meth:`to_dict` output; wrong shapes or types raise ``DataError``."""
+        if not isinstance(data, dict):
+            raise DataError("A saved schema must be a mapping of field names to values.")
+        fields = ("feature_names", "kinds", "categories", "target", "task", "classes")
+        absent = [f for f in fields if f not in data]
+        if absent:
+            raise DataError(f"The saved schema lacks the field(s) {', '.join(absent)}.")
+        return cls(**{f: data[f] for f in fields})
+
+
+def _listing(names, limit: int = 8) -> str:
+    """'a', 'b', 'c' (and 12 more)."""
+    names = list(names)
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" (and {len(names) - limit} more)" if len(names) > limit else "")
