@@ -1,0 +1,153 @@
+"""Tree configuration: one frozen object, validated in one place.
+
+Presets (``algorithm``) fill what is left ``None``:
+
+=========  ===========  ===========  ==================  ======================================
+preset     criterion    score        categorical split   numeric features
+=========  ===========  ===========  ==================  ======================================
+id3        entropy      gain         multiway            binarised at the best threshold x <= t
+c45        entropy      gain_ratio   multiway            thresholds; Quinlan's average-gain filter
+cart       gini         gain         subset (binary)     thresholds
+=========  ===========  ===========  ==================  ======================================
+
+Regression always uses ``variance``. Stopping rules combine: a node becomes a leaf when it is pure, or
+``depth == max_depth``, or it has fewer than ``min_samples_split`` rows, or no split leaves at least
+``min_samples_leaf`` rows in every child, or the best gain is below ``min_impurity_decrease``, or the
+split's chi-square test is not significant at ``chi2_alpha``, or (``validation=True``) the split does not
+improve accuracy on the validation rows at the node, or ``max_leaf_nodes`` leaves exist already.
+
+``min_impurity_decrease`` is compared with the node's own gain (the lecture notes' "minimum gain"); note
+that scikit-learn weights the decrease by the node's share of the samples.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, fields, replace
+
+from .errors import ConfigError
+
+ALGORITHMS = ("id3", "c45", "cart")
+SCORES = ("gain", "gain_ratio")
+CATEGORICAL_SPLITS = ("multiway", "subset", "equals")
+ORDERS = ("breadth", "depth", "best")
+SPLIT_SEARCHES = ("exact", "histogram")
+PRESETS = {
+    "id3": {"criterion": "entropy", "score": "gain", "categorical_split": "multiway"},
+    "c45": {"criterion": "entropy", "score": "gain_ratio", "categorical_split": "multiway"},
+    "cart": {"criterion": "gini", "score": "gain", "categorical_split": "subset"},
+}
+
+
+def _check_int(name, value, low, allow_none=False):
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        extra = " or None" if allow_none else ""
+        raise ConfigError(f"{name} must be a whole number >= {low}{extra}; got {value!r}.")
+
+
+def _check_choice(name, value, allowed, allow_none=False):
+    if value is None and allow_none:
+        return
+    if value not in allowed:
+        raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}.")
+
+
+@dataclass(frozen=True)
+class TreeConfig:
+    """How to grow a tree. Keyword-only; every value is checked on construction."""
+
+    algorithm: str = "cart"
+    criterion: str | None = None
+    score: str | None = None
+    categorical_split: str | None = None
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_impurity_decrease: float = 0.0
+    max_leaf_nodes: int | None = None
+    chi2_alpha: float | None = None
+    validation: bool = False
+    order: str = "breadth"
+    max_features: int | float | str | None = None
+    random_state: int | None = None
+    entropy_base: float = 2.0
+    split_search: str = "exact"
+    max_bins: int = 255
+
+    def __post_init__(self):
+        _check_choice("algorithm", self.algorithm, ALGORITHMS)
+        from .impurity import CRITERIA  # local import keeps config importable alone
+        _check_choice("criterion", self.criterion, tuple(CRITERIA), allow_none=True)
+        _check_choice("score", self.score, SCORES, allow_none=True)
+        _check_choice("categorical_split", self.categorical_split, CATEGORICAL_SPLITS, allow_none=True)
+        _check_int("max_depth", self.max_depth, 0, allow_none=True)
+        _check_int("min_samples_split", self.min_samples_split, 2)
+        _check_int("min_samples_leaf", self.min_samples_leaf, 1)
+        _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
+        _check_int("max_bins", self.max_bins, 2)
+        _check_int("random_state", self.random_state, 0, allow_none=True)
+        mid = self.min_impurity_decrease
+        if isinstance(mid, bool) or not isinstance(mid, numbers.Real) or not (mid >= 0) or mid == float("inf"):
+            raise ConfigError(f"min_impurity_decrease must be a number >= 0; got {mid!r}.")
+        a = self.chi2_alpha
+        if a is not None and (isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1):
+            raise ConfigError(f"chi2_alpha must be between 0 and 1 (e.g. 0.05) or None; got {a!r}.")
+        if not isinstance(self.validation, bool):
+            raise ConfigError(f"validation must be True or False; got {self.validation!r}.")
+        _check_choice("order", self.order, ORDERS)
+        _check_choice("split_search", self.split_search, SPLIT_SEARCHES)
+        b = self.entropy_base
+        if isinstance(b, bool) or not isinstance(b, numbers.Real) or not b > 1 or b == float("inf"):
+            raise ConfigError(f"entropy_base must be a number > 1 (2 for bits, e for nats); got {b!r}.")
+        mf = self.max_features
+        ok = (mf is None or mf in ("sqrt", "log2")
+              or (isinstance(mf, numbers.Integral) and not isinstance(mf, bool) and mf >= 1)
+              or (isinstance(mf, numbers.Real) and not isinstance(mf, (bool, numbers.Integral)) and 0 < mf <= 1))
+        if not ok:
+            raise ConfigError(
+                "max_features must be None, 'sqrt', 'log2', a whole number >= 1 or a fraction in (0, 1]; "
+                f"got {mf!r}.")
+
+    def resolved(self, task: str = "classification") -> "TreeConfig":
+        """The same configuration with the preset's defaults filled in for ``task``."""
+        preset = PRESETS[self.algorithm]
+        criterion = self.criterion or preset["criterion"]
+        if task == "regression":
+            criterion = "variance"
+        elif criterion == "variance":
+            raise ConfigError("criterion 'variance' is for regression; the target here is a class.")
+        return replace(
+            self, criterion=criterion, score=self.score or preset["score"],
+            categorical_split=self.categorical_split or preset["categorical_split"])
+
+    @property
+    def effective_order(self) -> str:
+        """Expansion order actually used: ``max_leaf_nodes`` needs best-first growth."""
+        return "best" if self.max_leaf_nodes is not None else self.order
+
+    def n_features_to_draw(self, d: int) -> int:
+        """How many features each node may consider (random forests), out of ``d``."""
+        import math
+        mf = self.max_features
+        if mf is None:
+            return d
+        if mf == "sqrt":
+            return max(1, int(math.sqrt(d)))
+        if mf == "log2":
+            return max(1, int(math.log2(d))) if d > 1 else 1
+        if isinstance(mf, numbers.Integral):
+            return min(d, int(mf))
+        return max(1, int(mf * d))
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TreeConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(map(str, unknown)))}.")
+        return cls(**d)

@@ -1,0 +1,363 @@
+"""Growth: which node is expanded next, and the step-by-step record of why.
+
+``Grower`` grows a tree one split at a time. The frontier holds the open leaves; ``order`` picks the next
+one (breadth-first: oldest first; depth-first: newest first, left child before right; best-first: the
+open node whose best split has the largest weighted gain ``w_node / w_root * gain``, ties by id). A step
+closes the open nodes that must stop (recording why, see :mod:`engine.stopping`) until one node is
+split. Everything is deterministic: ties between features go to the earlier column, ties between
+thresholds to the smallest. ``undo`` replays the action log minus its last entry; split searches are
+cached per node path, so replaying costs little.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .config import TreeConfig
+from .errors import ConfigError, DataError
+from .impurity import get_criterion
+from .nodes import make_node, route_rows, unit_stats
+from .search import NodeData, best_categorical, best_numeric, choose
+from .splits import Split
+from .stopping import post_split_reason, pre_split_reason, validation_gain
+from .tree import Tree
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One growth step: the node split (or the leaves closed), the winner and the runner-up."""
+
+    index: int
+    action: str  # "split" | "forced" | "collapse" | "finish"
+    node_id: int | None
+    split: Split | None
+    runner_up: Split | None
+    children: tuple[int, ...]
+    stopped: tuple[tuple[int, str], ...]
+    _table: Callable = field(default=None, repr=False, compare=False)
+
+    @property
+    def gain_table(self):
+        """The node's gain table (one row per feature), computed when first asked for."""
+        return None if self._table is None or self.node_id is None else self._table(self.node_id)
+
+
+class Grower:
+    """Grow a tree on ``dataset`` step by step (see module docstring)."""
+
+    def __init__(self, dataset, config: TreeConfig | None = None, *, sample_weight=None,
+                 validation_data=None):
+        config = config or TreeConfig()
+        if not isinstance(config, TreeConfig):
+            raise ConfigError("config must be a TreeConfig.")
+        if len(dataset) == 0:
+            raise DataError("There are no rows to learn from.")
+        if not dataset.feature_names:
+            raise DataError("There is no feature to split on: mark at least one column numeric or categorical.")
+        self.dataset = dataset
+        self.config = config.resolved(dataset.task)
+        if self.config.validation and validation_data is None:
+            raise ConfigError("validation=True needs validation rows: set a validation share on the Data page.")
+        self.schema = dataset.schema
+        self.task = dataset.task
+        self.crit = get_criterion(self.config.criterion, self.task, self.config.entropy_base)
+        self.X = dataset.X
+        self.y = dataset.y
+        self.U = unit_stats(self.y, self.task, len(dataset.classes))
+        w = np.ones(len(dataset)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        if w.shape != (len(dataset),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise DataError("sample_weight must hold one non-negative number per row, not all zero.")
+        self.w0 = w
+        self.val = None
+        if validation_data is not None and self.config.validation:
+            self.val = self._encode_validation(validation_data)
+        self._cache: dict = {}
+        self._actions: list = []
+        self.reset()
+
+    def _encode_validation(self, vd):
+        if vd.schema == self.schema:
+            return vd.X, vd.y
+        if vd.target not in vd.frame.columns:
+            raise DataError(f"The validation rows have no column '{vd.target}'.")
+        labels = vd.frame[vd.target].astype("string").str.strip()
+        codes = pd.Categorical(labels, categories=list(self.dataset.classes)).codes.astype(np.int64)
+        return self.schema.encode(vd.frame), codes
+
+    # ----- public API -----------------------------------------------------------------------------
+    def reset(self) -> "Grower":
+        """Back to a single open root; the action log is cleared."""
+        self._actions = []
+        self._rebuild()
+        return self
+
+    def step(self) -> StepRecord | None:
+        rec = self._step()
+        if rec is not None:
+            self._actions.append(("step",))
+        return rec
+
+    def grow(self, max_steps: int | None = None) -> "Grower":
+        """Step until nothing is open (or ``max_steps`` steps were taken)."""
+        n = 0
+        while (max_steps is None or n < max_steps) and self.step() is not None:
+            n += 1
+        return self
+
+    def undo(self) -> bool:
+        """Take back the last action (step, forced split or collapse); False if there is none."""
+        if not self._actions:
+            return False
+        actions = self._actions[:-1]
+        self._rebuild()
+        for a in actions:
+            self._apply(a)
+        self._actions = actions
+        return True
+
+    def expand(self, node_id: int, split: Split) -> StepRecord:
+        """Force ``split`` at ``node_id`` (replacing its subtree if it has one)."""
+        rec = self._expand(node_id, split)
+        self._actions.append(("expand", node_id, split))
+        return rec
+
+    def collapse(self, node_id: int) -> StepRecord:
+        """Make ``node_id`` a leaf again (its subtree is removed); it is not reopened."""
+        rec = self._collapse(node_id)
+        self._actions.append(("collapse", node_id))
+        return rec
+
+    def candidates(self, node_id: int) -> list[Split]:
+        """Every feature's best split at the node, ranked by the configured score."""
+        return list(self._evaluate(node_id)[2])
+
+    def gain_table(self, node_id: int = 0, all_candidates: bool = False):
+        from .gain import gain_table_for
+        return gain_table_for(self, node_id, all_candidates=all_candidates)
+
+    def node_rows(self, node_id: int):
+        """(row indices into the training data, weights) of the rows reaching ``node_id``."""
+        self._node(node_id)
+        return self._rows[node_id]
+
+    def node_data(self, node_id: int) -> NodeData:
+        idx, w = self.node_rows(node_id)
+        return NodeData(self.X[idx], self.U[idx] * w[:, None], self.task, self.config.min_samples_leaf,
+                        self.crit, float(w.sum()))
+
+    @property
+    def tree(self) -> Tree:
+        return Tree(tuple(self._nodes), self.schema, self.crit.name)
+
+    @property
+    def history(self) -> tuple[StepRecord, ...]:
+        return tuple(self._history)
+
+    @property
+    def open_nodes(self) -> tuple[int, ...]:
+        return tuple(self._frontier)
+
+    @property
+    def done(self) -> bool:
+        return not self._frontier
+
+    @property
+    def n_steps(self) -> int:
+        return len(self._actions)
+
+    def __repr__(self) -> str:
+        t = self.tree
+        return f"Grower(steps={self.n_steps}, nodes={t.n_nodes}, leaves={t.n_leaves}, open={len(self._frontier)})"
+
+    # ----- internals --------------------------------------------------------------------------------
+    def _rebuild(self):
+        idx = np.flatnonzero(self.w0 > 0)
+        w = self.w0[idx]
+        root = make_node(node_id=0, parent=None, depth=0, branch="", stats=(self.U[idx] * w[:, None]).sum(0),
+                         n_rows=idx.size, crit=self.crit, classes=self.dataset.classes)
+        self._nodes = [root]
+        self._rows = {0: (idx, w)}
+        self._paths = {0: ()}
+        self._val_rows = {}
+        if self.val is not None:
+            self._val_rows[0] = (np.arange(self.val[1].size), np.ones(self.val[1].size))
+        self._frontier = [0]
+        self._history = []
+
+    def _apply(self, action):
+        if action[0] == "step":
+            self._step()
+        elif action[0] == "expand":
+            self._expand(action[1], action[2])
+        else:
+            self._collapse(action[1])
+
+    def _node(self, node_id):
+        if not isinstance(node_id, (int, np.integer)) or not 0 <= node_id < len(self._nodes) \
+                or self._nodes[node_id] is None:
+            raise ConfigError(f"There is no node {node_id} in the tree.")
+        return self._nodes[node_id]
+
+    def _features_for(self, node_id) -> list[int]:
+        d = len(self.schema.feature_names)
+        k = self.config.n_features_to_draw(d)
+        if k >= d:
+            return list(range(d))
+        seed = zlib.crc32(repr(self._paths[node_id]).encode())
+        rng = np.random.default_rng([self.config.random_state or 0, seed])
+        return sorted(rng.choice(d, size=k, replace=False).tolist())
+
+    def _evaluate(self, node_id):
+        """(reason or None, best split or None, ranked candidates); cached per node path."""
+        key = self._paths[node_id]
+        if key in self._cache:
+            return self._cache[key]
+        node = self._node(node_id)
+        ranked: list[Split] = []
+        nd = self.node_data(node_id)
+        for j in self._features_for(node_id):
+            name = self.schema.feature_names[j]
+            if self.schema.kinds[j] == "numeric":
+                s = best_numeric(nd, j, name)
+            else:
+                s = best_categorical(nd, j, name, self.schema.categories[j], self.config.categorical_split)
+            if s is not None:
+                ranked.append(s)
+        best, _, ranked = choose(ranked, self.config.score)
+        reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task)
+        if reason is None and self.val is not None:
+            reason = self._validation_reason(node_id, best)
+        result = (reason, best, tuple(ranked))
+        if len(self._cache) > 100_000:
+            self._cache.clear()
+        self._cache[key] = result
+        return result
+
+    def _validation_reason(self, node_id, split):
+        vx, vy = self.val
+        vrows = self._val_rows[node_id]
+        children = route_rows(split, vx[vrows[0], split.feature_index], *vrows)
+        classes = self.dataset.classes
+        parent_pred = classes.index(self._nodes[node_id].prediction)
+        child_preds = [int(np.argmax(s)) for s in split.child_stats]
+        return None if validation_gain(parent_pred, child_preds, vy, vrows, children) > 1e-12 else "validation"
+
+    def _pick(self):
+        if self.config.effective_order == "breadth":
+            return self._frontier[0]
+        if self.config.effective_order == "depth":
+            return self._frontier[-1]
+        total = self._nodes[0].weight
+        best, best_key = None, None
+        for nid in self._frontier:
+            reason, split, _ = self._evaluate(nid)
+            if reason is not None:
+                return nid  # close stopping nodes first
+            key = self._nodes[nid].weight / total * split.gain
+            if best is None or key > best_key + 1e-12:
+                best, best_key = nid, key
+        return best
+
+    def _n_leaves(self) -> int:
+        return sum(1 for n in self._nodes if n is not None and n.is_leaf)
+
+    def _step(self) -> StepRecord | None:
+        stopped = []
+        while self._frontier:
+            nid = self._pick()
+            reason, split, ranked = self._evaluate(nid)
+            if reason is None and self.config.max_leaf_nodes is not None:
+                if self._n_leaves() + split.n_children - 1 > self.config.max_leaf_nodes:
+                    reason = "max_leaf_nodes"
+            if reason is not None:
+                self._close(nid, reason)
+                stopped.append((nid, reason))
+                continue
+            children = self._split(nid, split)
+            rec = StepRecord(len(self._history), "split", nid, split,
+                             ranked[1] if len(ranked) > 1 else None, children, tuple(stopped), self.gain_table)
+            self._history.append(rec)
+            return rec
+        if stopped:
+            rec = StepRecord(len(self._history), "finish", None, None, None, (), tuple(stopped))
+            self._history.append(rec)
+            return rec
+        return None
+
+    def _close(self, nid, reason):
+        self._frontier.remove(nid)
+        self._nodes[nid] = self._nodes[nid].as_leaf(reason)
+
+    def _split(self, nid, split: Split) -> tuple[int, ...]:
+        node = self._nodes[nid]
+        if nid in self._frontier:
+            self._frontier.remove(nid)
+        idx, w = self._rows[nid]
+        parts = route_rows(split, self.X[idx, split.feature_index], idx, w)
+        vparts = None
+        if self.val is not None:
+            vidx, vw = self._val_rows[nid]
+            vparts = route_rows(split, self.val[0][vidx, split.feature_index], vidx, vw)
+        labels = split.branch_labels()
+        ids = []
+        for c, (cidx, cw) in enumerate(parts):
+            cid = len(self._nodes)
+            child = make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[c],
+                              stats=(self.U[cidx] * cw[:, None]).sum(0), n_rows=cidx.size, crit=self.crit,
+                              classes=self.dataset.classes)
+            self._nodes.append(child)
+            self._rows[cid] = (cidx, cw)
+            self._paths[cid] = self._paths[nid] + ((split.feature_index, split.kind, split.threshold,
+                                                    split.category_codes, c),)
+            if vparts is not None:
+                self._val_rows[cid] = vparts[c]
+            ids.append(cid)
+        self._nodes[nid] = replace(node, split=split, children=tuple(ids), gain=split.gain, stop_reason=None)
+        if self.config.effective_order == "depth":
+            self._frontier.extend(reversed(ids))
+        else:
+            self._frontier.extend(ids)
+        return tuple(ids)
+
+    def _remove_subtree(self, nid):
+        node = self._nodes[nid]
+        for c in node.children:
+            self._remove_subtree(c)
+            self._nodes[c] = None
+            self._rows.pop(c, None)
+            self._val_rows.pop(c, None)
+            if c in self._frontier:
+                self._frontier.remove(c)
+
+    def _collapse(self, node_id) -> StepRecord:
+        node = self._node(node_id)
+        if node.is_leaf:
+            raise ConfigError(f"Node {node_id} is already a leaf; there is nothing to collapse.")
+        self._remove_subtree(node_id)
+        self._nodes[node_id] = self._nodes[node_id].as_leaf("collapsed")
+        if node_id in self._frontier:
+            self._frontier.remove(node_id)
+        rec = StepRecord(len(self._history), "collapse", node_id, None, None, (), ())
+        self._history.append(rec)
+        return rec
+
+    def _expand(self, node_id, split: Split) -> StepRecord:
+        from .gain import evaluate_test
+        node = self._node(node_id)
+        split = evaluate_test(self, node_id, split)
+        if not node.is_leaf:
+            self._remove_subtree(node_id)
+        children = self._split(node_id, split)
+        rec = StepRecord(len(self._history), "forced", node_id, split, None, children, (), self.gain_table)
+        self._history.append(rec)
+        return rec
+
+
+def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None) -> Tree:
+    """Grow a tree to completion: ``Grower(dataset, config, ...).grow().tree``."""
+    return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data).grow().tree

@@ -1,0 +1,63 @@
+"""Building blocks shared by the growers: per-row stats, node construction and routing rows to children.
+
+Per-row stats (see :mod:`engine.impurity`): classification uses one-hot class indicators, regression
+``(1, y, y^2)``; multiplied by the row weights and summed they give a node's stats.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .impurity import Criterion
+from .splits import Split
+from .tree import Node
+
+
+def unit_stats(y: np.ndarray, task: str, n_classes: int) -> np.ndarray:
+    """Per-row stats before weighting: one-hot (n, K) or (1, y, y^2) (n, 3)."""
+    if task == "classification":
+        out = np.zeros((y.size, n_classes))
+        out[np.arange(y.size), y.astype(np.int64)] = 1.0
+        return out
+    y = y.astype(float)
+    return np.stack([np.ones_like(y), y, y * y], axis=1)
+
+
+def make_node(*, node_id: int, parent, depth: int, branch: str, stats: np.ndarray, n_rows: int,
+              crit: Criterion, classes: tuple[str, ...]) -> Node:
+    """A leaf node with statistics ``stats`` (its split is added later)."""
+    stats = np.asarray(stats, dtype=float)
+    weight = float(crit.weight(stats))
+    imp = float(crit.from_stats(stats))
+    if crit.task == "regression":
+        mean = stats[1] / weight if weight > 0 else 0.0
+        value, prediction = (float(mean),), float(mean)
+    else:
+        value = tuple((stats / weight).tolist()) if weight > 0 else tuple([1.0 / len(classes)] * len(classes))
+        prediction = classes[int(np.argmax(stats))] if classes else ""
+    return Node(id=node_id, parent=parent, depth=depth, branch=branch, stats=tuple(stats.tolist()),
+                weight=weight, n_node_samples=int(n_rows), impurity=imp, value=value,
+                prediction=prediction, criterion=crit.name)
+
+
+def route_rows(split: Split, column: np.ndarray, idx: np.ndarray, w: np.ndarray):
+    """Partition a node's rows among the children: list of (idx, w) per child.
+
+    Rows with a missing value go to every child with weight multiplied by the child's share of the
+    known weight (C4.5 fractional instances).
+    """
+    route = split.route(column)
+    cw = np.asarray(split.child_weights, dtype=float)
+    share = cw / cw.sum() if cw.sum() > 0 else np.full(cw.size, 1.0 / max(cw.size, 1))
+    miss = route < 0
+    out = []
+    for c in range(split.n_children):
+        sel = route == c
+        if miss.any():
+            sel = sel | miss
+            wc = np.where(miss[sel], w[sel] * share[c], w[sel])
+        else:
+            wc = w[sel]
+        keep = wc > 0
+        out.append((idx[sel][keep], wc[keep]))
+    return out

@@ -1,0 +1,72 @@
+"""Stopping rules: why a node becomes a leaf. All rules in one place, each with its reason string.
+
+A node is split only if none of these holds (checked in this order, the first reason is recorded):
+
+- ``pure``: its impurity is 0;
+- ``max_depth``: depth >= max_depth;
+- ``min_samples_split``: fewer rows than min_samples_split;
+- ``min_samples_leaf``: fewer than 2 * min_samples_leaf rows, so no split can leave enough in each child;
+- ``no_split``: no feature has a valid split (all values equal, or children would be too small);
+- ``min_impurity_decrease``: the best gain is below min_impurity_decrease;
+- ``chi2``: the best split's chi-square test has p-value > chi2_alpha (not significant);
+- ``validation``: splitting does not raise accuracy on the validation rows reaching the node;
+- ``max_leaf_nodes``: the tree already has max_leaf_nodes leaves (checked by the grower).
+"""
+
+from __future__ import annotations
+
+STOP_REASONS = {
+    "pure": "all rows have the same label",
+    "max_depth": "the maximum depth is reached",
+    "min_samples_split": "too few rows to split",
+    "min_samples_leaf": "no split leaves enough rows in every child",
+    "no_split": "no feature separates the rows",
+    "min_impurity_decrease": "the best gain is below the minimum",
+    "chi2": "the best split is not statistically significant",
+    "validation": "splitting does not improve validation accuracy",
+    "max_leaf_nodes": "the maximum number of leaves is reached",
+    "collapsed": "collapsed by hand",
+    "pruned": "pruned",
+}
+
+EPS = 1e-12
+
+
+def pre_split_reason(node, config) -> str | None:
+    """Reasons that need no split search."""
+    if node.impurity <= EPS:
+        return "pure"
+    if config.max_depth is not None and node.depth >= config.max_depth:
+        return "max_depth"
+    if node.n_node_samples < config.min_samples_split:
+        return "min_samples_split"
+    if node.n_node_samples < 2 * config.min_samples_leaf:
+        return "min_samples_leaf"
+    return None
+
+
+def post_split_reason(best, config, task) -> str | None:
+    """Reasons that need the best split (``best`` None means there is no valid split)."""
+    if best is None:
+        return "no_split"
+    if best.gain + EPS < config.min_impurity_decrease:
+        return "min_impurity_decrease"
+    if config.chi2_alpha is not None and task == "classification":
+        if not (best.p_value <= config.chi2_alpha):
+            return "chi2"
+    return None
+
+
+def validation_gain(parent_pred: int, child_preds, val_y, parent_rows, child_rows) -> float:
+    """Validation accuracy gained (weighted correct rows) by replacing a leaf with its children."""
+    idx, w = parent_rows
+    before = float(w[val_y[idx] == parent_pred].sum())
+    after = 0.0
+    for pred, (cidx, cw) in zip(child_preds, child_rows):
+        after += float(cw[val_y[cidx] == pred].sum())
+    return after - before
+
+
+def describe_reason(reason: str | None) -> str:
+    return STOP_REASONS.get(reason or "", reason or "")
+

@@ -1,0 +1,256 @@
+"""The tree: a passive, immutable store of nodes, with prediction.
+
+``Tree.nodes[i]`` is the node with id ``i``; the root is node 0. A tree never changes: growth and
+pruning build new trees (``Tree.replace_nodes``). Prediction routes each row from the root; at a split
+where the row's value is missing (or is a category the node never saw) the row goes down every branch
+with its weight multiplied by that branch's share of the training weight (C4.5), and the leaf
+distributions it reaches are averaged with those weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError
+from .schema import FeatureSchema
+from .splits import Split
+
+__all__ = ["Node", "Tree", "FeatureSchema"]
+
+
+@dataclass(frozen=True, repr=False)
+class Node:
+    """One node: its rows' statistics, and its split (None for a leaf)."""
+
+    id: int
+    parent: int | None
+    depth: int
+    branch: str
+    stats: tuple[float, ...]
+    weight: float
+    n_node_samples: int
+    impurity: float
+    value: tuple[float, ...]
+    prediction: str | float
+    criterion: str = "gini"
+    split: Split | None = None
+    children: tuple[int, ...] = ()
+    gain: float | None = None
+    stop_reason: str | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    def as_leaf(self, stop_reason: str | None = None) -> "Node":
+        return replace(self, split=None, children=(), gain=None, stop_reason=stop_reason)
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id, "parent": self.parent, "depth": self.depth, "branch": self.branch,
+            "stats": list(self.stats), "weight": self.weight, "n_node_samples": self.n_node_samples,
+            "impurity": self.impurity, "value": list(self.value), "prediction": self.prediction,
+            "criterion": self.criterion, "split": None if self.split is None else self.split.to_dict(),
+            "children": list(self.children), "gain": self.gain, "stop_reason": self.stop_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Node":
+        return cls(
+            id=int(d["id"]), parent=None if d["parent"] is None else int(d["parent"]),
+            depth=int(d["depth"]), branch=str(d["branch"]), stats=tuple(float(v) for v in d["stats"]),
+            weight=float(d["weight"]), n_node_samples=int(d["n_node_samples"]),
+            impurity=float(d["impurity"]), value=tuple(float(v) for v in d["value"]),
+            prediction=d["prediction"] if isinstance(d["prediction"], str) else float(d["prediction"]),
+            criterion=str(d.get("criterion", "gini")),
+            split=None if d.get("split") is None else Split.from_dict(d["split"]),
+            children=tuple(int(c) for c in d.get("children", ())),
+            gain=None if d.get("gain") is None else float(d["gain"]),
+            stop_reason=d.get("stop_reason"))
+
+    def __repr__(self) -> str:
+        test = f", split={self.split.describe().replace(' ', '')}" if self.split else ""
+        stop = f", stop={self.stop_reason}" if self.is_leaf and self.stop_reason else ""
+        return (f"Node(id={self.id}, depth={self.depth}, n={self.n_node_samples}, "
+                f"{self.criterion}={self.impurity:.3g}{test}{stop})")
+
+
+@dataclass(frozen=True, repr=False)
+class Tree:
+    """An immutable decision tree over ``schema``'s features."""
+
+    nodes: tuple[Node, ...]
+    schema: FeatureSchema
+    criterion: str
+
+    # ----- structure -------------------------------------------------------------------------
+    @property
+    def root(self) -> Node:
+        return self.nodes[0]
+
+    def node(self, node_id: int) -> Node:
+        if not 0 <= int(node_id) < len(self.nodes) or self.nodes[node_id] is None:
+            raise DataError(f"There is no node {node_id} in this tree.")
+        return self.nodes[node_id]
+
+    def walk(self, start: int = 0):
+        """Nodes reachable from ``start`` in pre-order (parent before children, left to right)."""
+        stack = [start]
+        while stack:
+            n = self.nodes[stack.pop()]
+            yield n
+            stack.extend(reversed(n.children))
+
+    @property
+    def leaves(self) -> list[Node]:
+        return [n for n in self.walk() if n.is_leaf]
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.leaves)
+
+    @property
+    def n_nodes(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    @property
+    def depth(self) -> int:
+        return max(n.depth for n in self.walk())
+
+    @property
+    def internal_nodes(self) -> list[Node]:
+        return [n for n in self.walk() if not n.is_leaf]
+
+    def subtree_ids(self, node_id: int) -> list[int]:
+        return [n.id for n in self.walk(node_id)]
+
+    def replace_nodes(self, changed: dict[int, Node]) -> "Tree":
+        nodes = list(self.nodes)
+        for i, n in changed.items():
+            nodes[i] = n
+        return Tree(tuple(nodes), self.schema, self.criterion)
+
+    def prune_to_leaf(self, node_id: int, reason: str = "pruned") -> "Tree":
+        """A new tree in which ``node_id``'s subtree is replaced by a leaf (ids stay stable)."""
+        return self.replace_nodes({node_id: self.node(node_id).as_leaf(reason)})
+
+    @property
+    def task(self) -> str:
+        return self.schema.task
+
+    # ----- prediction ------------------------------------------------------------------------
+    def _encode(self, data) -> np.ndarray:
+        if isinstance(data, pd.DataFrame):
+            return self.schema.encode(data)
+        X = np.asarray(data, dtype=float)
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.shape[1] != len(self.schema.feature_names):
+            raise DataError(
+                f"Expected {len(self.schema.feature_names)} feature columns, got {X.shape[1]}.")
+        return X
+
+    def leaf_weights(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """(leaf ids, weight matrix (n_rows, n_leaves)): how much of each row reaches each leaf."""
+        X = self._encode(data)
+        leaves = [n.id for n in self.leaves]
+        col = {lid: i for i, lid in enumerate(leaves)}
+        W = np.zeros((X.shape[0], len(leaves)))
+        stack = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
+        while stack:
+            nid, rows, w = stack.pop()
+            node = self.nodes[nid]
+            if node.is_leaf:
+                W[rows, col[nid]] += w
+                continue
+            route = node.split.route(X[rows, node.split.feature_index])
+            cw = np.asarray(node.split.child_weights, dtype=float)
+            share = cw / cw.sum() if cw.sum() > 0 else np.full(cw.size, 1.0 / cw.size)
+            miss = route < 0
+            for c, child in enumerate(node.children):
+                sel = (route == c) | miss
+                if sel.any():
+                    f = np.where(miss[sel], share[c], 1.0)
+                    stack.append((child, rows[sel], w[sel] * f))
+        return np.array(leaves, dtype=np.int64), W
+
+    def _leaf_values(self, leaf_ids) -> np.ndarray:
+        return np.array([self.nodes[i].value for i in leaf_ids], dtype=float)
+
+    def predict_proba(self, data) -> np.ndarray:
+        """Class probabilities (n_rows, n_classes) in ``schema.classes`` order (classification)."""
+        if self.task != "classification":
+            raise DataError("Class probabilities exist only for classification trees.")
+        ids, W = self.leaf_weights(data)
+        return W @ self._leaf_values(ids)
+
+    def predict(self, data) -> np.ndarray:
+        """Predicted class labels (classification) or values (regression)."""
+        ids, W = self.leaf_weights(data)
+        vals = W @ self._leaf_values(ids)
+        if self.task == "regression":
+            return vals[:, 0]
+        return np.asarray(self.schema.classes, dtype=object)[np.argmax(vals, axis=1)]
+
+    def predict_codes(self, data) -> np.ndarray:
+        """Predicted class indices (classification)."""
+        return np.argmax(self.predict_proba(data), axis=1)
+
+    def apply(self, data) -> np.ndarray:
+        """Leaf id of each row (with missing values: the leaf receiving the largest share)."""
+        ids, W = self.leaf_weights(data)
+        return ids[np.argmax(W, axis=1)]
+
+    def decision_path(self, row) -> list[tuple[int, str]]:
+        """Node ids from the root to the row's leaf with the test passed at each (missing: largest branch)."""
+        x = self._encode(row if not isinstance(row, pd.Series) else row.to_frame().T)[0]
+        path, nid = [], 0
+        while True:
+            node = self.nodes[nid]
+            if node.is_leaf:
+                path.append((nid, f"leaf: predict {node.prediction}"))
+                return path
+            c = int(node.split.route(x[[node.split.feature_index]])[0])
+            if c < 0:
+                c = int(np.argmax(node.split.child_weights))
+                path.append((nid, node.split.condition(c) + " (value missing: largest branch)"))
+            else:
+                path.append((nid, node.split.condition(c)))
+            nid = node.children[c]
+
+    # ----- summaries ---------------------------------------------------------------------------
+    @property
+    def feature_importances(self) -> dict[str, float]:
+        """Weighted impurity decrease per feature, normalised to sum 1 (scikit-learn's definition)."""
+        total = self.root.weight
+        imp = np.zeros(len(self.schema.feature_names))
+        for n in self.internal_nodes:
+            imp[n.split.feature_index] += n.weight / total * n.split.gain
+        s = imp.sum()
+        imp = imp / s if s > 0 else imp
+        return dict(zip(self.schema.feature_names, imp.tolist()))
+
+    def rules(self, by_class: bool = False):
+        from .paths import rules
+        return rules(self, by_class=by_class)
+
+    def regions(self, x: str, y: str):
+        from .paths import regions
+        return regions(self, x, y)
+
+    def to_dict(self) -> dict:
+        return {"format": "decision-tree-explorer/1", "criterion": self.criterion,
+                "schema": self.schema.to_dict(),
+                "nodes": [None if n is None else n.to_dict() for n in self.nodes]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Tree":
+        from .serialize import tree_from_dict
+        return tree_from_dict(d)
+
+    def __repr__(self) -> str:
+        return (f"Tree(task={self.task}, criterion={self.criterion}, nodes={self.n_nodes}, "
+                f"leaves={self.n_leaves}, depth={self.depth})")
