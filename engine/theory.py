@@ -85,6 +85,16 @@ def _fmt_counts(c: np.ndarray) -> str:
     return ", ".join(str(int(v)) for v in c)
 
 
+def parse_counts(text: str, *, name: str = "counts") -> tuple[int, ...]:
+    """'40, 20' -> (40, 20): class counts typed by a person (commas, semicolons or spaces)."""
+    parts = [t for t in str(text).replace(";", ",").replace(",", " ").split() if t]
+    try:
+        values = tuple(int(t) for t in parts)
+    except ValueError:
+        raise ConfigError(f"{name} must be whole numbers separated by commas, like 40, 20; got {text!r}.") from None
+    return tuple(int(v) for v in _counts(name, values))
+
+
 def split_gains(parent_counts, left_counts) -> pd.DataFrame:
     """Impurity decrease of a two-way split under misclassification, entropy (bits) and Gini.
 
