@@ -1,0 +1,157 @@
+"""End-to-end fixtures: a real ``streamlit run app.py`` server and Debian's Chromium via Playwright.
+
+- ``app_url`` (session): starts the server on a free port from the repository root, waits for
+  ``/_stcore/health`` to answer "ok", yields the URL and terminates the server afterwards.
+- ``browser`` (session) and ``page`` (per test): headless Chromium at /usr/bin/chromium.
+- ``wait_idle(page)``: waits until the app has finished its script run.
+- ``screenshot(page, name)``: saves ``test-artifacts/screenshots/<name>.png`` (gitignored).
+  Both are also fixtures of the same name (returning the function), so any browser test module
+  can use them without importing this file.
+
+Missing Chromium or Playwright: the tests FAIL when ``CI`` is set (so CI cannot pass without
+running them) and are skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+SERVER_START_TIMEOUT = 90.0  # seconds; generous on a shared 2-core machine
+ACTION_TIMEOUT_MS = 60_000
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _unavailable(reason: str):
+    if _in_ci():
+        pytest.fail(f"Browser tests cannot run in CI: {reason}", pytrace=False)
+    pytest.skip(f"browser tests skipped locally: {reason}")
+
+
+def pytest_collection_modifyitems(config, items):
+    # Every test in this folder is a browser test.
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.path)).is_relative_to(here):
+            item.add_marker(pytest.mark.browser)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+            return resp.status == 200 and resp.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """URL of a Streamlit server running app.py; stopped at the end of the session."""
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log_path = ARTIFACTS / "streamlit-server.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
+           "--server.headless", "true", "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+           "--browser.gatherUsageStats", "false"]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while not _healthy(url):
+            if proc.poll() is not None:
+                pytest.fail("The Streamlit server exited during start-up:\n"
+                            + log_path.read_text(errors="replace")[-3000:], pytrace=False)
+            if time.monotonic() > deadline:
+                pytest.fail(f"The Streamlit server did not answer within {SERVER_START_TIMEOUT:.0f}s",
+                            pytrace=False)
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium (Debian's binary) driven by Playwright."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the Python package 'playwright' is not installed")
+    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+        _unavailable(f"Chromium is not installed at {CHROMIUM}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh browser tab (its own Streamlit session) with the app's URL as base."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, base_url=app_url)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab = context.new_page()
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+def wait_idle(page, timeout: float = ACTION_TIMEOUT_MS) -> None:
+    """Wait until the app's script run has finished (and give a just-started rerun time to start)."""
+    page.wait_for_timeout(250)
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def screenshot(page, name: str, *, full_page: bool = True) -> Path:
+    """Save a PNG of the tab under test-artifacts/screenshots/ and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+@pytest.fixture(name="wait_idle")
+def wait_idle_fixture():
+    """The :func:`wait_idle` helper, as a fixture."""
+    return wait_idle
+
+
+@pytest.fixture(name="screenshot")
+def screenshot_fixture():
+    """The :func:`screenshot` helper, as a fixture."""
+    return screenshot
