@@ -77,4 +77,6 @@ def main() -> None:
         show_unexpected_error(exc, where=f"page {page.title!r}")
 
 
-main()
+# Streamlit runs this file as the module "__main__"; importing it (tests) only defines things.
+if __name__ == "__main__":
+    main()

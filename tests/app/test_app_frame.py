@@ -1,0 +1,122 @@
+"""AppTest of the frame (app.py): start-up, sidebar, seed, navigation, error handling, every page runs."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+from ui.errors import UNEXPECTED_MESSAGE
+from ui.widgets import md_escape
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_app_module():
+    """Import app.py as a module without running it (its main() is guarded)."""
+    spec = importlib.util.spec_from_file_location("dt_app_under_test", ROOT / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.sidebar.markdown)
+
+
+def test_app_starts_on_the_introduction(app_test):
+    at = app_test()
+    assert not at.exception
+    assert not at.error
+    assert at.title[0].value == "Decision-tree explorer"
+    # the introduction links to the Data page
+    assert "Open Data" in [link.value for link in at.page_link]
+
+
+def test_session_defaults_are_the_play_tennis_sample(app_test):
+    at = app_test()
+    ds = at.session_state[state.DATASET]
+    assert at.session_state[state.DATASET_NAME] == state.DEFAULT_SAMPLE
+    assert len(ds) == 14 and ds.target == "Play" and ds.task == "classification"
+    assert at.session_state[state.SEED] == state.DEFAULT_SEED
+    # textbook-sized data: every row trains, so gain tables match the books
+    settings = at.session_state[state.SPLIT_SETTINGS]
+    assert settings == {"test_size": 0.0, "validation_size": 0.0, "seed": 0}
+    assert len(at.session_state[state.DATA_SPLIT].train) == 14
+    assert state.GROWER not in at.session_state
+
+
+def test_sidebar_shows_data_set_target_task_rows_and_seed(app_test):
+    at = app_test()
+    text = sidebar_text(at)
+    assert md_escape("play_tennis") in text
+    assert "Play" in text and "classification, 2 classes" in text
+    assert "14 train" in text
+    seed = at.sidebar.number_input[0]
+    assert seed.label == "Random seed" and seed.value == 0
+
+
+def test_changing_the_seed_resplits_and_resets_the_tree(app_test):
+    at = app_test()
+    at.session_state[state.GROWER] = object()  # stands for a grown tree
+    at.sidebar.number_input[0].set_value(7).run()
+    assert not at.exception and not at.error
+    assert at.session_state[state.SEED] == 7
+    assert at.session_state[state.SPLIT_SETTINGS]["seed"] == 7
+    assert state.GROWER not in at.session_state
+    assert any("seed set to 7" in i.value for i in at.info)
+
+
+def test_build_navigation_lists_only_pages_whose_file_exists():
+    app = load_app_module()
+    nav = app.build_navigation({
+        "Start": [("pages/home.py", "Introduction", ":material/home:")],
+        "Later": [("pages/does_not_exist_yet.py", "Later", ":material/schedule:")],
+    })
+    assert list(nav) == ["Start"]
+    assert [p.title for p in nav["Start"]] == ["Introduction"]
+
+
+def test_registry_points_at_real_files_for_start_and_data():
+    app = load_app_module()
+    paths = [path for entries in app.PAGES.values() for path, _, _ in entries]
+    assert app.DEFAULT_PAGE in paths
+    for required in ("pages/home.py", "pages/data.py"):
+        assert (ROOT / required).is_file()
+
+
+def test_unexpected_error_is_a_friendly_message_not_a_traceback(app_test):
+    at = app_test()
+    at.session_state[state.DATASET] = "not a data set"  # breaks the sidebar on purpose
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [UNEXPECTED_MESSAGE]
+
+
+def test_engine_error_shows_its_own_sentence():
+    def script():
+        from engine.errors import DataError
+        from ui.errors import friendly_errors
+
+        with friendly_errors():
+            raise DataError("The file has a header but no rows.")
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The file has a header but no rows."]
+
+
+def registered_existing_pages() -> list[str]:
+    app = load_app_module()
+    return [path for entries in app.PAGES.values() for path, _, _ in entries
+            if (ROOT / path).is_file()]
+
+
+@pytest.mark.parametrize("page", registered_existing_pages())
+def test_every_registered_page_renders_on_the_default_data(app_test, page):
+    at = app_test(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
