@@ -129,8 +129,8 @@ with tab_mdl, friendly_errors("theory: MDL"):
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("training error L_S(T)", f"{bound.train_error:.4f}")
         m2.metric("description |T|", f"{bound.description_length} bits", f"n={bound.n_nodes}, d={bound.d}",
-                  delta_color="off")
-        m3.metric("slack", f"{bound.slack:.4f}", f"m={bound.m}", delta_color="off")
+                  delta_color="off", delta_arrow="off")
+        m3.metric("slack", f"{bound.slack:.4f}", f"m={bound.m}", delta_color="off", delta_arrow="off")
         m4.metric("bound on true error", f"{bound.bound:.4f}")
         st.code(bound.arithmetic(), language=None)
         if bound.vacuous:

@@ -106,7 +106,8 @@ def split_chords_figure(parent_counts, left_counts, *, columns=("misclassificati
         ))
     fig.add_vline(x=shares[2], line={"color": "#555555", "dash": "dot", "width": 1},
                   annotation_text=f"parent p = {shares[2]:.3f}", annotation_position="top")
-    fig.update_layout(title="Chords between the children; the thick bar at the parent's p is the gain")
+    fig.update_layout(title="Chords between the children; the thick bar at the parent's p is the gain",
+                      xaxis={"range": [-0.03, 1.03]})
     return fig
 
 
@@ -121,7 +122,7 @@ def gains_figure(gains: pd.DataFrame) -> go.Figure:
         hovertemplate="gain %{y:.4f}<br>parent %{customdata[0]:.4f}<br>children %{customdata[1]:.4f}<extra></extra>",
     ))
     top = float(max(g["gain"].max(), 0.0))
-    fig.update_layout(yaxis_title="gain = I(parent) − weighted I(children)", yaxis={"range": [min(0.0, float(g["gain"].min())) * 1.2, top * 1.25 + 1e-3]},
+    fig.update_layout(title="Gain of this split per criterion", yaxis_title="gain = I(parent) − weighted I(children)", yaxis={"range": [min(0.0, float(g["gain"].min())) * 1.2, top * 1.25 + 1e-3]},
                       margin={"t": 30, "b": 10}, height=360, showlegend=False)
     return fig
 
@@ -136,7 +137,8 @@ def pac_figure(table: pd.DataFrame) -> go.Figure:
             customdata=part["ln_H"], hovertemplate="n=%{x}<br>N=%{y:.4g}<br>ln|H|=%{customdata:.4g}<extra>" + str(name) + "</extra>",
         ))
     fig.update_layout(
-        xaxis_title="n (Boolean inputs)", yaxis_title="examples needed N (log scale)", yaxis_type="log",
+        xaxis_title="n (Boolean inputs)", yaxis_title="examples needed N (log scale)",
+        yaxis={"type": "log", "dtick": 1, "exponentformat": "power"},
         legend={"orientation": "h", "y": -0.2}, margin={"t": 30, "b": 10}, height=440,
     )
     return fig
