@@ -1,0 +1,197 @@
+"""How a :class:`engine.data.Dataset` is assembled from cleaned columns, and how it is split.
+
+``build_parts`` applies the target, kind and task rules (:mod:`engine.columns`) to a table whose
+columns already have their natural form; ``split_positions`` draws stratified train/validation/test
+row positions with ``numpy.random.default_rng(seed)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import columns as col
+from .errors import ConfigError, DataError
+from .schema import _listing, sort_labels
+
+KINDS = ("numeric", "categorical", "ignore")
+TASKS = ("classification", "regression")
+
+
+@dataclass(frozen=True)
+class Parts:
+    frame: pd.DataFrame
+    target: str
+    task: str
+    classes: tuple[str, ...]
+    kinds: dict
+    categories: dict
+    overrides: dict
+    notes: tuple[str, ...]
+
+
+def _check_overrides(overrides, names, target) -> dict:
+    if overrides is None:
+        return {}
+    if not hasattr(overrides, "items"):
+        raise ConfigError(f"kinds must be a mapping of column name to kind; got {type(overrides).__name__}.")
+    out = {}
+    for name, kind in overrides.items():
+        if kind not in KINDS:
+            raise ConfigError(f"The kind of column '{name}' must be 'numeric', 'categorical' or 'ignore'; "
+                              f"got {kind!r}.")
+        if name not in names:
+            raise DataError(f"There is no column '{name}' to give a kind; the columns are: {_listing(names)}.")
+        if name != target:
+            out[name] = kind
+    return out
+
+
+def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, limits,
+                decimal_comma: bool) -> Parts:
+    """Target, task, classes, kinds and categories of the table ``full`` (natural column forms)."""
+    names = list(full.columns)
+    if target is None:
+        target = names[-1]
+    if not isinstance(target, str) or target not in names:
+        raise DataError(f"There is no column '{target}' to predict; the columns are: {_listing(names)}.")
+    if task is not None and task not in TASKS:
+        raise ConfigError(f"task must be 'classification', 'regression' or None (infer it); got {task!r}.")
+    overrides = _check_overrides(overrides, names, target)
+    notes: list[str] = []
+
+    # ---- target: drop rows without a value, then classes or numbers
+    y = full[target]
+    keep = y.notna().to_numpy()
+    if not keep.any():
+        raise DataError(f"The target column '{target}' has no values: choose another column to predict.")
+    dropped = int((~keep).sum())
+    frame = full if not dropped else full.loc[keep]
+    if dropped:
+        rows = "1 row" if dropped == 1 else f"{dropped:,} rows"
+        notes.append(f"{rows} without a value for '{target}' {'was' if dropped == 1 else 'were'} left out.")
+    y = frame[target]
+    task = task or col.infer_task(y, natural[target])
+    if task == "regression":
+        if natural[target] != "numeric":
+            number, _ = col.parse_numbers(y, decimal_comma=decimal_comma)
+            if number is None:
+                raise DataError(f"The target '{target}' holds text (for example '{col.first_non_number(y)}'), "
+                                "so it cannot be predicted as a number: choose classification or another target.")
+            y = col.finite(number)[0]
+            if y.isna().any():
+                raise DataError(f"The target '{target}' has infinite values: remove those rows or fix them.")
+        classes: tuple[str, ...] = ()
+    else:
+        y = col.labels_of(y) if natural[target] == "numeric" else y
+        labels = pd.unique(y.to_numpy(dtype=object))
+        if len(labels) > limits.max_categories:
+            raise DataError(f"The target '{target}' has {len(labels):,} different values, too many classes "
+                            f"(at most {limits.max_categories:,}): choose regression or another target.")
+        classes = tuple(sort_labels([str(v) for v in labels], natural[target] == "numeric"))
+        if len(classes) == 1:
+            notes.append(f"Every row has the same class '{classes[0]}': the tree will be a single leaf.")
+
+    # ---- features: kinds (inferred unless overridden), representation, categories
+    data = {}
+    kinds: dict[str, str] = {}
+    categories: dict[str, tuple[str, ...]] = {}
+    for name in names:
+        if name == target:
+            data[name] = y
+            continue
+        values = frame[name]
+        if name in overrides:
+            kind = overrides[name]
+        else:
+            kind, note = col.feature_kind(values, natural[name], name)
+            if note:
+                notes.append(note)
+        if kind != "ignore":
+            values = col.as_kind(values, natural[name], kind, name, decimal_comma=decimal_comma)
+        if kind == "categorical":
+            present = pd.unique(values.dropna().to_numpy(dtype=object))
+            if len(present) > limits.max_categories and name not in overrides and col.is_identifier(
+                    values, natural[name]):
+                kind = "ignore"
+            elif len(present) > limits.max_categories:
+                raise DataError(f"Column '{name}' has {len(present):,} categories; at most "
+                                f"{limits.max_categories:,} are supported for a categorical feature — "
+                                "mark it numeric or ignore it.")
+            else:
+                categories[name] = tuple(sort_labels([str(v) for v in present], natural[name] == "numeric"))
+                if len(present) == 1:
+                    notes.append(f"Column '{name}' has the same value in every row, so it cannot split the data.")
+        data[name] = values
+        kinds[name] = kind
+    if not any(k != "ignore" for k in kinds.values()):
+        raise DataError("No column is left to learn from: every column except the target is ignored. "
+                        "Mark a column numeric or categorical.")
+    out = pd.DataFrame(data, index=frame.index)
+    return Parts(out, target, task, classes, kinds, categories, overrides, tuple(notes))
+
+
+def _fraction(value, pname: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError(f"{pname} must be a fraction between 0 and 1; got {value!r}.")
+    value = float(value)
+    if not 0.0 <= value < 1.0:
+        raise ConfigError(f"{pname} must be a fraction from 0 up to (not including) 1; got {value!r}.")
+    return value
+
+
+def _allocate(total: int, sizes: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """Integer counts per class summing to ``total`` (or as close as ``caps`` allow), proportional
+    to ``sizes`` by the largest-remainder method, never above ``caps``."""
+    n = sizes.sum()
+    if n == 0 or total <= 0:
+        return np.zeros_like(sizes)
+    quota = total * sizes / n
+    counts = np.minimum(np.floor(quota).astype(np.int64), caps)
+    short = total - counts.sum()
+    # hand out the remaining rows by largest remainder (ties: larger class first), respecting caps
+    order = np.lexsort((-sizes, -(quota - counts)))
+    while short > 0:
+        room = order[counts[order] < caps[order]]
+        if room.size == 0:
+            break
+        take = room[: short]
+        counts[take] += 1
+        short -= take.size
+    return counts
+
+
+def split_positions(y_codes, n: int, *, test_size, validation_size, seed):
+    """``(train, validation, test)`` row positions; validation/test are None when their size is 0.
+
+    Stratified when ``y_codes`` is given: each class contributes ``round``-ed shares (largest
+    remainders), and a class keeps at least one training row, so a class with a single row stays in
+    the training part instead of breaking the split.
+    """
+    test_size = _fraction(test_size, "test_size")
+    validation_size = _fraction(validation_size, "validation_size")
+    if test_size + validation_size >= 1.0:
+        raise ConfigError(f"test_size + validation_size must be below 1 so rows are left to train on; got "
+                          f"{test_size} + {validation_size}.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"seed must be a whole number 0 or larger; got {seed!r}.")
+    rng = np.random.default_rng(int(seed))
+    n_test, n_val = int(round(n * test_size)), int(round(n * validation_size))
+    if n_test + n_val >= n and (n_test or n_val):
+        raise DataError(f"With {n} rows, these sizes leave no row to train on: make the test or "
+                        "validation part smaller.")
+    groups = [np.arange(n)] if y_codes is None else [np.flatnonzero(y_codes == c) for c in np.unique(y_codes)]
+    groups = [rng.permutation(g) for g in groups]
+    sizes = np.array([g.size for g in groups], dtype=np.int64)
+    caps = np.maximum(sizes - 1, 0) if y_codes is not None else sizes
+    test_counts = _allocate(n_test, sizes, caps)
+    val_counts = _allocate(n_val, sizes, caps - test_counts)
+    test = np.sort(np.concatenate([g[:t] for g, t in zip(groups, test_counts)] + [np.empty(0, np.int64)]))
+    val = np.sort(np.concatenate([g[t:t + v] for g, t, v in zip(groups, test_counts, val_counts)]
+                                 + [np.empty(0, np.int64)]))
+    train = np.sort(np.concatenate([g[t + v:] for g, t, v in zip(groups, test_counts, val_counts)]
+                                   + [np.empty(0, np.int64)]))
+    return (train.astype(np.int64), None if validation_size == 0 else val.astype(np.int64),
+            None if test_size == 0 else test.astype(np.int64))
