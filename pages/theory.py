@@ -34,8 +34,9 @@ with tab_curves, friendly_errors("theory: curves"):
     if grower is not None:
         share, node_id, first = _selected_share(grower)
         if share is None:
-            st.info("These curves are for two classes; the current tree has "
-                    f"{len(grower.tree.schema.classes)} classes, so no node is marked.")
+            n_classes = len(grower.tree.schema.classes)
+            what = f"has {n_classes} classes" if n_classes else "is a regression tree"
+            st.info(f"These curves are for two classes; the current tree {what}, so no node is marked.")
         else:
             marked, label = share, f"node {node_id}"
             st.caption(f"Marked: node {node_id} of the Grow page's tree, p = share of the first class.")

@@ -11,7 +11,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.data import Dataset
+from engine.growth import Grower
 from engine.theory import mdl_error_bound, pac_sample_size
+from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "theory.py")
@@ -108,25 +111,26 @@ def test_mdl_calculator_inputs():
     assert bound.vacuous and at.warning
 
 
-def _grower(frame: pd.DataFrame, target: str):
-    data = pytest.importorskip("engine.data")
-    growth = pytest.importorskip("engine.growth")
-    ds = data.Dataset.from_frame(frame, target=target)
+def _page_with_tree(frame: pd.DataFrame, target: str, node: int = 0):
+    """The page with a fully grown tree on ``frame`` in session state, as the Grow page leaves it."""
+    ds = Dataset.from_frame(frame, target=target)
     split = ds.split(test_size=0.0, seed=0)
-    return split, growth.Grower(split.train).grow()
+    grower = Grower(split.train).grow()
+    at = _page()
+    at.session_state[state.DATASET] = ds
+    at.session_state[state.DATASET_NAME] = "test"
+    at.session_state[state.SPLIT_SETTINGS] = {"test_size": 0.0, "validation_size": 0.0, "seed": 0}
+    at.session_state[state.DATA_SPLIT] = split
+    at.session_state[state.GROWER] = grower
+    at.session_state[state.SELECTED_NODE] = node
+    return at.run(), split, grower.tree
 
 
 def test_current_tree_marked_and_bounded():
     frame = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "z": [0, 1] * 5,
                           "y": ["a", "a", "a", "b", "b", "b", "b", "a", "b", "b"]})
-    split, grower = _grower(frame, "y")
-    at = _page()
-    at.session_state["data_split"] = split
-    at.session_state["grower"] = grower
-    at.session_state["selected_node"] = 1
-    at.run()
+    at, split, tree = _page_with_tree(frame, "y", node=1)
     assert not at.exception and not at.error
-    tree = grower.tree
     stats = np.asarray(tree.node(1).stats, dtype=float)
     marker = [t for t in _chart(at, "theory_curves")["data"] if t.get("mode") == "markers"][0]
     assert _values(marker["x"]) == pytest.approx([stats[0] / stats.sum()] * 4)
@@ -140,15 +144,22 @@ def test_current_tree_marked_and_bounded():
 
 def test_multiclass_tree_is_not_marked():
     frame = pd.DataFrame({"x": list(range(9)), "y": ["a", "b", "c"] * 3})
-    split, grower = _grower(frame, "y")
-    at = _page()
-    at.session_state["data_split"] = split
-    at.session_state["grower"] = grower
-    at.run()
+    at, _, tree = _page_with_tree(frame, "y")
     assert not at.exception and not at.error
+    assert at.metric and tree.n_nodes > 1  # the MDL bound works for any number of classes
     assert any("two classes" in i.value and "3 classes" in i.value for i in at.info)
 
 
 def test_registered_in_app_frame():
     source = (ROOT / "app.py").read_text()
     assert '"pages/theory.py"' in source
+
+
+def test_regression_tree_and_stale_node_selection():
+    frame = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6], "y": [1.0, 1.5, 2.0, 8.0, 9.0, 9.5]})
+    at, _, tree = _page_with_tree(frame, "y", node=999)  # a node id from an older, bigger tree
+    assert not at.exception and not at.error and tree.schema.task == "regression"
+    infos = " ".join(i.value for i in at.info)
+    assert "the current tree is a regression tree, so no node is marked" in infos
+    assert "0-1 error of a classifier" in infos
+    assert not at.metric
