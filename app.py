@@ -44,18 +44,21 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 DEFAULT_PAGE = "pages/home.py"
 
 
-def build_navigation(pages: dict[str, list[tuple[str, str, str]]] = PAGES) -> dict[str, list]:
-    """``st.Page`` objects per section for the page files that exist (empty sections dropped)."""
-    sections: dict[str, list] = {}
-    for section, entries in pages.items():
-        found = [
-            st.Page(path, title=title, icon=icon, default=(path == DEFAULT_PAGE))
-            for path, title, icon in entries
-            if (ROOT / path).is_file()
-        ]
-        if found:
-            sections[section] = found
-    return sections
+def existing_pages(pages: dict[str, list[tuple[str, str, str]]] = PAGES,
+                   root: Path = ROOT) -> dict[str, list[tuple[str, str, str]]]:
+    """The registry restricted to page files that exist under ``root`` (empty sections dropped)."""
+    found = {section: [e for e in entries if (root / e[0]).is_file()]
+             for section, entries in pages.items()}
+    return {section: entries for section, entries in found.items() if entries}
+
+
+def build_navigation() -> dict[str, list]:
+    """``st.Page`` objects per section for the page files that exist."""
+    return {
+        section: [st.Page(path, title=title, icon=icon, default=(path == DEFAULT_PAGE))
+                  for path, title, icon in entries]
+        for section, entries in existing_pages().items()
+    }
 
 
 def main() -> None:

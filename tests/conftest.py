@@ -33,6 +33,32 @@ APP_PATH = ROOT / "app.py"
 APP_TIMEOUT = 60  # seconds per AppTest run; generous because the machine is shared
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _apptest_runs_the_frame_like_the_server():
+    """Make AppTest run app.py (the frame) on every rerun, as the real server does.
+
+    Streamlit switches to its old "pages directory" mode when a ``pages/`` folder sits next to
+    the main script, until the first ``st.navigation`` call clears ``PagesManager.
+    uses_pages_directory`` for the rest of the process. A server therefore runs app.py on every
+    rerun, but AppTest resets the flag before each run, so its second run would execute the page
+    script alone (no sidebar, no error net). Clearing the flag after each PagesManager is built
+    restores the server's behaviour.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+    try:
+        yield
+    finally:
+        PagesManager.__init__ = original
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     """Absolute path of the repository root."""

@@ -92,8 +92,11 @@ def _apply_target() -> None:
         ds = state.current_dataset()
         target = st.session_state[W_TARGET]
         task = st.session_state[W_TASK]
-        new = ds if target == ds.target else ds.with_target(target)
-        if task != "auto" and new.task != task:
+        new = ds.with_target(target)  # a new target: its task is inferred again
+        if task == "auto":
+            if target == ds.target:
+                new = new.with_task(None)  # forget a forced task
+        elif new.task != task:
             new = new.with_task(task)
         state.replace_dataset(new)
         flash("success", f"Target **{md_escape(shorten(new.target))}** ({new.task}). {RESET_NOTE}")

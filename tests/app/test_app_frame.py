@@ -72,12 +72,12 @@ def test_changing_the_seed_resplits_and_resets_the_tree(app_test):
 
 def test_build_navigation_lists_only_pages_whose_file_exists():
     app = load_app_module()
-    nav = app.build_navigation({
-        "Start": [("pages/home.py", "Introduction", ":material/home:")],
+    nav = app.existing_pages({
+        "Start": [("pages/home.py", "Introduction", ":material/home:"),
+                  ("pages/not_written_yet.py", "Soon", ":material/schedule:")],
         "Later": [("pages/does_not_exist_yet.py", "Later", ":material/schedule:")],
     })
-    assert list(nav) == ["Start"]
-    assert [p.title for p in nav["Start"]] == ["Introduction"]
+    assert nav == {"Start": [("pages/home.py", "Introduction", ":material/home:")]}
 
 
 def test_registry_points_at_real_files_for_start_and_data():
