@@ -125,7 +125,8 @@ def split_gains(parent_counts, left_counts) -> pd.DataFrame:
         )
     if np.any(left > parent):
         raise ConfigError(
-            f"left_counts ({_fmt_counts(left)}) cannot exceed parent_counts ({_fmt_counts(parent)}) in any class."
+            f"left_counts ({_fmt_counts(left)}) cannot exceed parent_counts ({_fmt_counts(parent)}) in any class: "
+            "a child holds only rows of its parent."
         )
     right = parent - left
     n, n_left, n_right = int(parent.sum()), int(left.sum()), int(right.sum())
