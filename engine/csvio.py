@@ -60,6 +60,7 @@ _BOMS = (  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one
     (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
     (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
 )
+_SEP_LINE = re.compile(r'"?sep=([,;\t|])"?[ \t]*\n', re.IGNORECASE)
 _C_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
@@ -205,6 +206,15 @@ def _refuse_nul(text: str) -> None:
                         "save the table as CSV (UTF-8) and load that.")
 
 
+def refuse_markup(text: str) -> None:
+    """Raise ``DataError`` for a web page or XML document saved under a .csv name."""
+    head = text[:256].lstrip().lower()
+    if head.startswith(("<!doctype html", "<html")):
+        raise DataError("This is a web page (HTML), not a CSV file: download or export the table as CSV.")
+    if head.startswith("<?xml"):
+        raise DataError("This is an XML document, not a CSV file: export the table as CSV.")
+
+
 # -------------------------------------------------------------------------------- delimiter
 def _field_counts(lines: list[str], delimiter: str) -> list[int]:
     reader = csv.reader(lines, delimiter=delimiter, quotechar='"', skipinitialspace=True)
@@ -249,19 +259,26 @@ def sniff_delimiter(text: str) -> str:
 def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_rows: int,
                notes: tuple[str, ...] = ()) -> RawTable:
     """Parse ``text`` into a :class:`RawTable` (names checked, rows counted, pandas errors wrapped)."""
-    text = text.lstrip("\ufeff")
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
+    if not text or text.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
-    delimiter = sniff_delimiter(text)
+    refuse_markup(text)
+    declared = _SEP_LINE.match(text)  # Excel's "sep=;" first line names the separator
+    if declared:
+        delimiter, text = declared.group(1), text[declared.end():]
+    else:
+        delimiter = sniff_delimiter(text)
     names = header_names(text, delimiter)
     if len(names) > max_columns:
         raise DataError(f"The file has {len(names):,} columns; at most {max_columns:,} are supported: "
                         "keep only the columns you need.")
     try:
         frame = pd.read_csv(
-            io.StringIO(text), sep=delimiter, header=0, names=names, index_col=False, quotechar='"',
+            io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=delimiter, header=0, names=names,
+            index_col=False, quotechar='"',
             skipinitialspace=True, skip_blank_lines=True, keep_default_na=False, na_values=NA_VALUES,
             decimal="," if delimiter == ";" else ".", low_memory=False, nrows=max_rows + 1,
             on_bad_lines="error", engine="c")
@@ -283,7 +300,7 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
 
 def header_names(text: str, delimiter: str) -> list[str]:
     """Column names from the first record, stripped; blank or duplicate names raise ``DataError``."""
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar='"', skipinitialspace=True)
+    reader = csv.reader(_lines(text), delimiter=delimiter, quotechar='"', skipinitialspace=True)
     try:
         header = next((row for row in reader if row), [])
     except csv.Error:
@@ -310,6 +327,18 @@ def header_names(text: str, delimiter: str) -> list[str]:
     return names
 
 
+def _lines(text: str, chunk: int = 1 << 16):
+    """Lines of ``text`` (with their "\\n"), cut lazily so reading the header never copies the file."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start, start + chunk)
+        if end < 0:
+            end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
 def _parser_message(message: str, n_names: int) -> str:
     match = _C_FIELDS.search(message)
     if match:
@@ -323,7 +352,7 @@ def _parser_message(message: str, n_names: int) -> str:
 
 def _check_short_rows(text: str, delimiter: str, n_names: int) -> None:
     """Raise ``DataError`` naming the first line with fewer fields than the header."""
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quotechar='"', skipinitialspace=True)
+    reader = csv.reader(_lines(text), delimiter=delimiter, quotechar='"', skipinitialspace=True)
     try:
         for row in reader:
             if row and len(row) < n_names and any(c.strip() for c in row):

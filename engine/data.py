@@ -53,7 +53,7 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     limits = _limits(max_columns, max_categories, max_rows)
     data, name = source_bytes(source)
     data, notes = unpack(data)
-    if not data.strip():
+    if not data or data.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)
     text, encoding = decode(data)
