@@ -186,10 +186,13 @@ def kinds_form(ds) -> None:
 def target_form(ds) -> None:
     """Pick the target column and the task."""
     columns = list(ds.frame.columns)
-    _show_current({W_TARGET: ds.target, W_TASK: ds.task})
+    _show_current({W_TARGET: ds.target, W_TASK: "auto"})
     with st.form("data_target_form", border=True):
         st.selectbox("Target column", columns, key=W_TARGET)
-        st.radio("Task", TASKS, key=W_TASK, horizontal=True, format_func=TASK_LABELS.get)
+        st.radio("Task", TASKS, key=W_TASK, horizontal=True, format_func=TASK_LABELS.get,
+                 help="Detected: classification for text, yes/no and small whole-number targets, "
+                      "regression for other numbers.")
+        st.caption(f"Now: **{ds.task}**.")
         st.form_submit_button("Apply target", on_click=_apply_target, icon=":material/check:")
 
 

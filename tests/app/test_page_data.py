@@ -1,0 +1,249 @@
+"""AppTest of the Data page: samples, uploads (good and bad), kinds, target, task, split, charts."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from engine.data import SAMPLES, load_sample
+from ui import data_panels as panels
+from ui import state
+
+DATA_PAGE = "pages/data.py"
+
+GOOD_CSV = (b"colour;size;weight;label\n"
+            b"red;1,5;10;yes\nblue;2,5;12;no\nred;3,0;;yes\ngreen;1,0;9;no\n"
+            b"blue;2,0;11;no\nred;2,2;13;yes\ngreen;?;8;yes\nblue;3,1;14;no\n")
+
+
+@pytest.fixture
+def data_page(app_test):
+    at = app_test(DATA_PAGE)
+    assert not at.exception and not at.error
+    return at
+
+
+def button(at, label):
+    matches = [b for b in list(at.button) + list(at.get("form_submit_button")) if b.label == label]
+    assert matches, f"no button {label!r}"
+    return matches[0]
+
+
+def submit(at, label):
+    matches = [b for b in at.form_submit_button if b.label == label]
+    assert matches, f"no form button {label!r}"
+    matches[0].click().run()
+    return at
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def active(at):
+    return at.session_state[state.DATASET]
+
+
+def chart_spec(at, key="data_target_chart") -> dict:
+    for chart in at.get("plotly_chart"):
+        if key in chart.proto.id:
+            return json.loads(chart.proto.spec)
+    raise AssertionError(f"no chart {key}")
+
+
+def values(arr) -> np.ndarray:
+    if isinstance(arr, dict) and "bdata" in arr:  # plotly's base64 typed arrays
+        return np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"]))
+    return np.asarray(arr)
+
+
+def upload(at, name, data, mime="text/csv"):
+    at.file_uploader(key=panels.W_UPLOAD).set_value((name, data, mime)).run()
+    return at
+
+
+# ------------------------------------------------------------------------------------ rendering
+def test_page_shows_the_default_data(data_page):
+    at = data_page
+    assert at.title[0].value == "Data"
+    assert [t.label for t in at.tabs] == ["Preview", "Columns", "Target", "Train / test split"]
+    preview = at.dataframe[0].value
+    assert list(preview.columns) == list(active(at).frame.columns)
+    assert len(preview) == 14
+    summary = at.dataframe[1].value
+    assert set(summary["column"]) == set(active(at).frame.columns)
+    assert summary.set_index("column").loc["Play", "role"] == "target"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows"] == "14" and metrics["Task"] == "classification"
+
+
+def test_class_balance_chart_counts_every_row(data_page):
+    spec = chart_spec(data_page)
+    bar = spec["data"][0]
+    assert bar["type"] == "bar"
+    counts = dict(zip(bar["x"], values(bar["y"]).tolist()))
+    assert counts == {"No": 5, "Yes": 9}
+
+
+# -------------------------------------------------------------------------------------- samples
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_every_sample_loads(data_page, name):
+    at = data_page
+    at.session_state[state.GROWER] = object()  # a tree in progress
+    at.selectbox(key=panels.W_SAMPLE).set_value(name).run()
+    button(at, "Use this sample").click().run()
+    ok(at)
+    assert at.session_state[state.DATASET_NAME] == name
+    expected = load_sample(name)
+    assert len(active(at)) == len(expected) and active(at).target == expected.target
+    assert state.GROWER not in at.session_state
+    assert any("The tree was reset" in s.value for s in at.success)
+    split = at.session_state[state.DATA_SPLIT]
+    parts = [split.train, split.validation, split.test]
+    assert sum(0 if p is None else len(p) for p in parts) == len(expected)
+    # the target picture fits the task
+    kind = chart_spec(at)["data"][0]["type"]
+    assert kind == ("bar" if expected.task == "classification" else "histogram")
+
+
+# -------------------------------------------------------------------------------------- uploads
+def test_good_upload_becomes_the_active_data(data_page):
+    at = upload(data_page, "shop.csv", GOOD_CSV)
+    ok(at)
+    ds = active(at)
+    assert at.session_state[state.DATASET_NAME] == "shop.csv"
+    assert len(ds) == 8 and ds.target == "label"
+    assert list(at.dataframe[0].value.columns) == ["colour", "size", "weight", "label"]
+    summary = at.dataframe[1].value.set_index("column")
+    assert summary.loc["weight", "missing"] == 1 and summary.loc["size", "missing"] == 1
+    assert any("shop" in s.value for s in at.success)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("empty.csv", b""),
+    ("header.csv", b"a,b,c\n"),
+    ("picture.csv", b"\x89PNG\r\n\x1a\n" + bytes(64)),
+])
+def test_bad_upload_shows_the_engine_sentence_and_keeps_the_data(data_page, name, data):
+    at = data_page
+    before = active(at)
+    at = upload(at, name, data)
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.strip()
+    assert "Traceback" not in at.error[0].value
+    assert active(at) is before or len(active(at)) == len(before)
+    assert at.session_state[state.DATASET_NAME] == state.DEFAULT_SAMPLE
+    # the error stays next to the file while it is there, and goes when the file is removed
+    at.run()
+    assert len(at.error) == 1
+    at.file_uploader(key=panels.W_UPLOAD).clear().run()
+    ok(at)
+
+
+def test_column_names_are_shown_as_text_not_markup(data_page):
+    csv = b"<b>x</b>,$y$,:red[z],target\n1,a,b,yes\n2,b,a,no\n3,a,a,yes\n4,b,b,no\n"
+    at = upload(data_page, "odd names.csv", csv)
+    ok(at)
+    assert ":red[z]" in list(at.dataframe[0].value.columns)
+    for element in list(at.markdown) + list(at.caption) + list(at.success) + list(at.info):
+        assert "<b>" not in element.value and ":red[z]" not in element.value
+
+
+# ---------------------------------------------------------------------------- kinds and target
+def test_changing_kinds_applies_with_kinds_and_resets_the_tree(data_page):
+    at = data_page
+    at.session_state[state.GROWER] = object()
+    at.multiselect(key=panels.W_KIND_COLUMNS).set_value(["Wind", "Humidity"])
+    at.radio(key=panels.W_KIND).set_value("ignore")
+    submit(at, "Apply kinds")
+    ok(at)
+    ds = active(at)
+    assert ds.kind("Wind") == "ignore" and ds.kind("Humidity") == "ignore"
+    assert set(ds.feature_names) == {"Outlook", "Temperature"}
+    assert state.GROWER not in at.session_state
+    assert any("The tree was reset" in s.value for s in at.success)
+    # back to what loading detected
+    button(at, "Restore the detected kinds, target and task").click().run()
+    ok(at)
+    assert set(active(at).feature_names) == {"Outlook", "Temperature", "Humidity", "Wind"}
+
+
+def test_forcing_numeric_on_text_is_an_error_and_changes_nothing(data_page):
+    at = data_page
+    at.multiselect(key=panels.W_KIND_COLUMNS).set_value(["Outlook"])
+    at.radio(key=panels.W_KIND).set_value("numeric")
+    submit(at, "Apply kinds")
+    assert not at.exception
+    assert len(at.error) == 1 and "Outlook" in at.error[0].value
+    assert active(at).kind("Outlook") == "categorical"
+
+
+def test_changing_the_target_and_task(data_page):
+    at = data_page
+    at.selectbox(key=panels.W_TARGET).set_value("Outlook")
+    submit(at, "Apply target")
+    ok(at)
+    assert active(at).target == "Outlook" and active(at).task == "classification"
+    assert set(active(at).classes) == {"Sunny", "Overcast", "Rain"}
+    assert "Play" in active(at).feature_names
+
+
+def test_regression_target_draws_a_histogram(app_test):
+    at = app_test(DATA_PAGE)
+    at.selectbox(key=panels.W_SAMPLE).set_value("iris").run()
+    button(at, "Use this sample").click().run()
+    at.selectbox(key=panels.W_TARGET).set_value("petal_length")
+    submit(at, "Apply target")
+    ok(at)
+    assert active(at).task == "regression"
+    assert chart_spec(at)["data"][0]["type"] == "histogram"
+
+
+# ------------------------------------------------------------------------------------- split
+def test_split_sizes_and_seed(app_test):
+    at = app_test(DATA_PAGE)
+    at.selectbox(key=panels.W_SAMPLE).set_value("iris").run()
+    button(at, "Use this sample").click().run()
+    at.slider(key=panels.W_TEST).set_value(0.2)
+    at.slider(key=panels.W_VALIDATION).set_value(0.2)
+    at.number_input(key=panels.W_SPLIT_SEED).set_value(5)
+    submit(at, "Apply split")
+    ok(at)
+    split = at.session_state[state.DATA_SPLIT]
+    assert (len(split.train), len(split.validation), len(split.test)) == (90, 30, 30)
+    assert at.session_state[state.SEED] == 5
+    assert at.sidebar.number_input[0].value == 5
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Test rows"] == "30" and metrics["Validation rows"] == "30"
+
+
+def test_task_override_and_a_refused_override(app_test):
+    at = app_test(DATA_PAGE)
+    # a text target cannot be a regression target: the engine's sentence, nothing changes
+    at.radio(key=panels.W_TASK).set_value("regression")
+    submit(at, "Apply target")
+    assert not at.exception
+    assert len(at.error) == 1 and "Play" in at.error[0].value
+    assert active(at).task == "classification"
+    # a numeric target can be forced to classification (one class per distinct value)
+    at.selectbox(key=panels.W_SAMPLE).set_value("iris").run()
+    button(at, "Use this sample").click().run()
+    at.selectbox(key=panels.W_TARGET).set_value("petal_width")
+    at.radio(key=panels.W_TASK).set_value("classification")
+    submit(at, "Apply target")
+    ok(at)
+    ds = active(at)
+    assert ds.target == "petal_width" and ds.task == "classification"
+    assert len(ds.classes) == ds.frame["petal_width"].nunique()
+
+
+def test_sidebar_follows_the_data_page(app_test):
+    at = app_test(DATA_PAGE)
+    at.selectbox(key=panels.W_SAMPLE).set_value("iris").run()
+    button(at, "Use this sample").click().run()
+    text = "\n".join(m.value for m in at.sidebar.markdown)
+    assert "iris" in text and "150" in text and "species" in text and "3 classes" in text
