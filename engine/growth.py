@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from .config import TreeConfig
 from .errors import ConfigError, DataError
+from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
 from .nodes import make_node, route_rows, unit_stats
 from .search import NodeData, best_categorical, best_numeric, choose
@@ -30,21 +31,32 @@ from .tree import Tree
 
 @dataclass(frozen=True)
 class StepRecord:
-    """One growth step: the node split (or the leaves closed), the winner and the runner-up."""
+    """One growth step: the node split (or the leaves closed), with why.
+
+    ``runner_up`` (the second-best feature's split) and ``gain_table`` are computed when first asked for.
+    """
 
     index: int
     action: str  # "split" | "forced" | "collapse" | "finish"
     node_id: int | None
     split: Split | None
-    runner_up: Split | None
     children: tuple[int, ...]
     stopped: tuple[tuple[int, str], ...]
-    _table: Callable = field(default=None, repr=False, compare=False)
+    _grower: "Grower" = field(default=None, repr=False, compare=False)
 
-    @property
+    @cached_property
+    def runner_up(self) -> Split | None:
+        if self.action != "split" or self._grower is None:
+            return None
+        ranked = self._grower.candidates(self.node_id)
+        return ranked[1] if len(ranked) > 1 else None
+
+    @cached_property
     def gain_table(self):
-        """The node's gain table (one row per feature), computed when first asked for."""
-        return None if self._table is None or self.node_id is None else self._table(self.node_id)
+        """The node's gain table (one row per feature)."""
+        if self.node_id is None or self.split is None or self._grower is None:
+            return None
+        return self._grower.gain_table(self.node_id)
 
 
 class Grower:
@@ -104,6 +116,9 @@ class Grower:
 
     def grow(self, max_steps: int | None = None) -> "Grower":
         """Step until nothing is open (or ``max_steps`` steps were taken)."""
+        if max_steps is None and not self._actions and fast_eligible(self):
+            self._install(self._fast_result())
+            return self
         n = 0
         while (max_steps is None or n < max_steps) and self.step() is not None:
             n += 1
@@ -114,6 +129,10 @@ class Grower:
         if not self._actions:
             return False
         actions = self._actions[:-1]
+        if len(actions) > 20 and all(a == ("step",) for a in actions) and fast_eligible(self):
+            self._rebuild()
+            self._install(self._fast_result(), n_records=len(actions))
+            return True
         self._rebuild()
         for a in actions:
             self._apply(a)
@@ -189,6 +208,45 @@ class Grower:
         self._frontier = [0]
         self._history = []
 
+    def _fast_result(self):
+        res = grow_levelwise(self)
+        return renumber_depth_first(res) if self.config.effective_order == "depth" else res
+
+    def _install(self, res, n_records: int | None = None):
+        """Set the state to that of stepping (``n_records`` records, or to the end) from a level-wise result.
+
+        Breadth-/depth-first decisions do not depend on the order, so the first k records of the full
+        processing order are exactly what k calls of ``step()`` produce.
+        """
+        nodes = list(res.nodes)
+        history, stopped, processed, exists = [], [], set(), {0}
+        for nid in res.order:
+            if n_records is not None and len(history) >= n_records:
+                break
+            node = nodes[nid]
+            processed.add(nid)
+            if node.is_leaf:
+                stopped.append((nid, node.stop_reason))
+                continue
+            exists.update(node.children)
+            history.append(StepRecord(len(history), "split", nid, node.split, node.children,
+                                      tuple(stopped), self))
+            stopped = []
+        if stopped and (n_records is None or len(history) < n_records):
+            history.append(StepRecord(len(history), "finish", None, None, (), tuple(stopped)))
+        pending = [nid for nid in res.order if nid in exists and nid not in processed]
+        for nid in pending:
+            nodes[nid] = nodes[nid].as_leaf(None)
+        keep = exists | processed
+        self._nodes = [n if i in keep else None for i, n in enumerate(nodes)]
+        while self._nodes and self._nodes[-1] is None:
+            self._nodes.pop()
+        self._rows = {i: r for i, r in res.rows.items() if i in keep}
+        self._paths = {i: p for i, p in res.paths.items() if i in keep}
+        self._frontier = pending if self.config.effective_order == "breadth" else pending[::-1]
+        self._history = history
+        self._actions = [("step",)] * len(history)
+
     def _apply(self, action):
         if action[0] == "step":
             self._step()
@@ -204,11 +262,15 @@ class Grower:
         return self._nodes[node_id]
 
     def _features_for(self, node_id) -> list[int]:
+        return self._features_from_path(self._paths[node_id])
+
+    def _features_from_path(self, path) -> list[int]:
+        """Features a node may use: all, or (max_features) a draw seeded by random_state and the node's path."""
         d = len(self.schema.feature_names)
         k = self.config.n_features_to_draw(d)
         if k >= d:
             return list(range(d))
-        seed = zlib.crc32(repr(self._paths[node_id]).encode())
+        seed = zlib.crc32(repr(path).encode())
         rng = np.random.default_rng([self.config.random_state or 0, seed])
         return sorted(rng.choice(d, size=k, replace=False).tolist())
 
@@ -279,12 +341,11 @@ class Grower:
                 stopped.append((nid, reason))
                 continue
             children = self._split(nid, split)
-            rec = StepRecord(len(self._history), "split", nid, split,
-                             ranked[1] if len(ranked) > 1 else None, children, tuple(stopped), self.gain_table)
+            rec = StepRecord(len(self._history), "split", nid, split, children, tuple(stopped), self)
             self._history.append(rec)
             return rec
         if stopped:
-            rec = StepRecord(len(self._history), "finish", None, None, None, (), tuple(stopped))
+            rec = StepRecord(len(self._history), "finish", None, None, (), tuple(stopped))
             self._history.append(rec)
             return rec
         return None
@@ -342,7 +403,7 @@ class Grower:
         self._nodes[node_id] = self._nodes[node_id].as_leaf("collapsed")
         if node_id in self._frontier:
             self._frontier.remove(node_id)
-        rec = StepRecord(len(self._history), "collapse", node_id, None, None, (), ())
+        rec = StepRecord(len(self._history), "collapse", node_id, None, (), ())
         self._history.append(rec)
         return rec
 
@@ -353,7 +414,7 @@ class Grower:
         if not node.is_leaf:
             self._remove_subtree(node_id)
         children = self._split(node_id, split)
-        rec = StepRecord(len(self._history), "forced", node_id, split, None, children, (), self.gain_table)
+        rec = StepRecord(len(self._history), "forced", node_id, split, children, (), self)
         self._history.append(rec)
         return rec
 

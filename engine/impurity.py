@@ -24,32 +24,34 @@ __all__ = [
 ]
 
 
-def _proportions(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.asarray(counts, dtype=float)
-    total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(total > 0, counts / np.where(total > 0, total, 1.0), 0.0)
-    return p, total[..., 0]
+def _totals(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    c = np.asarray(counts, dtype=float)
+    w = c.sum(axis=-1)
+    return c, w, w > 0
 
 
 def entropy(counts, base: float = 2.0) -> np.ndarray:
-    r"""Entropy :math:`H = -\sum_k p_k \log_b p_k` (bits for b=2, nats for b=e); 0 log 0 = 0."""
-    p, _ = _proportions(counts)
+    r"""Entropy :math:`H = -\sum_k p_k \log_b p_k` (bits for b=2, nats for b=e); 0 log 0 = 0.
+
+    """
+    c, w, ok = _totals(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
-    return -terms.sum(axis=-1) / np.log(base) + 0.0
+        p = c / np.where(ok, w, 1.0)[..., None]
+        h = -np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0).sum(axis=-1) / np.log(base)
+    return np.where(ok, h, 0.0) + 0.0
 
 
 def gini(counts) -> np.ndarray:
     r"""Gini impurity :math:`G = 1 - \sum_k p_k^2` (two classes: 2p(1-p))."""
-    p, total = _proportions(counts)
-    return np.where(total > 0, 1.0 - (p * p).sum(axis=-1), 0.0)
+    c, w, ok = _totals(counts)
+    w = np.where(ok, w, 1.0)
+    return np.where(ok, np.maximum(1.0 - np.einsum("...k,...k->...", c, c) / (w * w), 0.0), 0.0)
 
 
 def misclassification(counts) -> np.ndarray:
     r"""Misclassification impurity :math:`E = 1 - \max_k p_k` (two classes: min(p, 1-p))."""
-    p, total = _proportions(counts)
-    return np.where(total > 0, 1.0 - p.max(axis=-1, initial=0.0), 0.0)
+    c, w, ok = _totals(counts)
+    return np.where(ok, 1.0 - c.max(axis=-1, initial=0.0) / np.where(ok, w, 1.0), 0.0)
 
 
 def variance(stats) -> np.ndarray:

@@ -23,7 +23,6 @@ from itertools import combinations
 import numpy as np
 
 from .impurity import Criterion
-from .significance import chi2_test
 from .splits import Split
 
 EXACT_SUBSET_LIMIT = 12  # multiclass subset splits: exhaustive up to this many categories
@@ -64,10 +63,6 @@ def _make_split(nd: NodeData, j: int, name: str, kind: str, child_stats: np.ndar
     gain = frac * (parent_imp - children_imp)
     branch_w = np.append(wc, nd.total_weight - w_known) if frac < 1 else wc
     info = _split_info(branch_w, nd.total_weight)
-    if nd.task == "classification":
-        chi2, dof, p = chi2_test(child_stats)
-    else:
-        chi2, dof, p = float("nan"), 0, float("nan")
     return Split(
         feature=name, feature_index=j, kind=kind,
         threshold=None if threshold is None else float(threshold),
@@ -77,7 +72,7 @@ def _make_split(nd: NodeData, j: int, name: str, kind: str, child_stats: np.ndar
         impurity_parent=parent_imp, impurity_children=children_imp,
         child_stats=tuple(tuple(float(v) for v in s) for s in child_stats),
         child_weights=tuple(float(v) for v in wc), child_counts=tuple(int(c) for c in child_counts),
-        known_fraction=frac, chi2=chi2, dof=dof, p_value=p)
+        known_fraction=frac, task=nd.task)
 
 
 def _scan(crit: Criterion, ordered_stats: np.ndarray, ordered_counts: np.ndarray, min_leaf: int,

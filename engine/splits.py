@@ -16,8 +16,11 @@ routes to -1.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from .significance import chi2_test
 
 KINDS = ("threshold", "multiway", "subset", "equals")
 
@@ -48,9 +51,26 @@ class Split:
     child_weights: tuple[float, ...] = ()
     child_counts: tuple[int, ...] = ()
     known_fraction: float = 1.0
-    chi2: float = float("nan")
-    dof: int = 0
-    p_value: float = float("nan")
+    task: str = "classification"
+
+    @cached_property
+    def _chi2(self) -> tuple[float, int, float]:
+        if self.task != "classification" or not self.child_stats:
+            return float("nan"), 0, float("nan")
+        return chi2_test(self.child_stats)
+
+    @property
+    def chi2(self) -> float:
+        """Pearson's chi-square of the children x classes table (see :mod:`engine.significance`)."""
+        return self._chi2[0]
+
+    @property
+    def dof(self) -> int:
+        return self._chi2[1]
+
+    @property
+    def p_value(self) -> float:
+        return self._chi2[2]
 
     @property
     def n_children(self) -> int:
@@ -120,7 +140,7 @@ class Split:
             "impurity_children": self.impurity_children,
             "child_stats": [list(s) for s in self.child_stats], "child_weights": list(self.child_weights),
             "child_counts": list(self.child_counts), "known_fraction": self.known_fraction,
-            "chi2": self.chi2, "dof": self.dof, "p_value": self.p_value,
+            "task": self.task,
         }
 
     @classmethod
@@ -138,8 +158,7 @@ class Split:
             child_weights=tuple(float(v) for v in d.get("child_weights", ())),
             child_counts=tuple(int(v) for v in d.get("child_counts", ())),
             known_fraction=float(d.get("known_fraction", 1.0)),
-            chi2=float(d.get("chi2", float("nan"))), dof=int(d.get("dof", 0)),
-            p_value=float(d.get("p_value", float("nan"))),
+            task=str(d.get("task", "classification")),
         )
 
     def __repr__(self) -> str:

@@ -1,0 +1,240 @@
+"""Level-wise exact growth: the same tree as stepping a :class:`~engine.growth.Grower` to the end,
+with Python overhead per level instead of per node.
+
+Used for numeric features without missing values, breadth- or depth-first order, no validation rule
+(SLIQ/SPRINT style). Each feature's row order is sorted once; when a level's nodes split, every
+feature's order is partitioned stably by child (a radix ``argsort`` on the child index), so rows stay
+grouped by node and sorted by value within it. For one feature and a whole level at once, cumulative
+stats minus each segment's offset give every node's left-child stats at every threshold; a segmented
+maximum (``np.maximum.reduceat``) then picks each node's best threshold, first on ties as in
+:mod:`engine.search`. Results equal the step-by-step search exactly for integer weights and
+integer-valued regression targets (every partial sum is exact); with fractional values the sums may
+differ in the last bits, which can only matter for candidates whose gains tie to ~1e-12.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .nodes import make_node
+from .search import TIE_TOL, NodeData, _make_split
+from .stopping import EPS, post_split_reason, pre_split_reason
+
+
+def fast_eligible(grower) -> bool:
+    cfg = grower.config
+    return (cfg.effective_order in ("breadth", "depth") and not cfg.validation
+            and cfg.split_search == "exact" and all(k == "numeric" for k in grower.schema.kinds)
+            and not np.isnan(grower.X).any())
+
+
+@dataclass
+class FastResult:
+    nodes: list          # Node objects, index == id
+    rows: dict           # id -> (row idx, weights)
+    paths: dict          # id -> path key
+    order: list          # node ids in processing order
+
+
+def _segment_best(g: np.ndarray, starts: np.ndarray, nd: np.ndarray, n_seg: int):
+    """Per segment: max of g and the first position within TIE_TOL of it (-1 if none finite)."""
+    segmax = np.maximum.reduceat(g, starts)
+    finite = np.isfinite(segmax)
+    bar = np.where(finite, segmax - TIE_TOL * (1.0 + np.abs(np.where(finite, segmax, 0.0))), np.inf)
+    hits = np.flatnonzero(g >= bar[nd])
+    first = np.full(n_seg, -1, dtype=np.int64)
+    if hits.size:
+        seg = nd[hits]
+        lead = np.ones(hits.size, dtype=bool)
+        lead[1:] = seg[1:] != seg[:-1]
+        first[seg[lead]] = hits[lead]
+    return segmax, first
+
+
+def _stable_group(order: np.ndarray, key: np.ndarray, n_keys: int) -> np.ndarray:
+    """``order`` regrouped by ``key`` (stable), dropping entries with key < 0."""
+    keep = key >= 0
+    order, key = order[keep], key[keep]
+    dtype = np.uint16 if n_keys < 65535 else np.uint32
+    return order[np.argsort(key.astype(dtype), kind="stable")]
+
+
+def grow_levelwise(grower) -> FastResult:
+    cfg, crit, schema = grower.config, grower.crit, grower.schema
+    classes = grower.dataset.classes
+    idx0 = np.flatnonzero(grower.w0 > 0)
+    w = grower.w0[idx0]
+    Xc = np.ascontiguousarray(grower.X[idx0])
+    Sc = grower.U[idx0] * w[:, None]
+    m, d = Xc.shape
+    orders = [np.argsort(Xc[:, j], kind="stable") for j in range(d)]
+    root = grower._nodes[0]
+    nodes, rows, paths, order = [root], {0: (idx0, w)}, {0: ()}, []
+    level = [0]                                   # node ids of this level, in id order
+    members = [np.arange(m)]                      # compact row positions of each level node, ascending
+    node_of = np.zeros(m, dtype=np.int64)         # level-local node of each row, -1 when done
+    nd_light = NodeData(None, None, grower.task, cfg.min_samples_leaf, crit, 0.0)
+    draw = cfg.n_features_to_draw(d) < d
+    while level:
+        order.extend(level)
+        L = len(level)
+        reasons = [pre_split_reason(nodes[i], cfg) for i in level]
+        cand = [k for k in range(L) if reasons[k] is None]
+        C = len(cand)
+        if C == 0:
+            for k, nid in enumerate(level):
+                nodes[nid] = nodes[nid].as_leaf(reasons[k])
+            break
+        cmap = np.full(L, -1, dtype=np.int64)
+        cmap[cand] = np.arange(C)
+        if C < L:
+            key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
+            orders = [_stable_group(o, key[o], C) for o in orders]
+        else:
+            key = node_of
+        cnt = np.array([members[k].size for k in cand], dtype=np.int64)
+        starts = np.zeros(C, dtype=np.int64)
+        np.cumsum(cnt[:-1], out=starts[1:])
+        M = int(cnt.sum())
+        nd = np.repeat(np.arange(C), cnt)
+        pos_in = np.arange(M) - starts[nd]
+        n_left_all = pos_in + 1
+        n_right_all = cnt[nd] - n_left_all
+        size_ok = (n_left_all >= cfg.min_samples_leaf) & (n_right_all >= cfg.min_samples_leaf)
+        G = np.full((C, d), -np.inf)
+        THR = np.zeros((C, d))
+        LEFT = np.zeros((C, d, Sc.shape[1]))
+        NL = np.zeros((C, d), dtype=np.int64)
+        TOT = None
+        for j in range(d):
+            o = orders[j]
+            xs = Xc[o, j]
+            cum = np.cumsum(Sc[o], axis=0)
+            ends = starts + cnt - 1
+            base = np.zeros((C, Sc.shape[1]))
+            base[1:] = cum[ends[:-1]]
+            if TOT is None:
+                TOT = cum[ends] - base
+                W = crit.weight(TOT)
+                P = crit.from_stats(TOT)
+            valid = size_ok.copy()
+            valid[:-1] &= xs[1:] > xs[:-1]
+            valid[-1] = False
+            vi = np.flatnonzero(valid)
+            g = np.full(M, -np.inf)
+            if vi.size:
+                k = nd[vi]
+                left = cum[vi] - base[k]
+                right = TOT[k] - left
+                children = (crit.weight(left) * crit.from_stats(left)
+                            + crit.weight(right) * crit.from_stats(right)) / W[k]
+                g[vi] = P[k] - children
+            segmax, first = _segment_best(g, starts, nd, C)
+            ok = first >= 0
+            G[ok, j] = segmax[ok]
+            f = first[ok]
+            t = (xs[f] + xs[f + 1]) / 2.0
+            THR[ok, j] = np.where(t >= xs[f + 1], xs[f], t)
+            LEFT[ok, j] = cum[f] - base[ok.nonzero()[0]]
+            NL[ok, j] = n_left_all[f]
+        if draw:
+            for c, k in enumerate(cand):
+                allowed = grower._features_from_path(paths[level[k]])
+                mask = np.ones(d, dtype=bool)
+                mask[allowed] = False
+                G[c, mask] = -np.inf
+        if cfg.score == "gain_ratio":
+            finite = np.isfinite(G)
+            avg = np.where(finite, G, 0).sum(1) / np.maximum(finite.sum(1), 1)
+            WL = crit.weight(LEFT)
+            WR = W[:, None] - WL
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pl, pr = WL / W[:, None], WR / W[:, None]
+                info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1)), 0)
+                         + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1)), 0))
+                ratio = np.where(info > 0, G / info, 0.0)
+            score = np.where(finite & (G >= avg[:, None] - TIE_TOL), np.round(ratio, 12), -np.inf)
+        else:
+            score = np.round(G, 12)
+        jstar = np.argmax(score, axis=1)
+        # decide and create children, in level order (breadth-first ids)
+        child_of_cand = np.full(C, -1, dtype=np.int64)
+        new_level, new_members_parent, n_next = [], [], 0
+        for k in range(L):
+            nid = level[k]
+            if reasons[k] is not None:
+                nodes[nid] = nodes[nid].as_leaf(reasons[k])
+                continue
+            c = cmap[k]
+            j = int(jstar[c])
+            split = None
+            if np.isfinite(G[c, j]):
+                left = LEFT[c, j]
+                child = np.stack([left, TOT[c] - left])
+                nd_light = replace(nd_light, total_weight=float(W[c]))
+                split = _make_split(nd_light, j, schema.feature_names[j], "threshold", child,
+                                    (int(NL[c, j]), int(cnt[c] - NL[c, j])), TOT[c], threshold=THR[c, j])
+            reason = post_split_reason(split, cfg, grower.task)
+            if reason is not None:
+                nodes[nid] = nodes[nid].as_leaf(reason)
+                continue
+            child_of_cand[c] = n_next
+            n_next += 2
+            ids = (len(nodes), len(nodes) + 1)
+            labels = split.branch_labels()
+            node = nodes[nid]
+            for i in (0, 1):
+                cid = ids[i]
+                nodes.append(make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[i],
+                                       stats=split.child_stats[i], n_rows=split.child_counts[i],
+                                       crit=crit, classes=classes))
+                paths[cid] = paths[nid] + ((j, "threshold", split.threshold, (), i),)
+                new_level.append(cid)
+            nodes[nid] = replace(node, split=split, children=ids, gain=split.gain, stop_reason=None)
+            new_members_parent.append((c, split))
+        if not new_level:
+            break
+        # route rows to children and regroup every feature's order
+        new_node_of = np.full(m, -1, dtype=np.int64)
+        act = np.flatnonzero(key >= 0)
+        kk = key[act]
+        base_child = child_of_cand[kk]
+        live = base_child >= 0
+        act, kk, base_child = act[live], kk[live], base_child[live]
+        goes_right = Xc[act, jstar[kk]] > THR[kk, jstar[kk]]
+        new_node_of[act] = base_child + goes_right
+        orders = [_stable_group(o, new_node_of[o], n_next) for o in orders]
+        grouped = _stable_group(np.arange(m), new_node_of, n_next)
+        sizes = np.bincount(new_node_of[grouped], minlength=n_next)
+        members = np.split(grouped, np.cumsum(sizes)[:-1])
+        for cid, mem in zip(new_level, members):
+            rows[cid] = (idx0[mem], w[mem])
+        node_of = new_node_of
+        level = new_level
+    return FastResult(nodes, rows, paths, order)
+
+
+def renumber_depth_first(res: FastResult) -> FastResult:
+    """Ids as depth-first stepping assigns them: children numbered when their parent is split, in pre-order."""
+    nodes = res.nodes
+    new_id = {0: 0}
+    preorder, stack, nxt = [], [0], 1
+    while stack:
+        nid = stack.pop()
+        preorder.append(nid)
+        for c in nodes[nid].children:
+            new_id[c] = nxt
+            nxt += 1
+        stack.extend(reversed(nodes[nid].children))
+    out = [None] * len(nodes)
+    for old, new in new_id.items():
+        n = nodes[old]
+        out[new] = replace(n, id=new, parent=None if n.parent is None else new_id[n.parent],
+                           children=tuple(new_id[c] for c in n.children))
+    return FastResult(out, {new_id[k]: v for k, v in res.rows.items()},
+                      {new_id[k]: v for k, v in res.paths.items()}, [new_id[i] for i in preorder])
+
+
+__all__ = ["fast_eligible", "grow_levelwise", "renumber_depth_first", "FastResult", "EPS"]
