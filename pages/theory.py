@@ -28,9 +28,9 @@ def _selected_share(grower) -> tuple[float | None, int, str]:
 
 
 with tab_curves, friendly_errors("theory: curves"):
-    st.latex(r"\text{Misclassification}=\min(p,1-p)\qquad H(p)=-p\log_2 p-(1-p)\log_2(1-p)"
-             r"\qquad \text{Gini}=1-p^2-(1-p)^2=2p(1-p)")
-    grower, marked, label = _grower(), None, "p"
+    st.latex(r"\begin{gathered}\text{Misclassification}=\min(p,1-p)\qquad \text{Gini}=1-p^2-(1-p)^2=2p(1-p)"
+             r"\\ H(p)=-p\log_2 p-(1-p)\log_2(1-p)\end{gathered}")
+    grower, marked, label = _grower(), None, "marked"
     if grower is not None:
         share, node_id, first = _selected_share(grower)
         if share is None:
@@ -69,7 +69,8 @@ with tab_zero, friendly_errors("theory: zero gain"):
     st.dataframe(gains.drop(columns="arithmetic"), hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ["parent", "left", "right", "weighted_children", "gain"]})
-    st.code("\n".join(f"{r.criterion:>17}: {r.arithmetic}" for r in gains.itertuples()), language=None)
+    st.code("\n".join(f"{r.criterion}: {r.arithmetic}" for r in gains.itertuples()), language=None,
+            wrap_lines=True)
     g1, g2 = st.columns(2)
     g1.plotly_chart(theory_figs.gains_figure(gains), key="theory_gains", width="stretch")
     if len(parent) == 2:
@@ -90,20 +91,21 @@ with tab_pac, friendly_errors("theory: PAC"):
     delta = c2.number_input("δ (failure prob.)", 0.001, 0.999, 0.05, 0.01, format="%.3f", key="theory_delta")
     n_max = c3.number_input("largest n", 1, 60, 12, key="theory_nmax")
     k = c4.number_input("k (decision lists)", 0, 10, 2, key="theory_k")
-    nodes = c5.number_input("tree nodes", 1, 1001, 15, 2, key="theory_nodes")
+    nodes = c5.number_input("tree nodes s", 1, 1001, 15, 2, key="theory_nodes")
     table = theory.pac_table(n_values=range(1, int(n_max) + 1), epsilon=eps, delta=delta,
                              k=int(k), tree_nodes=int(nodes))
-    st.latex(r"\ln|\text{Bool}_n| = 2^n\ln 2\quad \ln|\text{Conj}_n| = n\ln 3\quad "
-             r"\ln|k\text{-DL}| \le |C|\ln 3 + \ln|C|!,\ |C| = \textstyle\sum_{i\le k}\binom{2n}{i}\quad "
-             r"\ln|\text{Trees}| \le |T|\ln 2")
+    st.latex(r"\begin{gathered}\ln|\text{Bool}_n| = 2^n\ln 2\qquad \ln|\text{Conj}_n| = n\ln 3\qquad "
+             r"\ln|\text{Trees}_{\le s}| \le |T|\ln 2 \\ "
+             r"\ln|k\text{-DL}_n| \le |C|\ln 3 + \ln|C|!,\quad |C| = \textstyle\sum_{i\le k}\binom{2n}{i}"
+             r"\end{gathered}")
     st.plotly_chart(theory_figs.pac_figure(table), key="theory_pac", width="stretch")
     wide = table.pivot(index="n", columns="hypothesis_class", values="N")[table["hypothesis_class"].unique()]
     st.dataframe(wide, width="stretch", column_config={
         c: st.column_config.NumberColumn(format="%.4g") for c in wide.columns})
 
 with tab_mdl, friendly_errors("theory: MDL"):
-    st.latex(r"L_D(T) \le L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\qquad "
-             r"|T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
+    st.latex(r"L_D(T) \le L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}}")
+    st.latex(r"|T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
     st.caption("|T| = bits to write the tree down: 5 per node for its shape, flags and label, 1 to end "
                "the code, and ⌈log₂ d⌉ to name the feature of each of at most n − 1 tests. "
                "The bound holds with probability ≥ 1 − δ over m training rows, for every tree at once.")

@@ -106,7 +106,7 @@ def split_chords_figure(parent_counts, left_counts, *, columns=("misclassificati
         ))
     fig.add_vline(x=shares[2], line={"color": "#555555", "dash": "dot", "width": 1},
                   annotation_text=f"parent p = {shares[2]:.3f}", annotation_position="top")
-    fig.update_layout(title="Chords between the children; the thick bar at the parent's p is the gain",
+    fig.update_layout(title="Gain = gap between curve and chord at the parent's p",
                       xaxis={"range": [-0.03, 1.03]})
     return fig
 
