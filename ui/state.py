@@ -53,8 +53,24 @@ def init_state() -> None:
 
 
 # ----------------------------------------------------------------------------------------- data
+def leave_legacy_pages_mode() -> None:
+    """Rerun through app.py when Streamlit ran a page script without the frame.
+
+    Until the first ``st.navigation`` call in a server process, Streamlit treats ``pages/`` as an
+    old-style pages folder: a deep link such as ``/grow`` on a freshly started server runs
+    pages/grow.py alone (no sidebar, no error net). The page then lands here while that flag is
+    still set; clearing it and rerunning makes Streamlit run app.py, which routes to the page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def current_dataset() -> Dataset:
     """The active (full) data set."""
+    leave_legacy_pages_mode()
     if DATASET not in st.session_state:
         init_state()
     return st.session_state[DATASET]

@@ -1,7 +1,8 @@
 """End-to-end fixtures: a real ``streamlit run app.py`` server and Debian's Chromium via Playwright.
 
 - ``app_url`` (session): starts the server on a free port from the repository root, waits for
-  ``/_stcore/health`` to answer "ok", yields the URL and terminates the server afterwards.
+  ``/_stcore/health`` to answer "ok", yields the URL and terminates the server afterwards;
+  ``fresh_app_url`` does the same for one test (a server no browser has visited yet).
 - ``browser`` (session) and ``page`` (per test): headless Chromium at /usr/bin/chromium.
 - ``wait_idle(page)``: waits until the app has finished its script run.
 - ``screenshot(page, name)``: saves ``test-artifacts/screenshots/<name>.png`` (gitignored).
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -69,12 +71,12 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """URL of a Streamlit server running app.py; stopped at the end of the session."""
+@contextmanager
+def streamlit_server():
+    """Run ``streamlit run app.py`` on a free port; yield its URL once healthy, then stop it."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "streamlit-server.log"
+    log_path = ARTIFACTS / f"streamlit-server-{port}.log"
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
            "--server.headless", "true", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
@@ -100,6 +102,20 @@ def app_url():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=15)
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """URL of a Streamlit server running app.py, shared by the session's browser tests."""
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url():
+    """URL of a server of its own that no browser has visited yet (for first-request behaviour)."""
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
