@@ -23,7 +23,7 @@ from .errors import ConfigError, DataError
 from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
 from .nodes import make_node, route_rows, unit_stats
-from .search import NodeData, best_categorical, best_numeric, choose
+from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from .splits import Split
 from .stopping import post_split_reason, pre_split_reason, validation_gain
 from .tree import Tree
@@ -282,12 +282,17 @@ class Grower:
         node = self._node(node_id)
         ranked: list[Split] = []
         nd = self.node_data(node_id)
-        for j in self._features_for(node_id):
-            name = self.schema.feature_names[j]
-            if self.schema.kinds[j] == "numeric":
-                s = best_numeric(nd, j, name)
+        feats = self._features_for(node_id)
+        names = self.schema.feature_names
+        dense = [j for j in feats if self.schema.kinds[j] == "numeric" and not np.isnan(nd.x[:, j]).any()]
+        found = dict(zip(dense, best_numeric_all(nd, dense, [names[j] for j in dense])))
+        for j in feats:
+            if j in found:
+                s = found[j]
+            elif self.schema.kinds[j] == "numeric":
+                s = best_numeric(nd, j, names[j])
             else:
-                s = best_categorical(nd, j, name, self.schema.categories[j], self.config.categorical_split)
+                s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
             if s is not None:
                 ranked.append(s)
         best, _, ranked = choose(ranked, self.config.score)
