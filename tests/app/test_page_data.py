@@ -247,3 +247,83 @@ def test_sidebar_follows_the_data_page(app_test):
     button(at, "Use this sample").click().run()
     text = "\n".join(m.value for m in at.sidebar.markdown)
     assert "iris" in text and "150" in text and "species" in text and "3 classes" in text
+
+
+# ------------------------------------------------------------------- pure helpers behind the page
+def test_md_escape_neutralises_markdown_latex_colour_and_html():
+    from ui.widgets import md_escape
+
+    raw = "a_b *c* $x^2$ :red[z] :material/home: <script>alert(1)</script> [l](http://e) # h"
+    escaped = md_escape(raw)
+    # every markup character is preceded by a backslash, the letters are untouched
+    for ch in "_*$:[]<>()#/":
+        assert ch not in escaped.replace("\\" + ch, "")
+    assert escaped.replace("\\", "") == raw
+    assert md_escape("two\nlines\t here") == "two lines here"
+
+
+def test_column_summary_counts_missing_and_distinct_values():
+    import pandas as pd
+
+    from engine.data import Dataset
+    from ui.summaries import column_summary
+
+    frame = pd.DataFrame({
+        "id": [f"r{i}" for i in range(6)],
+        "x": [1.0, None, 3.0, 3.0, None, 6.0],
+        "colour": ["red", "blue", None, "red", "red", "blue"],
+        "y": ["a", "b", "a", "b", "a", "b"],
+    })
+    ds = Dataset.from_frame(frame, target="y")
+    table = column_summary(ds).set_index("column")
+    assert list(table.index) == list(ds.frame.columns)
+    assert table.loc["y", "role"] == "target"
+    assert table.loc["id", "role"] == "ignored"  # unique text per row
+    assert table.loc["x", "role"] == "numeric" and table.loc["colour", "role"] == "categorical"
+    assert table.loc["x", "missing"] == 2 and table.loc["x", "missing_pct"] == pytest.approx(33.3)
+    assert table.loc["colour", "missing"] == 1 and table.loc["colour", "distinct"] == 2
+    assert table.loc["x", "distinct"] == 3
+    assert table.loc["x", "examples"] == "1, 3, 6"
+
+
+def test_class_counts_and_chart_agree_with_the_labels():
+    from ui.charts import class_balance_figure, target_histogram_figure
+    from ui.summaries import class_counts
+
+    ds = load_sample("iris")
+    table = class_counts(ds)
+    assert list(table["class"]) == list(ds.classes)
+    assert table["count"].sum() == len(ds) and table["share"].sum() == pytest.approx(1.0)
+    fig = class_balance_figure(ds)
+    assert list(fig.data[0].x) == list(ds.classes)
+    assert list(fig.data[0].y) == [50, 50, 50]
+    with pytest.raises(ValueError):
+        class_counts(load_sample("diabetes"))
+    hist = target_histogram_figure(load_sample("diabetes"))
+    assert hist.data[0].type == "histogram" and len(hist.data[0].x) == 442
+
+
+def test_chart_text_shows_user_labels_literally():
+    import pandas as pd
+
+    from engine.data import Dataset
+    from ui.charts import class_balance_figure
+
+    frame = pd.DataFrame({"f": [1, 2, 3, 4], "<b>t</b>": ["<i>a</i>", "b&c", "<i>a</i>", "b&c"]})
+    fig = class_balance_figure(Dataset.from_frame(frame, target="<b>t</b>"))
+    assert sorted(fig.data[0].x) == ["&lt;i&gt;a&lt;/i&gt;", "b&amp;c"]
+    assert "<b>" not in fig.layout.title.text
+
+
+def test_id_column_note_and_using_it_anyway(app_test):
+    at = app_test(DATA_PAGE)
+    at.selectbox(key=panels.W_SAMPLE).set_value("play_tennis_day").run()
+    button(at, "Use this sample").click().run()
+    ok(at)
+    assert active(at).kind("Day") == "ignore"
+    assert any("Day" in i.value and "ignored" in i.value for i in at.info)
+    at.multiselect(key=panels.W_KIND_COLUMNS).set_value(["Day"])
+    at.radio(key=panels.W_KIND).set_value("categorical")
+    submit(at, "Apply kinds")
+    ok(at)
+    assert active(at).kind("Day") == "categorical" and "Day" in active(at).feature_names
