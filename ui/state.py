@@ -177,15 +177,27 @@ def set_seed(seed: int) -> None:
 
 
 # ------------------------------------------------------------------------------- config, grower
-def current_config():
-    """The active ``engine.TreeConfig`` (a default CART config until a page sets one)."""
-    cfg = st.session_state.get(TREE_CONFIG)
-    if cfg is None:
-        from engine.config import TreeConfig
+def suggested_config():
+    """The config a freshly loaded data set starts with: its sample's textbook algorithm.
 
-        cfg = TreeConfig()
-        st.session_state[TREE_CONFIG] = cfg
-    return cfg
+    E.g. ID3 for "play_tennis" (so the first Step shows Mitchell's Outlook, gain 0.246) and C4.5
+    for "play_tennis_numeric"; CART for uploads.
+    """
+    from engine.config import TreeConfig
+    from engine.data import SAMPLES
+
+    info = SAMPLES.get(current_dataset_name())
+    return TreeConfig(algorithm=info.algorithm if info is not None else "cart")
+
+
+def current_config():
+    """The active ``engine.TreeConfig``.
+
+    Until a page calls :func:`set_config`, this follows the data set (:func:`suggested_config`);
+    once the user has chosen a config, it stays when the data changes.
+    """
+    cfg = st.session_state.get(TREE_CONFIG)
+    return cfg if cfg is not None else suggested_config()
 
 
 def set_config(cfg) -> None:

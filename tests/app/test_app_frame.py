@@ -120,3 +120,46 @@ def test_every_registered_page_renders_on_the_default_data(app_test, page):
     at = app_test(page)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def test_config_follows_the_sample_until_the_user_sets_one():
+    def script():
+        import streamlit as st
+
+        from engine.config import TreeConfig
+        from ui import state
+        from ui.cache import load_sample_cached
+
+        shown = [state.current_config().algorithm]  # play_tennis: ID3
+        for name in ("play_tennis_numeric", "iris"):
+            state.set_dataset(load_sample_cached(name), name)
+            shown.append(state.current_config().algorithm)
+        state.set_config(TreeConfig(algorithm="id3", max_depth=2))
+        state.set_dataset(load_sample_cached("ski"), "ski")  # the user's choice stays
+        shown.append(state.current_config().algorithm)
+        st.text(",".join(shown))
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert at.text[0].value == "id3,c45,cart,id3"
+
+
+def test_grower_is_built_lazily_on_the_train_split_and_dropped_on_change():
+    def script():
+        import streamlit as st
+
+        from ui import state
+        from ui.cache import load_sample_cached
+
+        state.set_dataset(load_sample_cached("iris"), "iris")
+        state.set_split_settings(test_size=0.2, validation_size=0.2, seed=3)
+        grower = state.current_grower()
+        same = state.current_grower() is grower
+        version = state.data_version()
+        state.set_seed(4)
+        st.text(f"{len(grower.dataset)},{same},{state.GROWER in st.session_state},"
+                f"{state.data_version() > version},{state.split_settings()['seed']}")
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert at.text[0].value == "90,True,False,True,4"
