@@ -25,6 +25,7 @@ import gzip
 import io
 import os
 import re
+import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -267,8 +268,9 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_markup(text)
     declared = _SEP_LINE.match(text)  # Excel's "sep=;" first line names the separator
+    offset = 0
     if declared:
-        delimiter, text = declared.group(1), text[declared.end():]
+        delimiter, text, offset = declared.group(1), text[declared.end():], 1
     else:
         delimiter = sniff_delimiter(text)
     names = header_names(text, delimiter)
@@ -276,13 +278,17 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
         raise DataError(f"The file has {len(names):,} columns; at most {max_columns:,} are supported: "
                         "keep only the columns you need.")
     try:
-        frame = pd.read_csv(
-            io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=delimiter, header=0, names=names,
-            index_col=False, quotechar='"',
-            skipinitialspace=True, skip_blank_lines=True, keep_default_na=False, na_values=NA_VALUES,
-            decimal="," if delimiter == ";" else ".", low_memory=False, nrows=max_rows + 1,
-            on_bad_lines="error", engine="c")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = pd.read_csv(
+                io.BytesIO(text.encode("utf-8")), encoding="utf-8", sep=delimiter, header=0, names=names,
+                index_col=False, quotechar='"',
+                skipinitialspace=True, skip_blank_lines=True, keep_default_na=False, na_values=NA_VALUES,
+                decimal="," if delimiter == ";" else ".", low_memory=False, nrows=max_rows + 1,
+                on_bad_lines="error", engine="c")
     except pd.errors.ParserError as err:
+        if _C_FIELDS.search(str(err)):
+            _check_row_lengths(text, delimiter, len(names), offset)  # names the physical line
         raise DataError(_parser_message(str(err), len(names))) from None
     except (ValueError, MemoryError, OverflowError, UnicodeError, csv.Error) as err:
         raise DataError(f"The file cannot be read as a table ({err.__class__.__name__}): "
@@ -292,8 +298,8 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
     if len(frame) > max_rows:
         raise DataError(f"The file has more than {max_rows:,} rows, more than this app supports: "
                         "load a sample of the rows.")
-    if len(names) > 1 and frame[names[-1]].isna().any():
-        _check_short_rows(text, delimiter, len(names))
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught) or frame[names[-1]].isna().any():
+        _check_row_lengths(text, delimiter, len(names), offset)
     found = [] if delimiter == "," else [f"Columns are separated by {DELIMITER_NAMES[delimiter]}s."]
     return RawTable(frame, name, encoding, delimiter, tuple(notes) + tuple(found))
 
@@ -350,13 +356,20 @@ def _parser_message(message: str, n_names: int) -> str:
     return "The file cannot be read as a table: check that every row has the same columns as the header."
 
 
-def _check_short_rows(text: str, delimiter: str, n_names: int) -> None:
-    """Raise ``DataError`` naming the first line with fewer fields than the header."""
+def _check_row_lengths(text: str, delimiter: str, n_names: int, offset: int = 0) -> None:
+    """Raise ``DataError`` naming the first line with fewer or more fields than the header.
+
+    Empty fields after the last column (a trailing separator) do not count as extra fields.
+    """
     reader = csv.reader(_lines(text), delimiter=delimiter, quotechar='"', skipinitialspace=True)
     try:
         for row in reader:
-            if row and len(row) < n_names and any(c.strip() for c in row):
-                raise DataError(f"Line {reader.line_num} has {len(row)} fields but the header has "
-                                f"{n_names}: fix that row (a missing separator) and load again.")
+            if not row or not any(c.strip() for c in row):
+                continue
+            if len(row) < n_names or any(c.strip() for c in row[n_names:]):
+                hint = "a missing separator" if len(row) < n_names else "an extra separator"
+                fields = "1 field" if len(row) == 1 else f"{len(row)} fields"
+                raise DataError(f"Line {reader.line_num + offset} has {fields} but the header has "
+                                f"{n_names}: fix that row ({hint}) and load again.")
     except csv.Error:
         return

@@ -95,3 +95,22 @@ def test_encode_and_subset_agree_with_X(frame, data):
     assert np.array_equal(sub.X, ds.X[rows].reshape(len(rows), ds.X.shape[1]), equal_nan=True)
     assert np.array_equal(sub.y, ds.y[rows])
     assert sub.categories == ds.categories and sub.classes == ds.classes and sub.kinds == ds.kinds
+
+
+_CSV_ALPHABET = st.sampled_from(list(',;\t|"\n\r abcxyz019.-?%eE\u00e9') + ["NA", "inf", "True", "sep=;"])
+
+
+@settings(max_examples=300)
+@given(data=st.one_of(st.binary(max_size=400),
+                      st.lists(_CSV_ALPHABET, max_size=120).map(lambda parts: "".join(parts).encode()),
+                      st.lists(_CSV_ALPHABET, max_size=120).map(lambda parts: "".join(parts).encode("utf-16"))),
+       task=st.sampled_from([None, "classification", "regression"]))
+def test_only_data_error_escapes(data, task):
+    """Any bytes at all: either a usable Dataset or a DataError with one sentence."""
+    try:
+        ds = load_csv(data, task=task)
+    except DataError as err:
+        assert str(err) and "Traceback" not in str(err)
+        return
+    assert ds.X.shape == (len(ds), len(ds.feature_names)) and len(ds.y) == len(ds)
+    assert not np.isinf(ds.X).any()
