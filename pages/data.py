@@ -74,6 +74,10 @@ with split_tab:
         cols = st.columns(3)
         for col, (part, rows) in zip(cols, counts.itertuples(index=False)):
             col.metric(f"{part.capitalize()} rows", f"{rows:,}")
+        if counts["rows"].iloc[2] == 0:
+            st.caption(f"No test rows: every row is used for training (the default below "
+                       f"{state.SMALL_DATA_ROWS} rows, so the numbers match the textbooks). Set a "
+                       "test share to measure accuracy on rows the tree has not seen.")
         if ds.task == "classification":
             st.caption("The split is stratified: each part keeps the class proportions.")
         st.caption("The tree is grown on the training rows. Evaluation uses the test rows; "

@@ -55,6 +55,14 @@ def test_upload_a_csv_on_the_data_page(page, wait_idle, screenshot, tmp_path):
     expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
     screenshot(page, "data-target")
 
+    # the column table with its missing counts, and the split sizes
+    page.get_by_role("tab", name="Columns").click()
+    expect(page.get_by_role("tabpanel", name="Columns").get_by_test_id("stDataFrame")).to_be_visible()
+    screenshot(page, "data-columns")
+    page.get_by_role("tab", name="Train / test split").click()
+    expect(page.get_by_text("Train rows")).to_be_visible()
+    screenshot(page, "data-split")
+
 
 def test_a_bad_upload_shows_a_sentence_and_keeps_the_data(page, wait_idle, screenshot, tmp_path):
     open_app(page, wait_idle)
