@@ -17,31 +17,19 @@ sentence; bad parameter values raise :class:`~engine.errors.ConfigError`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from . import columns as col
-from .csvio import decode, read_table, refuse_binary, source_bytes, unpack
+from .csvio import read_table
+from .dataset_build import build_parts, limits_of, natural_table, positions, split_positions
 from .errors import ConfigError, DataError
 from .samples import SAMPLES, SampleInfo, sample_path
-from .schema import FeatureSchema, _listing, sort_labels
+from .schema import FeatureSchema, _listing
+from .textio import decode, refuse_binary, source_bytes, unpack
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
-
-KINDS = ("numeric", "categorical", "ignore")
-TASKS = ("classification", "regression")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Size limits applied when a data set is (re)built."""
-
-    max_columns: int = 1000
-    max_categories: int = 1000
-    max_rows: int = 2_000_000
 
 
 def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, max_categories=1000,
@@ -50,7 +38,7 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
 
     Raises ``DataError`` with a sentence for the user whenever the file cannot be used.
     """
-    limits = _limits(max_columns, max_categories, max_rows)
+    limits = limits_of(max_columns, max_categories, max_rows)
     data, name = source_bytes(source)
     data, notes = unpack(data)
     if not data or data.isspace():
@@ -60,8 +48,8 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     del data
     raw = read_table(text, name=name, encoding=encoding, max_columns=limits.max_columns,
                      max_rows=limits.max_rows, notes=notes)
-    return _from_raw(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
-                     decimal_comma=raw.decimal_comma, notes=raw.notes)
+    return Dataset._from_table(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
+                               decimal_comma=raw.decimal_comma, notes=raw.notes)
 
 
 def load_sample(name: str) -> "Dataset":
@@ -71,47 +59,6 @@ def load_sample(name: str) -> "Dataset":
         raise DataError(f"There is no sample data set '{name}'; the samples are: {_listing(SAMPLES)}.")
     ds = load_csv(sample_path(info), target=info.target, task=info.task)
     return ds._replace_name(name)
-
-
-def _limits(max_columns, max_categories, max_rows) -> Limits:
-    for pname, value in (("max_columns", max_columns), ("max_categories", max_categories),
-                         ("max_rows", max_rows)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ConfigError(f"{pname} must be a positive whole number; got {value!r}.")
-    return Limits(int(max_columns), int(max_categories), int(max_rows))
-
-
-def _from_raw(frame: pd.DataFrame, *, name, target, kinds, task, limits, decimal_comma, notes) -> "Dataset":
-    """Natural forms of every column of ``frame``, then :meth:`Dataset._build`."""
-    if not isinstance(frame, pd.DataFrame):
-        raise DataError("The data must be a table (a pandas DataFrame).")
-    names = [str(c).strip() for c in frame.columns]
-    if len(names) > limits.max_columns:
-        raise DataError(f"The table has {len(names):,} columns; at most {limits.max_columns:,} are "
-                        "supported: keep only the columns you need.")
-    if len(names) < 2:
-        raise DataError("The table has fewer than two columns: a tree needs at least one feature and a target.")
-    if any(not n for n in names):
-        raise DataError(f"Column {names.index('') + 1} has no name: give every column a name.")
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup is not None:
-        raise DataError(f"The column name '{dup}' appears more than once: rename the copies.")
-    if len(frame) == 0:
-        raise DataError("The table has a header but no rows.")
-    if len(frame) > limits.max_rows:
-        raise DataError(f"The table has {len(frame):,} rows; at most {limits.max_rows:,} are supported: "
-                        "load a sample of the rows.")
-    natural: dict[str, str] = {}
-    cleaned: dict[str, pd.Series] = {}
-    notes = list(notes)
-    for key, cname in zip(frame.columns, names):
-        values, kind, found = col.natural_column(frame[key].reset_index(drop=True), cname,
-                                                 decimal_comma=decimal_comma)
-        cleaned[cname], natural[cname] = values, kind
-        notes.extend(found)
-    full = pd.DataFrame(cleaned, index=pd.RangeIndex(len(frame)))
-    return Dataset._build(full, natural, name=str(name), target=target, overrides=kinds or {}, task=task,
-                          limits=limits, decimal_comma=decimal_comma, base_notes=tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -162,14 +109,20 @@ class Dataset:
     def from_frame(cls, frame, target=None, kinds=None, task=None, name="data", *, max_columns=1000,
                    max_categories=1000, max_rows=2_000_000) -> "Dataset":
         """A Dataset from a DataFrame, with the same cleaning and inference as :func:`load_csv`."""
-        limits = _limits(max_columns, max_categories, max_rows)
-        return _from_raw(frame, name=str(name), target=target, kinds=kinds, task=task, limits=limits,
-                         decimal_comma=False, notes=())
+        limits = limits_of(max_columns, max_categories, max_rows)
+        return cls._from_table(frame, name=str(name), target=target, kinds=kinds, task=task, limits=limits,
+                               decimal_comma=False, notes=())
+
+    @classmethod
+    def _from_table(cls, frame, *, name, target, kinds, task, limits, decimal_comma, notes) -> "Dataset":
+        if not isinstance(frame, pd.DataFrame):
+            raise DataError("The data must be a table (a pandas DataFrame).")
+        full, natural, notes = natural_table(frame, limits=limits, decimal_comma=decimal_comma, notes=notes)
+        return cls._build(full, natural, name=str(name), target=target, overrides=kinds or {}, task=task,
+                          limits=limits, decimal_comma=decimal_comma, base_notes=notes)
 
     @classmethod
     def _build(cls, full, natural, *, name, target, overrides, task, limits, decimal_comma, base_notes):
-        from .dataset_build import build_parts
-
         parts = build_parts(full, natural, target=target, overrides=overrides, task=task, limits=limits,
                             decimal_comma=decimal_comma)
         ds = object.__new__(cls)
@@ -276,7 +229,7 @@ class Dataset:
     # ------------------------------------------------------------------------------ variants
     def subset(self, rows) -> "Dataset":
         """The rows at these positions (ints or a boolean mask); kinds, categories, classes unchanged."""
-        idx = _positions(rows, len(self))
+        idx = positions(rows, len(self))
         ds = self._copy()
         frame = self._frame.iloc[idx]
         object.__setattr__(ds, "_frame", frame)
@@ -320,34 +273,8 @@ class Dataset:
 
     def split(self, test_size=0.25, validation_size=0.0, seed=0) -> DataSplit:
         """Random train/validation/test parts, stratified by class for classification."""
-        from .dataset_build import split_positions
-
         train, validation, test = split_positions(self.y if self.task == "classification" else None,
                                                   len(self), test_size=test_size,
                                                   validation_size=validation_size, seed=seed)
         return DataSplit(self.subset(train), None if validation is None else self.subset(validation),
                          None if test is None else self.subset(test))
-
-
-def _positions(rows, n: int) -> np.ndarray:
-    """Validated int positions from a list/array of ints or a boolean mask of length ``n``."""
-    if isinstance(rows, slice):
-        return np.arange(n)[rows]
-    try:
-        idx = np.asarray(rows)
-    except Exception:
-        raise DataError("Rows must be given as a list of row positions.") from None
-    if idx.dtype == bool:
-        if idx.shape != (n,):
-            raise DataError(f"A row mask must have one True/False per row ({n}), not {idx.size}.")
-        return np.flatnonzero(idx)
-    if idx.size == 0:
-        return np.empty(0, dtype=np.int64)
-    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        if idx.ndim == 1 and np.issubdtype(idx.dtype, np.floating) and np.all(np.mod(idx, 1) == 0):
-            idx = idx.astype(np.int64)
-        else:
-            raise DataError("Rows must be given as a list of whole-number row positions.")
-    if idx.min() < 0 or idx.max() >= n:
-        raise DataError(f"Row positions must be between 0 and {n - 1}.")
-    return idx.astype(np.int64)

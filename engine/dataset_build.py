@@ -16,6 +16,15 @@ from . import columns as col
 from .errors import ConfigError, DataError
 from .schema import _listing, sort_labels
 
+@dataclass(frozen=True)
+class Limits:
+    """Size limits applied when a data set is (re)built."""
+
+    max_columns: int = 1000
+    max_categories: int = 1000
+    max_rows: int = 2_000_000
+
+
 KINDS = ("numeric", "categorical", "ignore")
 TASKS = ("classification", "regression")
 
@@ -30,6 +39,49 @@ class Parts:
     categories: dict
     overrides: dict
     notes: tuple[str, ...]
+
+
+def limits_of(max_columns, max_categories, max_rows) -> Limits:
+    for pname, value in (("max_columns", max_columns), ("max_categories", max_categories),
+                         ("max_rows", max_rows)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ConfigError(f"{pname} must be a positive whole number; got {value!r}.")
+    return Limits(int(max_columns), int(max_categories), int(max_rows))
+
+
+def natural_table(frame: pd.DataFrame, *, limits: Limits, decimal_comma: bool,
+                  notes=()) -> tuple[pd.DataFrame, dict, tuple[str, ...]]:
+    """``(full, natural, notes)``: every column of ``frame`` in its natural form and kind.
+
+    Checks the table's shape first (names present and unique, rows within the limits).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError("The data must be a table (a pandas DataFrame).")
+    names = [str(c).strip() for c in frame.columns]
+    if len(names) > limits.max_columns:
+        raise DataError(f"The table has {len(names):,} columns; at most {limits.max_columns:,} are "
+                        "supported: keep only the columns you need.")
+    if len(names) < 2:
+        raise DataError("The table has fewer than two columns: a tree needs at least one feature and a target.")
+    if any(not n for n in names):
+        raise DataError(f"Column {names.index('') + 1} has no name: give every column a name.")
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise DataError(f"The column name '{dup}' appears more than once: rename the copies.")
+    if len(frame) == 0:
+        raise DataError("The table has a header but no rows.")
+    if len(frame) > limits.max_rows:
+        raise DataError(f"The table has {len(frame):,} rows; at most {limits.max_rows:,} are supported: "
+                        "load a sample of the rows.")
+    natural: dict[str, str] = {}
+    cleaned: dict[str, pd.Series] = {}
+    notes = list(notes)
+    for key, cname in zip(frame.columns, names):
+        values, kind, found = col.natural_column(frame[key].reset_index(drop=True), cname,
+                                                 decimal_comma=decimal_comma)
+        cleaned[cname], natural[cname] = values, kind
+        notes.extend(found)
+    return pd.DataFrame(cleaned, index=pd.RangeIndex(len(frame))), natural, tuple(notes)
 
 
 def _check_overrides(overrides, names, target) -> dict:
@@ -195,3 +247,27 @@ def split_positions(y_codes, n: int, *, test_size, validation_size, seed):
                                    + [np.empty(0, np.int64)]))
     return (train.astype(np.int64), None if validation_size == 0 else val.astype(np.int64),
             None if test_size == 0 else test.astype(np.int64))
+
+
+def positions(rows, n: int) -> np.ndarray:
+    """Validated int positions from a list/array of ints or a boolean mask of length ``n``."""
+    if isinstance(rows, slice):
+        return np.arange(n)[rows]
+    try:
+        idx = np.asarray(rows)
+    except Exception:
+        raise DataError("Rows must be given as a list of row positions.") from None
+    if idx.dtype == bool:
+        if idx.shape != (n,):
+            raise DataError(f"A row mask must have one True/False per row ({n}), not {idx.size}.")
+        return np.flatnonzero(idx)
+    if idx.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        if idx.ndim == 1 and np.issubdtype(idx.dtype, np.floating) and np.all(np.mod(idx, 1) == 0):
+            idx = idx.astype(np.int64)
+        else:
+            raise DataError("Rows must be given as a list of whole-number row positions.")
+    if idx.min() < 0 or idx.max() >= n:
+        raise DataError(f"Row positions must be between 0 and {n - 1}.")
+    return idx.astype(np.int64)

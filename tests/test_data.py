@@ -8,7 +8,6 @@ import pickle
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from engine.data import Dataset, load_csv
