@@ -107,44 +107,56 @@ def grow_levelwise(grower) -> FastResult:
         THR = np.zeros((C, d))
         LEFT = np.zeros((C, d, Sc.shape[1]))
         NL = np.zeros((C, d), dtype=np.int64)
-        TOT = None
+        S = Sc.shape[1]
+        cum0 = np.cumsum(Sc[orders[0]], axis=0)
+        ends = starts + cnt - 1
+        TOT = cum0[ends] - np.concatenate([np.zeros((1, S)), cum0[ends[:-1]]])
+        W = crit.weight(TOT)
+        P = crit.from_stats(TOT)
+        allowed = None
+        if draw:  # features each node may use (random forests): scan feature j only in those nodes
+            allowed = np.zeros((C, d), dtype=bool)
+            for c, k in enumerate(cand):
+                allowed[c, grower._features_from_path(paths[level[k]])] = True
         for j in range(d):
-            o = orders[j]
+            segs, o = np.arange(C), orders[j]
+            s_cnt, s_starts, s_nd, s_nl, s_ok = cnt, starts, nd, n_left_all, size_ok
+            full = allowed is None or allowed[:, j].all()
+            if not full:
+                segs = np.flatnonzero(allowed[:, j])
+                if segs.size == 0:
+                    continue
+                keep = allowed[nd, j]
+                o, s_cnt, s_nl, s_ok = o[keep], cnt[segs], n_left_all[keep], size_ok[keep]
+                s_starts = np.zeros(segs.size, dtype=np.int64)
+                np.cumsum(s_cnt[:-1], out=s_starts[1:])
+                s_nd = np.repeat(np.arange(segs.size), s_cnt)
             xs = Xc[o, j]
-            cum = np.cumsum(Sc[o], axis=0)
-            ends = starts + cnt - 1
-            base = np.zeros((C, Sc.shape[1]))
-            base[1:] = cum[ends[:-1]]
-            if TOT is None:
-                TOT = cum[ends] - base
-                W = crit.weight(TOT)
-                P = crit.from_stats(TOT)
-            valid = size_ok.copy()
+            cum = cum0 if (j == 0 and full) else np.cumsum(Sc[o], axis=0)
+            base = np.zeros((segs.size, S))
+            base[1:] = cum[(s_starts + s_cnt - 1)[:-1]]
+            valid = s_ok.copy()
             valid[:-1] &= xs[1:] > xs[:-1]
             valid[-1] = False
             vi = np.flatnonzero(valid)
-            g = np.full(M, -np.inf)
+            g = np.full(o.size, -np.inf)
             if vi.size:
-                k = nd[vi]
+                k = s_nd[vi]
+                kk = segs[k]
                 left = cum[vi] - base[k]
-                right = TOT[k] - left
+                right = TOT[kk] - left
                 children = (crit.weight(left) * crit.from_stats(left)
-                            + crit.weight(right) * crit.from_stats(right)) / W[k]
-                g[vi] = P[k] - children
-            segmax, first = _segment_best(g, starts, nd, C)
+                            + crit.weight(right) * crit.from_stats(right)) / W[kk]
+                g[vi] = P[kk] - children
+            segmax, first = _segment_best(g, s_starts, s_nd, segs.size)
             ok = first >= 0
-            G[ok, j] = segmax[ok]
+            at = segs[ok]
+            G[at, j] = segmax[ok]
             f = first[ok]
             t = (xs[f] + xs[f + 1]) / 2.0
-            THR[ok, j] = np.where(t >= xs[f + 1], xs[f], t)
-            LEFT[ok, j] = cum[f] - base[ok.nonzero()[0]]
-            NL[ok, j] = n_left_all[f]
-        if draw:
-            for c, k in enumerate(cand):
-                allowed = grower._features_from_path(paths[level[k]])
-                mask = np.ones(d, dtype=bool)
-                mask[allowed] = False
-                G[c, mask] = -np.inf
+            THR[at, j] = np.where(t >= xs[f + 1], xs[f], t)
+            LEFT[at, j] = cum[f] - base[ok.nonzero()[0]]
+            NL[at, j] = s_nl[f]
         if cfg.score == "gain_ratio":
             finite = np.isfinite(G)
             avg = np.where(finite, G, 0).sum(1) / np.maximum(finite.sum(1), 1)
