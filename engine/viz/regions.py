@@ -1,0 +1,279 @@
+"""A tree's decision regions over two numeric features, and a regression tree's step function.
+
+``region_figure`` draws each leaf's rectangle (``Tree.regions``) clipped to the data range plus a 5%
+margin, tinted with the leaf's class colour (regression: its value on the sequential scale), and the
+rows on top, one trace per class with colour + marker symbol and the row position in ``customdata``
+(so ``st.plotly_chart(on_select=...)`` can tell which rows were picked). Above 5,000 points it uses
+WebGL; above ``max_points`` it draws a deterministic sample (``numpy.random.default_rng(seed)``) and
+says so.
+
+User text (feature names, class labels) is HTML-escaped before it reaches Plotly, which interprets
+tags such as ``<b>`` and ``<br>`` in titles, legends and hover labels.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine.errors import DataError
+
+from . import palette
+
+__all__ = ["region_figure", "regression_fit_figure", "escape", "sample_rows", "FONT"]
+
+FONT = {"size": 15}
+WEBGL_POINTS = 5000
+
+
+def escape(text) -> str:
+    """User text safe for Plotly labels and hover templates (``<``, ``>``, ``&`` and ``%{``)."""
+    return html.escape(str(text), quote=False).replace("%{", "%\u200b{").replace("\n", " ")
+
+
+def sample_rows(n: int, max_points: int, seed: int = 0) -> np.ndarray:
+    """Sorted positions of at most ``max_points`` of ``n`` rows (all rows when they fit)."""
+    if max_points < 1:
+        raise DataError("max_points must be at least 1.")
+    if n <= max_points:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=max_points, replace=False))
+
+
+def _column(frame: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in frame.columns:
+        raise DataError(f"The data has no column '{name}'.")
+    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+    return values
+
+
+def _bounds(values: np.ndarray) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return -1.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    pad = 0.05 * (hi - lo) if hi > lo else max(abs(lo) * 0.05, 0.5)
+    return lo - pad, hi + pad
+
+
+def _point_trace(gl: bool, **kw):
+    return go.Scattergl(**kw) if gl else go.Scatter(**kw)
+
+
+def _note_lines(notes: list[str], width: int = 95) -> list[str]:
+    return [line for note in notes for line in textwrap.wrap(note, width)]
+
+
+def _notes_annotation(notes: list[str]) -> dict:
+    return {"text": "<br>".join(_note_lines(notes)), "xref": "paper", "yref": "paper", "x": 0, "y": 1.02,
+            "xanchor": "left", "yanchor": "bottom", "showarrow": False, "align": "left",
+            "font": {"size": 13, "color": "#444444"}}
+
+
+def _region_shapes(tree, regions, box, highlight, vmin, vmax) -> list[dict]:
+    x_lo, x_hi, y_lo, y_hi = box
+    colors = palette.class_colors(tree.schema.classes)
+    shapes = []
+    for r in regions:
+        x0, x1 = max(r.x0, x_lo), min(r.x1, x_hi)
+        y0, y1 = max(r.y0, y_lo), min(r.y1, y_hi)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        if tree.task == "regression":
+            color = palette.value_color(r.value[0], vmin, vmax)
+        else:
+            color = colors[r.prediction]
+        hot = r.leaf in highlight
+        shapes.append({
+            "type": "rect", "layer": "below", "x0": x0, "x1": x1, "y0": y0, "y1": y1,
+            "fillcolor": palette.rgba(color, 0.22), "name": f"leaf {r.leaf}",
+            "line": {"color": palette.HIGHLIGHT if hot else "#8A8A8A", "width": 3.5 if hot else 0.8},
+        })
+    return shapes
+
+
+def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highlight_leaves=(), query=None,
+                  max_points: int = 20000, seed: int = 0, show_leaf_ids: bool = True,
+                  label_name: str | None = None, height: int = 560) -> go.Figure:
+    """Leaf rectangles of ``tree`` over features ``x`` and ``y`` with the rows of ``frame`` on top.
+
+    labels: the rows' classes (or regression targets), same length as ``frame``; None draws grey points.
+    highlight_leaves: leaf ids drawn with a thick black border (the region the last step split).
+    query: ``{feature: value}`` drawn as a big star at ``(query[x], query[y])``.
+    label_name: the target's name, for the legend / colour-bar title (default "class" / "value").
+    """
+    regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
+    xs, ys = _column(frame, x), _column(frame, y)
+    n = len(frame)
+    if labels is not None and len(labels) != n:
+        raise DataError(f"Got {len(labels)} labels for {n} rows: give one label per row.")
+    box = (*_bounds(xs), *_bounds(ys))
+    known = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
+    shown = known[sample_rows(known.size, max_points, seed)]
+    gl = shown.size > WEBGL_POINTS
+    regression = tree.task == "regression"
+    vals = [float(r.value[0]) for r in regions] if regression else []
+    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
+
+    label_title = escape(label_name) if label_name else ("value" if regression else "class")
+    fig = go.Figure()
+    hover = (f"{escape(x)} = %{{x}}<br>{escape(y)} = %{{y}}<br>row %{{customdata[0]}}")
+    if labels is None:
+        fig.add_trace(_point_trace(gl, x=xs[shown], y=ys[shown], mode="markers", name="rows",
+                                   customdata=shown[:, None], hovertemplate=hover + "<extra></extra>",
+                                   marker={"color": "#555555", "size": 7}))
+    elif regression:
+        lab = np.asarray(labels, dtype=float)
+        fig.add_trace(_point_trace(
+            gl, x=xs[shown], y=ys[shown], mode="markers", name="rows", customdata=shown[:, None],
+            showlegend=False, hovertemplate=hover + f"<br>{label_title} = %{{marker.color:.4g}}<extra></extra>",
+            marker={"color": lab[shown], "colorscale": palette.sequential_colorscale(), "cmin": vmin,
+                    "cmax": vmax, "size": 7, "line": {"color": "white", "width": 0.5},
+                    "colorbar": {"title": {"text": label_title}, "thickness": 14}}))
+    else:
+        lab = np.asarray(labels, dtype=object).astype(str)
+        classes = list(tree.schema.classes) + sorted(set(lab[shown]) - set(tree.schema.classes))
+        colors, symbols = palette.class_colors(classes), palette.class_symbols(classes)
+        for cls in classes:
+            rows = shown[lab[shown] == cls]
+            if rows.size == 0:
+                continue
+            fig.add_trace(_point_trace(
+                gl, x=xs[rows], y=ys[rows], mode="markers", name=escape(cls), customdata=rows[:, None],
+                hovertemplate=hover + f"<br>{label_title} = {escape(cls)}<extra></extra>",
+                marker={"color": colors[cls], "symbol": symbols[cls], "size": 8,
+                        "line": {"color": "white", "width": 0.6}}))
+    if show_leaf_ids and len(regions) <= 60:
+        cx, cy, text = [], [], []
+        for r in regions:
+            x0, x1 = max(r.x0, box[0]), min(r.x1, box[1])
+            y0, y1 = max(r.y0, box[2]), min(r.y1, box[3])
+            if x1 > x0 and y1 > y0 and not r.other_conditions:
+                cx.append((x0 + x1) / 2)
+                cy.append((y0 + y1) / 2)
+                text.append(f"#{r.leaf}")
+        fig.add_trace(go.Scatter(x=cx, y=cy, mode="text", text=text, name="leaf ids", hoverinfo="skip",
+                                 showlegend=False, textfont={"size": 13, "color": "#666666"}))
+    if query is not None and x in query and y in query:
+        fig.add_trace(go.Scatter(x=[float(query[x])], y=[float(query[y])], mode="markers", name="query",
+                                 hovertemplate="query<extra></extra>",
+                                 marker={"symbol": "star", "size": 24, "color": palette.PATH,
+                                         "line": {"color": "black", "width": 1.5}}))
+
+    notes = []
+    if any(r.other_conditions for r in regions):
+        notes.append(f"The tree also splits on other features: rectangles show only the splits on "
+                     f"{escape(x)} and {escape(y)}, so rows in one rectangle may land in different leaves.")
+    if shown.size < known.size:
+        notes.append(f"showing {shown.size:,} of {known.size:,} rows")
+    if known.size < n:
+        notes.append(f"{n - known.size:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
+    fig.update_layout(
+        template="plotly_white", height=height, font=FONT,
+        shapes=_region_shapes(tree, regions, box, set(highlight_leaves), vmin, vmax),
+        xaxis={"title": {"text": escape(x)}, "range": [box[0], box[1]], "zeroline": False},
+        yaxis={"title": {"text": escape(y)}, "range": [box[2], box[3]], "zeroline": False},
+        legend={"title": {"text": label_title}, "itemsizing": "constant"},
+        margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
+        annotations=[_notes_annotation(notes)] if notes else [],
+        dragmode="select", uirevision="regions",
+    )
+    return fig
+
+
+def _typical_row(tree, frame: pd.DataFrame) -> dict:
+    """Median of each numeric feature, most frequent value of each categorical one."""
+    row = {}
+    for name, kind in zip(tree.schema.feature_names, tree.schema.kinds):
+        if name not in frame.columns:
+            raise DataError(f"The data has no column '{name}'.")
+        col = frame[name]
+        if kind == "numeric":
+            row[name] = float(pd.to_numeric(col, errors="coerce").median())
+        else:
+            mode = col.dropna().astype(str).mode()
+            row[name] = mode.iloc[0] if len(mode) else np.nan
+    return row
+
+
+def _predict_rows(tree, base: dict, feature: str, values) -> np.ndarray:
+    rows = pd.DataFrame({k: [v] * len(values) for k, v in base.items()})
+    rows[feature] = list(values)
+    return np.asarray(tree.predict(rows), dtype=float)
+
+
+def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=None,
+                          max_points: int = 20000, seed: int = 0, height: int = 480) -> go.Figure:
+    """Rows as (feature, target) points and the tree's piecewise-constant prediction along ``feature``.
+
+    y: the target column name in ``frame`` or the target values. The other features are held at their
+    median (numeric) or most frequent value (categorical), so the step line is one slice of the tree;
+    a note says so when the tree uses other features. query: ``{feature: value}`` drawn as a star at
+    its prediction (missing features at the same typical values).
+    """
+    if tree.task != "regression":
+        raise DataError("The step-function plot is for regression trees; this tree predicts classes.")
+    if feature not in tree.schema.feature_names:
+        raise DataError(f"'{feature}' is not a feature of this tree.")
+    target = _column(frame, y) if isinstance(y, str) else np.asarray(y, dtype=float)
+    if target.shape[0] != len(frame):
+        raise DataError(f"Got {target.shape[0]} target values for {len(frame)} rows: give one per row.")
+    base = _typical_row(tree, frame)
+    kind = tree.schema.kinds[tree.schema.index(feature)]
+    fig = go.Figure()
+    if kind == "numeric":
+        xs = _column(frame, feature)
+        lo, hi = _bounds(xs)
+        cuts = sorted({n.split.threshold for n in tree.internal_nodes
+                       if n.split.feature == feature and n.split.kind == "threshold"
+                       and lo < n.split.threshold < hi})
+        edges = np.array([lo, *cuts, hi])
+        preds = _predict_rows(tree, base, feature, (edges[:-1] + edges[1:]) / 2)
+        line_x, line_y = edges, np.append(preds, preds[-1])
+        shape = "hv"
+    else:
+        xs = frame[feature].astype("string").to_numpy(dtype=object, na_value=None)
+        cats = list(tree.schema.categories[feature])
+        line_x, line_y, shape = cats, _predict_rows(tree, base, feature, cats), None
+    known = np.flatnonzero(pd.notna(pd.Series(xs)).to_numpy() & np.isfinite(target))
+    shown = known[sample_rows(known.size, max_points, seed)]
+    fig.add_trace(_point_trace(
+        shown.size > WEBGL_POINTS, x=np.asarray(xs, dtype=object)[shown] if kind != "numeric" else xs[shown],
+        y=target[shown], mode="markers", name="rows", customdata=shown[:, None],
+        hovertemplate=f"{escape(feature)} = %{{x}}<br>target = %{{y:.4g}}<br>row %{{customdata[0]}}<extra></extra>",
+        marker={"color": palette.OKABE_ITO[5], "size": 7, "opacity": 0.6}))
+    if shape:
+        fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", name="tree prediction",
+                                 line={"color": palette.OKABE_ITO[3], "width": 3, "shape": shape},
+                                 hovertemplate="prediction %{y:.4g}<extra></extra>"))
+    else:
+        fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="markers", name="tree prediction",
+                                 marker={"symbol": "line-ew-open", "size": 44, "color": palette.OKABE_ITO[3],
+                                         "line": {"width": 4, "color": palette.OKABE_ITO[3]}},
+                                 hovertemplate="prediction %{y:.4g}<extra></extra>"))
+    if query is not None and feature in query:
+        qrow = {**base, **{k: v for k, v in query.items() if k in base}}
+        qy = _predict_rows(tree, qrow, feature, [query[feature]])[0]
+        fig.add_trace(go.Scatter(x=[query[feature]], y=[qy], mode="markers", name="query",
+                                 hovertemplate="query: prediction %{y:.4g}<extra></extra>",
+                                 marker={"symbol": "star", "size": 22, "color": palette.PATH,
+                                         "line": {"color": "black", "width": 1.5}}))
+    others = {n.split.feature for n in tree.internal_nodes} - {feature}
+    notes = []
+    if others:
+        notes.append("Prediction with the other features at their median (numeric) or most frequent "
+                     "value (categorical): one slice of the tree.")
+    if shown.size < known.size:
+        notes.append(f"showing {shown.size:,} of {known.size:,} rows")
+    fig.update_layout(
+        template="plotly_white", height=height, font=FONT,
+        xaxis={"title": {"text": escape(feature)}}, yaxis={"title": {"text": "target"}},
+        margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
+        annotations=[_notes_annotation(notes)] if notes else [],
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return fig
