@@ -1,0 +1,168 @@
+"""Held-out evaluation: train/test holdouts, k-fold cross-validation, and fitting for evaluation.
+
+k-fold cross-validation estimates how well the *configuration* (not one tree) generalises: the rows
+are cut into k folds; for each fold a tree is grown on the other k - 1 folds and scored on it. The
+estimate is the mean of the k fold scores, reported with their standard deviation
+
+    mean = (1/k) sum_i s_i,    std = sqrt((1/k) sum_i (s_i - mean)^2)
+
+(numpy's default ``ddof=0``, as in scikit-learn's examples). Folds are stratified for classification:
+each class's rows are shuffled and dealt round the folds in turn, so every fold keeps the class mix
+and fold sizes differ by at most one row. All randomness comes from ``numpy.random.default_rng(seed)``.
+
+Metric definitions are in :mod:`engine.metrics`; curves in :mod:`engine.curves`; resampling in
+:mod:`engine.stability`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .config import TreeConfig
+from .errors import ConfigError, DataError
+from .growth import Grower
+from .metrics import check_metric, default_metric, evaluate, metric_label, metrics_for
+
+#: validation share carved out of a training part when the config needs validation rows.
+VALIDATION_SHARE = 0.2
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError(f"seed must be a whole number 0 or larger; got {seed!r}.")
+    return int(seed)
+
+
+def holdout(split, *, test_size: float = 0.3, seed: int = 0):
+    """``(train, test, borrowed)``: the split's test part, or (when it has none) a part of its training rows.
+
+    Small textbook data sets train on every row, so the curves need held-out rows of their own:
+    ``borrowed`` is True when ``test`` was cut from ``split.train`` (stratified, ``test_size`` of it).
+    """
+    if split.test is not None and len(split.test) > 0:
+        return split.train, split.test, False
+    if len(split.train) < 4:
+        raise DataError(f"With {len(split.train)} training rows there is nothing to hold out; "
+                        "load more rows or set a test share on the Data page.")
+    part = split.train.split(test_size=test_size, seed=_check_seed(seed))
+    return part.train, part.test, True
+
+
+def fit_for_evaluation(train, config: TreeConfig, *, seed: int = 0, sample_weight=None,
+                       validation=None):
+    """A fully grown tree of ``config`` on ``train``.
+
+    When the config stops splits on validation accuracy (``validation=True``) and no validation rows
+    are given, ``VALIDATION_SHARE`` of ``train`` is held out for it (seeded), so every method here
+    works with every configuration.
+    """
+    if config.validation and validation is None:
+        if len(train) < 5:
+            raise DataError(f"With {len(train)} training rows there are too few to keep some for "
+                            "validation; switch validation off in the tree settings.")
+        part = train.split(test_size=VALIDATION_SHARE, seed=_check_seed(seed))
+        if sample_weight is not None:
+            keep = pd.Index(train.row_ids).get_indexer(part.train.row_ids)
+            sample_weight = np.asarray(sample_weight, dtype=float)[keep]
+        train, validation = part.train, part.test
+    grower = Grower(train, config, sample_weight=sample_weight, validation_data=validation)
+    return grower.grow().tree
+
+
+# --------------------------------------------------------------------------------------- folds
+def kfold_indices(n: int, k: int = 5, *, y=None, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Test positions of each of ``k`` folds that partition ``range(n)`` (sorted arrays).
+
+    With ``y`` (class codes) the folds are stratified: each class's rows, shuffled, are dealt to
+    folds 0, 1, ..., k-1, 0, ... continuing where the previous class stopped.
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+        raise ConfigError(f"k (the number of folds) must be a whole number of at least 2; got {k!r}.")
+    if k > n:
+        raise DataError(f"{k} folds need at least {k} rows; there are {n}. Choose fewer folds.")
+    rng = np.random.default_rng(_check_seed(seed))
+    if y is None:
+        order = rng.permutation(n)
+    else:
+        y = np.asarray(y)
+        if y.shape != (n,):
+            raise DataError(f"Expected {n} class codes for stratified folds, got {y.size}.")
+        order = np.concatenate([rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)])
+    fold_of = np.empty(n, dtype=np.int64)
+    fold_of[order] = np.arange(n) % k
+    return tuple(np.flatnonzero(fold_of == f) for f in range(k))
+
+
+@dataclass(frozen=True, repr=False)
+class CVResult:
+    """Cross-validation of one configuration.
+
+    ``folds``: one row per fold: fold, n_train, n_test, n_leaves, depth, then ``train_<metric>`` and
+    ``test_<metric>`` for every metric of the task. ``metric`` is the main one (accuracy or R^2).
+    """
+
+    k: int
+    seed: int
+    task: str
+    metric: str
+    folds: pd.DataFrame = field(compare=False)
+
+    def mean(self, metric: str | None = None, part: str = "test") -> float:
+        return float(self.folds[f"{part}_{metric or self.metric}"].mean())
+
+    def std(self, metric: str | None = None, part: str = "test") -> float:
+        return float(self.folds[f"{part}_{metric or self.metric}"].std(ddof=0))
+
+    def summary(self) -> pd.DataFrame:
+        """Mean and standard deviation of every metric over the folds, for the train and test parts."""
+        rows = []
+        for m in metrics_for(self.task):
+            rows.append({"metric": metric_label(m), "test mean": self.mean(m), "test std": self.std(m),
+                         "train mean": self.mean(m, "train"), "train std": self.std(m, "train")})
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return (f"CVResult(k={self.k}, {self.metric}={self.mean():.4f} ± {self.std():.4f}, "
+                f"seed={self.seed})")
+
+
+def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, progress=None) -> CVResult:
+    """k-fold cross-validation of ``config`` on ``dataset`` (stratified for classification).
+
+    ``progress(done, total)`` is called after each fold (for a progress bar).
+    """
+    if not isinstance(config, TreeConfig):
+        raise ConfigError("config must be a TreeConfig.")
+    seed = _check_seed(seed)
+    strat = dataset.y if dataset.task == "classification" else None
+    folds = kfold_indices(len(dataset), k, y=strat, seed=seed)
+    all_rows = np.arange(len(dataset))
+    records = []
+    for i, test_idx in enumerate(folds):
+        train = dataset.subset(np.setdiff1d(all_rows, test_idx, assume_unique=True))
+        test = dataset.subset(test_idx)
+        tree = fit_for_evaluation(train, config, seed=seed + i)
+        rec = {"fold": i + 1, "n_train": len(train), "n_test": len(test), "n_leaves": tree.n_leaves,
+               "depth": tree.depth}
+        for part, rows in (("train", train), ("test", test)):
+            for m, v in evaluate(tree, rows, part).scores.items():
+                rec[f"{part}_{m}"] = v
+        records.append(rec)
+        if progress is not None:
+            progress(i + 1, len(folds))
+    return CVResult(k=int(k), seed=seed, task=dataset.task, metric=default_metric(dataset.task),
+                    folds=pd.DataFrame(records))
+
+
+def evaluate_sets(tree, sets) -> list:
+    """:func:`engine.metrics.evaluate` for each non-empty ``(name, dataset)`` pair, in order."""
+    return [evaluate(tree, ds, name) for name, ds in sets if ds is not None and len(ds) > 0]
+
+
+def check_metric_for(task: str, metric: str | None) -> str:
+    """The metric to use for ``task``: ``metric`` checked, or the task's default."""
+    return check_metric(metric or default_metric(task), task)
