@@ -118,7 +118,7 @@ class Dataset:
         if not isinstance(frame, pd.DataFrame):
             raise DataError("The data must be a table (a pandas DataFrame).")
         full, natural, notes = natural_table(frame, limits=limits, decimal_comma=decimal_comma, notes=notes)
-        return cls._build(full, natural, name=str(name), target=target, overrides=kinds or {}, task=task,
+        return cls._build(full, natural, name=str(name), target=target, overrides={} if kinds is None else kinds, task=task,
                           limits=limits, decimal_comma=decimal_comma, base_notes=notes)
 
     @classmethod
@@ -162,6 +162,8 @@ class Dataset:
 
     def kind(self, name: str) -> str:
         """Kind of column ``name`` ("target" for the target column)."""
+        if not isinstance(name, str):
+            raise DataError(f"A column name is a text, not {type(name).__name__}.")
         if name == self.target:
             return "target"
         if name not in self._kinds:
@@ -224,7 +226,10 @@ class Dataset:
 
     def encode(self, frame: pd.DataFrame) -> np.ndarray:
         """Encode another table with this data set's features (unknown categories -> NaN)."""
-        return self.schema.encode(frame)
+        try:
+            return self.schema.encode(frame)
+        except (ValueError, TypeError):
+            raise DataError("The rows to encode must be a table with one column per feature.") from None
 
     # ------------------------------------------------------------------------------ variants
     def subset(self, rows) -> "Dataset":
@@ -244,6 +249,8 @@ class Dataset:
 
     def with_target(self, target: str) -> "Dataset":
         """A copy with another target column (the task is inferred again; the old target becomes a feature)."""
+        if not isinstance(target, str):
+            raise DataError(f"The target must be a column name (a text), not {type(target).__name__}.")
         if target == self.target:
             return self
         overrides = {k: v for k, v in self._overrides.items() if k != target}

@@ -107,9 +107,11 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
     names = list(full.columns)
     if target is None:
         target = names[-1]
-    if not isinstance(target, str) or target not in names:
+    if target is not None and not isinstance(target, str):
+        raise DataError(f"The target must be a column name (a text), not {type(target).__name__}.")
+    if target not in names:
         raise DataError(f"There is no column '{target}' to predict; the columns are: {_listing(names)}.")
-    if task is not None and task not in TASKS:
+    if task is not None and (not isinstance(task, str) or task not in TASKS):
         raise ConfigError(f"task must be 'classification', 'regression' or None (infer it); got {task!r}.")
     overrides = _check_overrides(overrides, names, target)
     notes: list[str] = []

@@ -214,3 +214,20 @@ def test_sklearn_copies_match_the_oracle():
 def test_unknown_sample():
     with pytest.raises(DataError, match="no sample data set 'nope'"):
         load_sample("nope")
+
+
+ODD_ARGUMENTS = [None, 1, -1, 1.5, "x", "", [], [1, 2], {"a": 1}, {"age": None}, np.array([1, 2]),
+                 np.array([True]), object(), float("nan"), b"bytes", slice(0, 3), {1: 2}]
+
+
+@pytest.mark.parametrize("method", ["kind", "subset", "with_kinds", "with_target", "with_task",
+                                    "with_features", "encode", "split"])
+def test_methods_raise_only_engine_errors_on_odd_arguments(method):
+    from engine.errors import EngineError
+
+    ds = load_sample("titanic_small")
+    for value in ODD_ARGUMENTS:
+        try:
+            getattr(ds, method)(value)
+        except EngineError as err:
+            assert str(err).endswith(".")
