@@ -73,6 +73,9 @@ class Grower:
             raise DataError("There is no feature to split on: mark at least one column numeric or categorical.")
         self.dataset = dataset
         self.config = config.resolved(dataset.task)
+        if self.config.validation and dataset.task != "classification":
+            raise ConfigError("validation=True compares accuracy on the validation rows, so it works for "
+                              "classification only; turn validation stopping off for a regression target.")
         if self.config.validation and validation_data is None:
             raise ConfigError("validation=True needs validation rows: set a validation share on the Data page.")
         self.schema = dataset.schema

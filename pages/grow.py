@@ -1,0 +1,90 @@
+"""Grow: build a decision tree one split at a time, see why each split won, and steer it by hand."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.viz.dot import dot_source
+from ui import exports, inspector, query, share, state
+from ui import grow_controls as controls
+from ui import grow_views as views
+from ui.errors import show_engine_error
+from ui.widgets import md_escape
+
+TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
+W_TAB = "_w_grow_tab"
+
+st.title("Grow")
+st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Every split shows "
+           "its gain table and arithmetic below; you can force another split or collapse a subtree.")
+
+for sentence in share.apply_link_once():
+    st.warning(sentence, icon=":material/link_off:")
+
+split = state.current_split()
+train = split.train
+controls.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
+
+try:
+    grower = controls.session_grower()
+except EngineError as err:
+    show_engine_error(err)
+    if state.current_config().validation:
+        st.page_link("pages/data.py", label="Set a validation share on the Data page",
+                     icon=":material/table_view:")
+    share.sync_link(None)
+    st.stop()
+
+controls.toolbar(grower)
+tree = grower.tree
+last = controls.last_split_node(grower)
+query_values = query.current_query(grower.dataset)
+query_result = query.query_result(tree, query_values, grower.dataset) if query_values else None
+
+status = controls.status_text(grower)
+st.markdown(f"**{status}** &nbsp;·&nbsp; {controls.config_summary(state.current_config(), train.task)}")
+feats = controls.two_features()
+if feats:
+    st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
+               "(see the region plot).")
+
+diagram_col, region_col = st.columns([3, 2], gap="large")
+with diagram_col:
+    views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None)
+    if tree.leaves and any(n.stop_reason for n in tree.leaves):
+        with st.expander("Why the leaves stopped"):
+            st.text(views.stop_reason_legend(tree))
+with region_col:
+    views.render_regions(grower, highlight=last, query=query_values, two_features=feats,
+                         set_two_features=controls.set_two_features)
+
+tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
+with tabs[0]:
+    if tabs[0].open is not False:
+        inspector.render_inspector(grower)
+with tabs[1]:
+    if tabs[1].open is not False:
+        views.render_step_log(grower)
+with tabs[2]:
+    if tabs[2].open is not False:
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            query.render_query_form(grower.dataset)
+        with right:
+            query.render_query_result(tree, grower.dataset)
+with tabs[3]:
+    if tabs[3].open is not False:
+        st.subheader("Download")
+        exports.render_downloads(tree, views.diagram_source(tree), views.cached_step_log(grower),
+                                 state.current_dataset_name())
+        st.subheader("Share a link")
+        wanted = share.current_params(grower)
+        kind, sentence = share.share_note(grower, wanted)
+        getattr(st, kind)(sentence)
+        if wanted:
+            st.code(share.link_for(st.context.url, wanted), language=None, wrap_lines=True)
+        st.subheader("Import a tree")
+        exports.render_import(lambda t: st.graphviz_chart(dot_source(t), width="stretch"))
+
+share.sync_link(grower)
