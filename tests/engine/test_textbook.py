@@ -1,0 +1,79 @@
+"""Textbook examples: Mitchell's Play Tennis with ID3 (gains at the root, the tree, a new day)."""
+
+import pandas as pd
+import pytest
+
+import engine
+from engine.gain import explain_gain, explain_impurity
+
+
+@pytest.fixture(scope="module")
+def tennis():
+    return engine.load_sample("play_tennis")
+
+
+def test_root_gains_match_mitchell(tennis):
+    table = engine.gain_table(tennis, engine.TreeConfig(algorithm="id3")).set_index("feature")
+    # Mitchell p. 60: Gain(S, Outlook) = 0.246, Humidity 0.151, Wind 0.048, Temperature 0.029
+    assert table.loc["Outlook", "gain"] == pytest.approx(0.246750, abs=1e-6)
+    assert table.loc["Humidity", "gain"] == pytest.approx(0.151836, abs=1e-6)
+    assert table.loc["Wind", "gain"] == pytest.approx(0.048127, abs=1e-6)
+    assert table.loc["Temperature", "gain"] == pytest.approx(0.029223, abs=1e-6)
+    assert table["winner"].sum() == 1 and table.loc["Outlook", "winner"]
+    assert table.loc["Outlook", "impurity_parent"] == pytest.approx(0.940286, abs=1e-6)
+
+
+def test_id3_tree_is_the_textbook_tree(tennis):
+    g = engine.Grower(tennis, engine.TreeConfig(algorithm="id3"))
+    rec = g.step()
+    assert rec.split.feature == "Outlook" and rec.runner_up.feature == "Humidity"
+    tree = g.grow().tree
+    root = tree.root
+    by_branch = {tree.node(c).branch: tree.node(c) for c in root.children}
+    assert set(by_branch) == {"Sunny", "Overcast", "Rain"}
+    assert by_branch["Overcast"].is_leaf and by_branch["Overcast"].prediction == "Yes"
+    assert by_branch["Sunny"].split.feature == "Humidity"
+    assert by_branch["Rain"].split.feature == "Wind"
+    assert tree.n_leaves == 5 and tree.depth == 2
+    # every leaf is pure and says so
+    assert all(leaf.stop_reason == "pure" for leaf in tree.leaves)
+
+
+def test_prediction_for_a_new_day(tennis):
+    tree = engine.fit_tree(tennis, engine.TreeConfig(algorithm="id3"))
+    day = pd.DataFrame([{"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}])
+    assert tree.predict(day)[0] == "No"   # Mitchell p. 59
+    path = tree.decision_path(day)
+    assert [t for _, t in path][:2] == ["Outlook = Sunny", "Humidity = High"]
+
+
+def test_arithmetic_text_has_the_real_numbers(tennis):
+    g = engine.Grower(tennis, engine.TreeConfig(algorithm="id3"))
+    outlook = g.candidates(0)[0]
+    assert explain_gain(outlook, "entropy") == "0.940 - (4/14 * 0.000 + 5/14 * 0.971 + 5/14 * 0.971) = 0.247"
+    assert explain_impurity([9, 5], "entropy") == "-(9/14 log2(9/14) + 5/14 log2(5/14)) = 0.940"
+    assert "\\tfrac{4}{14}" in explain_gain(outlook, "entropy", latex=True)
+
+
+def test_gain_ratio_shrinks_the_day_id_advantage():
+    ds = engine.load_sample("play_tennis_day").with_kinds({"Day": "categorical"})
+    gain_tab = engine.gain_table(ds, engine.TreeConfig(algorithm="id3")).set_index("feature")
+    assert gain_tab["gain"].idxmax() == "Day"              # ID3's gain is fooled by the id column
+    assert gain_tab.loc["Day", "gain"] == pytest.approx(0.940286, abs=1e-6)
+    c45 = engine.gain_table(ds, engine.TreeConfig(algorithm="c45")).set_index("feature")
+    assert c45.loc["Day", "gain_ratio"] == pytest.approx(0.940286 / 3.807355, abs=1e-5)
+    assert c45.loc["Outlook", "gain_ratio"] == pytest.approx(0.246750 / 1.577406, abs=1e-5)
+    # the ratio shrinks Day's lead over Outlook from 3.8x (gain) to 1.6x; with Quinlan's average-gain
+    # filter (average 0.283) only Day is eligible here, so C4.5 still splits on it
+    assert gain_tab.loc["Day", "gain"] / gain_tab.loc["Outlook", "gain"] > 3.8
+    assert c45.loc["Day", "gain_ratio"] / c45.loc["Outlook", "gain_ratio"] < 1.6
+    assert list(c45.loc[c45["eligible"]].index) == ["Day"] and c45.loc["Day", "winner"]
+
+
+def test_restaurant_root_is_patrons():
+    # Russell & Norvig: Patrons has the highest information gain (0.541 bits) at the root
+    ds = engine.load_sample("restaurant")
+    table = engine.gain_table(ds, engine.TreeConfig(algorithm="id3")).set_index("feature")
+    assert table["gain"].idxmax() == "Pat"
+    assert table.loc["Pat", "gain"] == pytest.approx(0.540852, abs=1e-5)
+    assert table.loc["Type", "gain"] == pytest.approx(0.0, abs=1e-12)
