@@ -24,7 +24,7 @@ import pandas as pd
 from .errors import ConfigError
 from .pruning_scoring import RowScorer
 from .tree import Tree
-from .treeops import as_xy, collapsed_ids, is_subtree_of, removed_ids
+from .treeops import as_xy, collapsed_ids, cut, is_subtree_of, removed_ids
 
 __all__ = ["PruneStep", "PruneResult", "prune_reduced_error", "prune_manual", "postorder_internal",
            "loss_name", "METHODS"]
@@ -170,7 +170,7 @@ def prune_reduced_error(tree: Tree, validation) -> PruneResult:
         prune = loss_leaf <= loss_keep + 1e-9 * (1.0 + abs(loss_keep))
         if prune:
             scorer.apply(idx, w, keep, leaf)
-            current = current.prune_to_leaf(j, "pruned")
+            current = cut(current, j)
         numbers = (("validation rows", float(w.sum())), (f"{name} with subtree", loss_keep),
                    (f"{name} as leaf", loss_leaf), (f"validation {what} after", _score(tree, scorer.total_loss, y.size)))
         note = (f"The leaf '{node.prediction}' makes {'no more' if prune else 'more'} validation {name} "
@@ -191,7 +191,7 @@ def prune_manual(tree: Tree, node_ids) -> PruneResult:
         if node.is_leaf:
             raise ConfigError(f"Node {j} is already a leaf; choose an internal node to prune below.")
         removed = sum(1 for _ in current.walk(j)) - 1
-        current = current.prune_to_leaf(j, "pruned")
+        current = cut(current, j)
         steps.append(PruneStep(len(steps), j, "replace by leaf",
                                (("nodes removed", float(removed)), ("leaves after", float(current.n_leaves))),
                                f"Pruned by hand below node {j}; it now predicts '{node.prediction}'."))

@@ -25,7 +25,7 @@ from .impurity import get_criterion
 from .nodes import make_node, unit_stats
 from .tree import Node, Tree
 
-__all__ = ["node_rows", "refit", "raise_child", "leaf_predicting", "is_subtree_of", "removed_ids",
+__all__ = ["node_rows", "refit", "cut", "raise_child", "leaf_predicting", "is_subtree_of", "removed_ids",
            "collapsed_ids", "as_xy", "target_codes"]
 
 
@@ -188,6 +188,15 @@ def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
 
 
 # ------------------------------------------------------------------------------------- surgery
+def cut(tree: Tree, node_id: int, reason: str = "pruned") -> Tree:
+    """``node_id``'s subtree replaced by a leaf: like ``Tree.prune_to_leaf``, and the removed
+    descendants' entries become ``None`` (so ``tree.nodes`` holds no unreachable nodes)."""
+    node = tree.node(node_id)
+    changed: dict[int, Node | None] = {n.id: None for c in node.children for n in tree.walk(c)}
+    changed[node_id] = node.as_leaf(reason)
+    return tree.replace_nodes(changed)
+
+
 def raise_child(tree: Tree, node_id: int, child_index: int) -> Tree:
     """Replace ``node_id`` by the subtree of its ``child_index``-th child ("subtree raising").
 
