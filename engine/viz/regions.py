@@ -237,7 +237,7 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
         shape = "hv"
     else:
         xs = frame[feature].astype("string").to_numpy(dtype=object, na_value=None)
-        cats = list(tree.schema.categories[feature])
+        cats = list(tree.schema.categories[tree.schema.index(feature)])
         line_x, line_y, shape = cats, _predict_rows(tree, base, feature, cats), None
     known = np.flatnonzero(pd.notna(pd.Series(xs)).to_numpy() & np.isfinite(target))
     shown = known[sample_rows(known.size, max_points, seed)]
