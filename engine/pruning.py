@@ -26,7 +26,7 @@ from .pruning_scoring import RowScorer
 from .tree import Tree
 from .treeops import as_xy, collapsed_ids, cut, is_subtree_of, removed_ids
 
-__all__ = ["PruneStep", "PruneResult", "prune_reduced_error", "prune_manual", "postorder_internal",
+__all__ = ["PruneStep", "PruneResult", "prune", "prune_reduced_error", "prune_manual", "postorder_internal",
            "loss_name", "METHODS"]
 
 #: Pruning methods by name, with a one-line description (the page's method picker uses these).
@@ -196,3 +196,26 @@ def prune_manual(tree: Tree, node_ids) -> PruneResult:
                                (("nodes removed", float(removed)), ("leaves after", float(current.n_leaves))),
                                f"Pruned by hand below node {j}; it now predicts '{node.prediction}'."))
     return PruneResult("manual", tree, current, tuple(steps))
+
+
+def prune(tree: Tree, method: str, **kwargs) -> PruneResult:
+    """Run the pruning method called ``method`` (a key of :data:`METHODS`) with its keyword arguments.
+
+    reduced_error: ``validation``; cost_complexity: ``alpha``; pessimistic: ``cf``, ``subtree_raising``,
+    ``collapse``, ``train``; bottom_up: ``evaluation``, ``train``, ``validation``, ``delta``, ``cf``;
+    manual: ``node_ids``.
+    """
+    if method == "reduced_error":
+        return prune_reduced_error(tree, **kwargs)
+    if method == "manual":
+        return prune_manual(tree, **kwargs)
+    if method == "cost_complexity":
+        from .pruning_ccp import prune_ccp
+        return prune_ccp(tree, **kwargs)
+    if method == "pessimistic":
+        from .pruning_c45 import prune_pessimistic
+        return prune_pessimistic(tree, **kwargs)
+    if method == "bottom_up":
+        from .pruning_bottomup import prune_bottom_up
+        return prune_bottom_up(tree, **kwargs)
+    raise ConfigError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")

@@ -1,0 +1,157 @@
+"""Generic bottom-up pruning with an evaluation function f(T, m) (Shalev-Shwartz & Ben-David, sec. 18.2.2).
+
+    for each internal node j, in a bottom-up walk (every node after its descendants):
+        T := the tree among these that minimises f(T', m):
+             T' = T with j replaced by a leaf predicting class k   (for every class k; two classes:
+                                                                   "a leaf of either class")
+             T' = T with j replaced by its left subtree / right subtree (each child for multiway splits)
+             T' = T                                                 (keep)
+
+Ties go to the smaller tree (then: the majority-class leaf, other leaves, children, keep). A raised
+subtree moves up unchanged (its leaves keep their labels); its statistics are recomputed from the
+training rows when those are given. For regression there is one leaf option (the mean) and only the
+validation f applies. Choices of f (m = number of rows f is computed on):
+
+- ``"validation"``: error rate (regression: mean squared error) on the validation rows;
+- ``"mdl"``: the MDL bound L_S(T) + sqrt((|T| + ln(2/delta)) / (2m)), L_S the training error,
+  |T| = 5n + 1 + (n-1) ceil(log2 d) bits for n nodes over d features (:func:`engine.theory.mdl_error_bound`);
+- ``"pessimistic"``: C4.5's estimated errors summed over the leaves, over m
+  (:func:`engine.pruning_c45.estimated_errors`, leaves' N and E from the training rows reaching them).
+
+Only the rows reaching j change prediction, so each option is scored on j's rows (see
+:class:`engine.pruning_scoring.RowScorer`) and the rest of f is carried along.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ConfigError
+from .pruning import PruneResult, PruneStep, postorder_internal
+from .pruning_c45 import _check_cf, estimated_errors
+from .pruning_scoring import RowScorer
+from .theory import mdl_error_bound
+from .tree import Tree
+from .treeops import as_xy, cut, leaf_predicting, raise_child, refit
+
+__all__ = ["EVALUATIONS", "prune_bottom_up"]
+
+#: Evaluation functions f(T, m) by name, with a description for people.
+EVALUATIONS = {
+    "validation": "validation error (classification) or mean squared error (regression)",
+    "mdl": "MDL bound  L_S(T) + sqrt((|T| + ln(2/δ)) / (2m))",
+    "pessimistic": "C4.5 pessimistic estimate: sum of N·U_CF(E, N) over the leaves, / m",
+}
+
+
+class _F:
+    """f(T, m) of the current tree, and of the tree with one node's rows re-scored by an option."""
+
+    def __init__(self, tree: Tree, evaluation: str, train, validation, delta: float, cf: float, sample_weight):
+        self.kind, self.delta, self.cf = evaluation, delta, cf
+        self.d = len(tree.schema.feature_names)
+        rows = validation if evaluation == "validation" else train
+        X, y = as_xy(tree, rows)
+        if y.size == 0:
+            raise ConfigError(f"The {evaluation} evaluation has no rows to work on.")
+        weights = None if evaluation == "validation" else sample_weight
+        self.scorer = RowScorer(tree, X, y, weights)
+        self.m = int(y.size)
+        self.total_weight = float(self.scorer.sw.sum())
+        self.n_nodes = tree.n_nodes
+        self.est_total = sum(estimated_errors(c.n, c.errors, cf) for c in
+                             self.scorer.subtree(tree, 0, *self.scorer.rows(0)).leaves) if evaluation == "pessimistic" else 0.0
+
+    def _est(self, option) -> float:
+        return sum(estimated_errors(c.n, c.errors, self.cf) for c in option.leaves)
+
+    def value(self, idx=None, w=None, keep=None, option=None) -> float:
+        """f of the current tree, or (with arguments) of the tree after swapping ``keep`` for ``option``."""
+        swap = option is not None
+        if self.kind == "pessimistic":
+            est = self.est_total - self._est(keep) + self._est(option) if swap else self.est_total
+            return est / self.total_weight
+        loss = self.scorer.loss_after(idx, w, keep, option) if swap else self.scorer.total_loss
+        if self.kind == "validation":
+            return loss / self.total_weight
+        n_nodes = self.n_nodes - keep.n_nodes + option.n_nodes if swap else self.n_nodes
+        return mdl_error_bound(min(max(loss / self.total_weight, 0.0), 1.0), n_nodes, self.d, self.m, self.delta).bound
+
+    def apply(self, idx, w, keep, option) -> None:
+        if self.kind == "pessimistic":
+            self.est_total += self._est(option) - self._est(keep)
+        self.n_nodes += option.n_nodes - keep.n_nodes
+        self.scorer.apply(idx, w, keep, option)
+
+
+def _child_name(node, c: int) -> str:
+    if node.split.n_children == 2:
+        return ("left", "right")[c] + " subtree"
+    return f"child {c} subtree"
+
+
+def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, validation=None,
+                    delta: float = 0.05, cf: float = 0.25, sample_weight=None) -> PruneResult:
+    """Bottom-up pruning of ``tree`` with ``evaluation`` f (see module docstring); logs every option's f.
+
+    ``train``/``validation``: Dataset or (X, y). "validation" needs validation rows; "mdl" and
+    "pessimistic" need the training rows and a classification tree.
+    """
+    if evaluation not in EVALUATIONS:
+        raise ConfigError(f"evaluation must be one of {', '.join(EVALUATIONS)}; got {evaluation!r}.")
+    if evaluation == "validation" and validation is None:
+        raise ConfigError("The validation evaluation needs validation rows: set a validation share on the Data page.")
+    if evaluation != "validation":
+        if tree.task != "classification":
+            raise ConfigError(f"The {evaluation} evaluation counts misclassified rows, so it needs a classification tree.")
+        if train is None:
+            raise ConfigError(f"The {evaluation} evaluation is computed on the training rows: give them.")
+    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise ConfigError(f"delta must be a number between 0 and 1 (exclusive); got {delta!r}.")
+    cf = _check_cf(cf)
+    f = _F(tree, evaluation, train, validation, delta, cf, sample_weight)
+    classes = tree.schema.classes
+    before, current, steps, raised = f.value(), tree, [], False
+    for j in postorder_internal(tree):
+        node = current.node(j)
+        idx, w = f.scorer.rows(j)
+        keep = f.scorer.subtree(current, j, idx, w)
+        options = []  # (label, option, apply(tree) -> tree)
+        if classes:
+            majority = int(np.argmax(node.value))
+            for k in [majority] + [k for k in range(len(classes)) if k != majority]:
+                value = node.value if k == majority else np.eye(len(classes))[k]
+                options.append((f"leaf {classes[k]}", f.scorer.leaf(j, value, idx, w), k))
+        else:
+            options.append(("leaf (mean)", f.scorer.leaf(j, node.value, idx, w), None))
+        for c, child in enumerate(node.children):
+            options.append((_child_name(node, c), f.scorer.subtree(current, child, idx, w), ("child", c)))
+        options.append(("keep", keep, "keep"))
+        scores = [f.value(idx, w, keep, opt) for _, opt, _ in options]
+        best_f = min(scores)
+        near = [i for i, s in enumerate(scores) if s <= best_f + 1e-12 * (1.0 + abs(best_f))]
+        pick = min(near, key=lambda i: (options[i][1].n_nodes, i))
+        label, option, how = options[pick]
+        if how != "keep":
+            if isinstance(how, tuple):
+                current, raised = raise_child(current, j, how[1]), True
+            elif how is None or how == int(np.argmax(node.value)):
+                current = cut(current, j)
+            else:
+                current = cut(current, j).replace_nodes({j: leaf_predicting(node, classes[how], classes)})
+            f.apply(idx, w, keep, option)
+        numbers = tuple((f"f {lab}", s) for (lab, _, _), s in zip(options, scores)) + (
+            ("f after", f.value()), ("nodes after", float(f.n_nodes)))
+        if how == "keep":
+            action = "keep"
+        else:
+            action = f"replace by {label}" + (" (majority)" if classes and how == int(np.argmax(node.value)) else "")
+        steps.append(PruneStep(len(steps), j, action, numbers,
+                               f"Best of {len(options)} options: {label} with f = {scores[pick]:.4f}."))
+    if raised and train is not None:
+        X, y = as_xy(tree, train)
+        current = refit(current, X, y, sample_weight, keep_predictions=True)
+    return PruneResult("bottom_up", tree, current, tuple(steps),
+                       (("evaluation", evaluation), ("delta", float(delta)), ("CF", cf), ("m", f.m)),
+                       (("f before", before), ("f after", f.value()),
+                        ("leaves before", float(tree.n_leaves)), ("leaves after", float(current.n_leaves))))
