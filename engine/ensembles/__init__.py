@@ -1,0 +1,24 @@
+"""Ensembles and other learners built on the engine's tree growth.
+
+- :func:`fit_bagging`, :func:`fit_random_forest`, :func:`fit_adaboost` -> :class:`Ensemble`
+  (members, vote weights, in-bag counts, AdaBoost rounds); :func:`vote_breakdown`, :func:`size_curve`,
+  :func:`error_correlation` (the variance argument), :func:`impurity_importances`,
+  :func:`permutation_importances`.
+- :class:`DecisionListLearner` / :func:`learn_decision_list` (k-DL, DECISION-LIST-LEARNING) and
+  :func:`fit_kdt` (k-DT via monomial features and the normal grower).
+
+No second tree implementation: every tree here comes from :func:`engine.growth.fit_tree` or a
+:class:`engine.growth.Grower`.
+"""
+
+from .analysis import VarianceReport, error_correlation, error_matrix, size_curve
+from .bagging import draw_bootstrap, fit_bagging
+from .boosting import BoostRound, StumpDraw, fit_adaboost, hypothesis_weight
+from .forest import fit_random_forest, impurity_importances, permutation_importances
+from .votes import Ensemble, Member, VoteBreakdown, vote_breakdown
+
+__all__ = [
+    "Ensemble", "Member", "VoteBreakdown", "vote_breakdown", "fit_bagging", "draw_bootstrap",
+    "fit_random_forest", "impurity_importances", "permutation_importances", "fit_adaboost", "BoostRound",
+    "StumpDraw", "hypothesis_weight", "size_curve", "error_correlation", "error_matrix", "VarianceReport",
+]

@@ -1,0 +1,142 @@
+"""Bagging (bootstrap aggregating): M trees, each grown on a bootstrap sample, combined by a vote.
+
+For member m = 1..M:
+
+1. draw ``n_draws = round(max_samples * N)`` row indices uniformly *with replacement* from the N
+   training rows (the bootstrap sample); ``in_bag[m, i]`` counts how often row i was drawn;
+2. grow a tree with the engine's own grower, passing the counts as ``sample_weight`` (a row drawn
+   twice weighs 2; rows with count 0 are out of bag (OOB) and not seen by the tree);
+3. the ensemble predicts by majority vote (classification) or mean (regression).
+
+With ``max_samples = 1`` a row stays out of a sample with probability :math:`(1 - 1/N)^N \\approx
+e^{-1} \\approx 0.368`, so every tree has about a third of the rows as its own test set: the OOB
+prediction of row i is the vote of the trees that did not draw it, and the OOB error estimates the
+test error without a held-out set.
+
+Randomness: member m gets the seed ``seeds[m]`` drawn from ``numpy.random.default_rng(random_state)``;
+its bootstrap indices are ``default_rng(seed).integers(0, N, n_draws)`` (see :func:`draw_bootstrap`,
+so they can be shown again exactly) and its tree's ``random_state`` is the same seed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+
+from ..config import TreeConfig
+from ..errors import ConfigError, DataError
+from ..growth import fit_tree
+from .compiled import ColumnAdapter, CompiledTree
+from .votes import Ensemble, Member
+
+Progress = Callable[[int, int], None] | None
+MAX_MEMBERS = 5000
+
+
+def draw_bootstrap(n_rows: int, n_draws: int, seed: int) -> np.ndarray:
+    """The bootstrap sample of one member: ``n_draws`` row indices in 0..n_rows-1, with replacement."""
+    return np.random.default_rng(int(seed)).integers(0, n_rows, size=int(n_draws))
+
+
+def member_seeds(random_state: int, n: int) -> np.ndarray:
+    """One seed per member, drawn from ``default_rng(random_state)``."""
+    return np.random.default_rng(random_state).integers(0, 2**31 - 1, size=n)
+
+
+def check_count(name: str, value, high: int = MAX_MEMBERS) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= high:
+        raise ConfigError(f"{name} must be a whole number from 1 to {high}; got {value!r}.")
+    return int(value)
+
+
+def check_seed(random_state) -> int:
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or random_state < 0:
+        raise ConfigError(f"random_state must be a whole number >= 0; got {random_state!r}.")
+    return int(random_state)
+
+
+def check_fraction(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+        raise ConfigError(f"{name} must be a fraction in (0, 1], e.g. 1.0 for N draws; got {value!r}.")
+    return float(value)
+
+
+def check_dataset(dataset) -> None:
+    if len(dataset) == 0:
+        raise DataError("There are no training rows to learn from.")
+    if not dataset.feature_names:
+        raise DataError("There is no feature to learn from: mark at least one column numeric or categorical.")
+
+
+def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,
+               tree_config: TreeConfig, random_state: int, feature_subset_size: int | None = None,
+               progress: Progress = None, params: dict | None = None) -> Ensemble:
+    """Shared loop of bagging and random forests (see the module docstring).
+
+    ``feature_subset_size``: if set, member m may only use a random subset A_m of this many features
+    (drawn with ``default_rng([seed, 1])``) and is grown on ``dataset.with_features(A_m)``.
+    """
+    check_dataset(dataset)
+    n_estimators = check_count("n_estimators", n_estimators)
+    max_samples = check_fraction("max_samples", max_samples)
+    random_state = check_seed(random_state)
+    if not isinstance(bootstrap, bool):
+        raise ConfigError(f"bootstrap must be True or False; got {bootstrap!r}.")
+    if not isinstance(tree_config, TreeConfig):
+        raise ConfigError("tree_config must be a TreeConfig.")
+    if tree_config.validation:
+        raise ConfigError("Ensemble members cannot use validation=True; switch that rule off for ensembles.")
+    n = len(dataset)
+    n_draws = max(1, int(round(max_samples * n)))
+    names = dataset.feature_names
+    seeds = member_seeds(random_state, n_estimators)
+    X = dataset.X
+    in_bag = np.zeros((n_estimators, n), dtype=np.uint16 if n_draws < 65535 else np.uint32) if bootstrap else None
+    dtype = np.int64 if dataset.task == "classification" else float
+    outputs = np.empty((n_estimators, n), dtype=dtype)
+    members = []
+    for m, seed in enumerate(seeds.tolist()):
+        counts = None
+        if bootstrap:
+            counts = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
+            in_bag[m] = counts
+        feats = names
+        data = dataset
+        if feature_subset_size is not None and feature_subset_size < len(names):
+            pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
+            feats = tuple(names[j] for j in sorted(pick.tolist()))
+            data = dataset.with_features(feats)
+        tree = fit_tree(data, replace(tree_config, random_state=int(seed)),
+                        sample_weight=None if counts is None else counts.astype(float))
+        members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
+        outputs[m] = CompiledTree(tree, dataset.classes).predict(ColumnAdapter(dataset.schema, tree.schema)(X))
+        if progress is not None:
+            progress(m + 1, n_estimators)
+    settings = dict(params or {})
+    settings.update(n_estimators=n_estimators, max_samples=max_samples, n_draws=n_draws, bootstrap=bootstrap,
+                    random_state=random_state, tree_config=tree_config.to_dict())
+    notes = []
+    if bootstrap:
+        always = int((in_bag > 0).all(0).sum())
+        if always:
+            notes.append(f"{always} training rows were drawn by every member, so they have no out-of-bag vote.")
+    return Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
+                    (), settings, tuple(notes))
+
+
+def fit_bagging(dataset, *, n_estimators: int = 10, max_samples: float = 1.0, bootstrap: bool = True,
+                tree_config: TreeConfig | None = None, random_state: int = 0,
+                progress: Progress = None) -> Ensemble:
+    """Bagging of ``n_estimators`` trees grown with ``tree_config`` (default: CART, fully grown).
+
+    ``max_samples``: bootstrap sample size as a fraction of the training rows (1.0 = N draws).
+    ``bootstrap=False`` trains every member on all rows (then all members are equal unless the
+    config draws features, and there is no out-of-bag estimate).
+    ``progress(done, total)`` is called after each member.
+    """
+    return fit_bagged(dataset, method="bagging", n_estimators=n_estimators, max_samples=max_samples,
+                      bootstrap=bootstrap, tree_config=tree_config or TreeConfig(), random_state=random_state,
+                      progress=progress)
