@@ -2,7 +2,8 @@
 
 Node ids are ``n0, n1, ...`` (the engine's node ids), never user text; every label is a quoted DOT
 string built by :func:`quote`, which escapes backslashes and double quotes and replaces control
-characters by spaces, so column names or category values such as ``a"b``, ``\\N``, ``<td>``, ``{x|y}``
+characters by spaces, and writes ``&`` as ``&amp;`` (Graphviz decodes HTML entities in every
+label), so column names or category values such as ``a"b``, ``\\N``, ``<td>``, ``{x|y}``
 or ``graph`` are shown literally. Lines inside a label are joined with DOT's ``\\n``.
 
 What a node shows (``compact=False``):
@@ -36,7 +37,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def quote(text) -> str:
     """A DOT double-quoted string showing ``text`` literally (one line)."""
-    s = _CONTROL.sub(" ", str(text))
+    s = _CONTROL.sub(" ", str(text)).replace("&", "&amp;")  # Graphviz decodes entities such as &lt;
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
