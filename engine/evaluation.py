@@ -37,18 +37,19 @@ def _check_seed(seed) -> int:
     return int(seed)
 
 
-def holdout(split, *, test_size: float = 0.3, seed: int = 0):
-    """``(train, test, borrowed)``: the split's test part, or (when it has none) a part of its training rows.
+def holdout(train, test=None, *, test_size: float = 0.3, seed: int = 0):
+    """``(train, test, borrowed)``: ``test`` when it has rows, else a held-out part of ``train``.
 
     Small textbook data sets train on every row, so the curves need held-out rows of their own:
-    ``borrowed`` is True when ``test`` was cut from ``split.train`` (stratified, ``test_size`` of it).
+    ``borrowed`` is True when the returned test rows were cut from ``train`` (stratified,
+    ``test_size`` of it, seeded) and the returned train is the rest.
     """
-    if split.test is not None and len(split.test) > 0:
-        return split.train, split.test, False
-    if len(split.train) < 4:
-        raise DataError(f"With {len(split.train)} training rows there is nothing to hold out; "
+    if test is not None and len(test) > 0:
+        return train, test, False
+    if len(train) < 4:
+        raise DataError(f"With {len(train)} training rows there is nothing to hold out; "
                         "load more rows or set a test share on the Data page.")
-    part = split.train.split(test_size=test_size, seed=_check_seed(seed))
+    part = train.split(test_size=test_size, seed=_check_seed(seed))
     return part.train, part.test, True
 
 

@@ -209,12 +209,10 @@ def score(tree, dataset, metric: str | None = None) -> float:
 
 
 def scores_table(evaluations) -> pd.DataFrame:
-    """Metrics (rows) by set (columns) for several :class:`Evaluation` objects of one task."""
+    """Metrics (rows) by set (columns "test (100 rows)") for :class:`Evaluation` objects of one task."""
     evaluations = list(evaluations)
     if not evaluations:
         return pd.DataFrame()
     names = list(evaluations[0].scores)
-    table = pd.DataFrame({e.name: [e.scores[m] for m in names] for e in evaluations},
-                         index=[metric_label(m) for m in names])
-    table.loc["rows"] = [float(e.n) for e in evaluations]
-    return table
+    return pd.DataFrame({f"{e.name} ({e.n:,} rows)": [e.scores[m] for m in names] for e in evaluations},
+                        index=[metric_label(m) for m in names])

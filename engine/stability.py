@@ -100,7 +100,8 @@ def _root_text(tree) -> tuple[str, str]:
 class InstabilityResult:
     """Trees grown on perturbed training rows, compared with the original tree on the test rows.
 
-    ``runs``: run, root, root_feature, same_root, n_leaves, depth, test_score, rows_changed and
+    ``runs``: run, root, root_feature, same_root (the same test), same_root_feature, n_leaves, depth,
+    test_score, rows_changed and
     ``agreement`` (classification) or ``mean_abs_change`` (regression). ``original``: the same
     fields for the unperturbed tree. ``vote_score``: test score of the runs' vote (majority class or
     mean prediction). ``unstable_share``: share of test rows predicted differently by at least one run.
@@ -118,21 +119,35 @@ class InstabilityResult:
 
     @property
     def same_root_share(self) -> float:
+        """Share of runs whose root test is exactly the original's (feature and threshold/categories)."""
         return float(self.runs["same_root"].mean())
+
+    @property
+    def same_root_feature_share(self) -> float:
+        """Share of runs whose root splits on the original's root feature (thresholds may differ)."""
+        return float(self.runs["same_root_feature"].mean())
 
     @property
     def change_column(self) -> str:
         return "agreement" if self.task == "classification" else "mean_abs_change"
 
-    def root_counts(self) -> pd.DataFrame:
-        """How many runs put each split at the root (most frequent first)."""
-        counts = self.runs["root"].value_counts(sort=True)
-        return pd.DataFrame({"root": counts.index.astype(str), "runs": counts.to_numpy()})
+    def root_counts(self, by: str = "root_feature") -> pd.DataFrame:
+        """How many runs put each feature (``by="root"``: each exact test) at the root, most frequent first.
+
+        Columns: the ``by`` column, runs, and ``splits`` (the distinct root tests, joined by " | ").
+        """
+        if by not in ("root", "root_feature"):
+            raise ConfigError(f"by must be 'root' or 'root_feature'; got {by!r}.")
+        groups = self.runs.groupby(by, sort=False)["root"]
+        table = pd.DataFrame({by: list(groups.groups), "runs": groups.size().to_numpy(),
+                              "splits": [" | ".join(dict.fromkeys(v)) for _, v in groups]})
+        return table.sort_values("runs", ascending=False, kind="stable").reset_index(drop=True)
 
     def __repr__(self) -> str:
         change = self.runs[self.change_column].mean()
         return (f"InstabilityResult(method={self.method!r}, runs={len(self.runs)}, "
-                f"same_root={self.same_root_share:.2f}, {self.change_column}={change:.3f}, seed={self.seed})")
+                f"same_root_feature={self.same_root_feature_share:.2f}, same_root={self.same_root_share:.2f}, "
+                f"{self.change_column}={change:.3f}, seed={self.seed})")
 
 
 def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap", fraction: float = 0.05,
@@ -164,6 +179,7 @@ def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap
         preds.append(pred)
         root, feature = _root_text(tree)
         rec = {"run": r + 1, "root": root, "root_feature": feature, "same_root": root == ref_root,
+               "same_root_feature": feature == ref_feature,
                "n_leaves": tree.n_leaves, "depth": tree.depth,
                "test_score": evaluate(tree, test).scores[metric], "rows_changed": changed}
         if train.task == "classification":
