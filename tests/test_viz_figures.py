@@ -313,3 +313,14 @@ def test_gain_bars(weather):
     with pytest.raises(ConfigError):
         gain_bar_figure(table, "bogus")
     assert "No feature" in gain_bar_figure(table.iloc[:0]).layout.annotations[0].text
+
+
+def test_query_star_needs_two_numbers(ski):
+    ds, tree = ski
+    x, y = ds.feature_names
+    def names(query):
+        return [tr.name for tr in region_figure(tree, ds.frame, None, x, y, query=query).data]
+    assert "query" in names({x: "4", y: 1000})
+    assert "query" not in names({x: "April", y: 1000})
+    assert "query" not in names({x: float("nan"), y: 1000})
+    assert "query" not in names({x: 4})

@@ -60,6 +60,15 @@ def _bounds(values: np.ndarray) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+def _as_float(value) -> float | None:
+    """``value`` as a finite float, or None (missing or not a number: the query star is not drawn)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if np.isfinite(v) else None
+
+
 def _point_trace(gl: bool, **kw):
     return go.Scattergl(**kw) if gl else go.Scatter(**kw)
 
@@ -158,8 +167,9 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                 text.append(f"#{r.leaf}")
         fig.add_trace(go.Scatter(x=cx, y=cy, mode="text", text=text, name="leaf ids", hoverinfo="skip",
                                  showlegend=False, textfont={"size": 13, "color": "#666666"}))
-    if query is not None and x in query and y in query:
-        fig.add_trace(go.Scatter(x=[float(query[x])], y=[float(query[y])], mode="markers", name="query",
+    qx, qy = (_as_float(query.get(x)), _as_float(query.get(y))) if query else (None, None)
+    if qx is not None and qy is not None:
+        fig.add_trace(go.Scatter(x=[qx], y=[qy], mode="markers", name="query",
                                  hovertemplate="query<extra></extra>",
                                  marker={"symbol": "star", "size": 24, "color": palette.PATH,
                                          "line": {"color": "black", "width": 1.5}}))
@@ -255,7 +265,7 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
                                  marker={"symbol": "line-ew-open", "size": 44, "color": palette.OKABE_ITO[3],
                                          "line": {"width": 4, "color": palette.OKABE_ITO[3]}},
                                  hovertemplate="prediction %{y:.4g}<extra></extra>"))
-    if query is not None and feature in query:
+    if query is not None and feature in query and (kind != "numeric" or _as_float(query[feature]) is not None):
         qrow = {**base, **{k: v for k, v in query.items() if k in base}}
         qy = _predict_rows(tree, qrow, feature, [query[feature]])[0]
         fig.add_trace(go.Scatter(x=[query[feature]], y=[qy], mode="markers", name="query",
