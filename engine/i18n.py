@@ -101,12 +101,15 @@ _EN = {
     "boost.round": ("Round {round}: {learner} misclassifies {wrong} of {n} {noun} (weighted error {error}), "
                     "so its vote weight is α = {alpha}"),
     "boost.factor": "the weights of the misclassified {noun} grow by a factor of {factor} before normalising",
+    "boost.shrink": ("the weights of the correctly classified {noun} are multiplied by {factor}; after "
+                     "normalising, the misclassified {noun} carry {share} of the total weight"),
     "boost.perfect": ("Round {round}: {learner} classifies all {noun} correctly (weighted error 0); "
                       "boosting stops here because nothing is left to correct."),
     "boost.chance": ("Round {round}: {learner} is no better than chance (weighted error {error}); "
                      "boosting stops here."),
     "learner.stump": "the stump {test}",
     "learner.tree": "a tree with {leaves} leaves",
+    "learner.text": "the learner ({text})",
 }
 
 _DE = {
@@ -175,12 +178,15 @@ _DE = {
     "boost.round": ("Runde {round}: {learner} klassifiziert {wrong} der {n} {noun} falsch (gewichteter Fehler "
                     "{error}), daher ist sein Stimmgewicht α = {alpha}"),
     "boost.factor": "die Gewichte der falsch klassifizierten {noun} wachsen vor dem Normieren um den Faktor {factor}",
+    "boost.shrink": ("die Gewichte der richtig klassifizierten {noun} werden mit {factor} multipliziert; nach "
+                     "dem Normieren tragen die falsch klassifizierten {noun} {share} des Gesamtgewichts"),
     "boost.perfect": ("Runde {round}: {learner} klassifiziert alle {noun} richtig (gewichteter Fehler 0); "
                       "das Boosting endet hier, weil nichts mehr zu korrigieren ist."),
     "boost.chance": ("Runde {round}: {learner} ist nicht besser als Raten (gewichteter Fehler {error}); "
                      "das Boosting endet hier."),
     "learner.stump": "Der Stumpf {test}",
     "learner.tree": "Ein Baum mit {leaves} Blättern",
+    "learner.text": "Der Lerner ({text})",
 }
 
 #: language -> message id -> template.

@@ -303,3 +303,28 @@ def narrate_boosting_round(round_number: int, learner, *, error: float, alpha: f
     if factor is not None:
         text += "; " + t("boost.factor", lang, noun=words, factor=fmt(factor, lang, digits))
     return text + "."
+
+
+def narrate_boost_round(rnd, *, n_classes: int = 2, lang: str = "en", noun: str = "row", digits: int = 3) -> str:
+    """An :class:`engine.ensembles.boosting.BoostRound` in words (round ``index + 1``).
+
+    Uses the round's learner text, weighted error, vote weight ``z`` and the factor the correctly
+    classified rows were multiplied by (:math:`e / (1-e)` for two classes), and says which share of the
+    weight the misclassified rows carry after normalising (one half for two classes).
+    """
+    wrong = np.asarray(rnd.misclassified, dtype=bool)
+    text = str(rnd.learner)
+    stump = " -> " in text and not text.startswith(("tree ", "always "))
+    who = t("learner.stump", lang, test=text) if stump else t("learner.text", lang, text=text)
+    chance = 1.0 - 1.0 / max(int(n_classes), 2)
+    if rnd.error <= 0.0 or rnd.error >= chance or not rnd.kept:
+        return narrate_boosting_round(rnd.index + 1, who, error=min(max(rnd.error, 0.0), 1.0),
+                                      alpha=rnd.z, n_wrong=int(wrong.sum()), n_rows=wrong.size,
+                                      chance=chance if rnd.error > 0 else 0.5, lang=lang, noun=noun,
+                                      digits=digits)
+    text = narrate_boosting_round(rnd.index + 1, who, error=rnd.error, alpha=rnd.z,
+                                  n_wrong=int(wrong.sum()), n_rows=wrong.size, chance=chance, lang=lang,
+                                  noun=noun, digits=digits)
+    share = float(np.asarray(rnd.next_weights, dtype=float)[wrong].sum())
+    return text[:-1] + "; " + t("boost.shrink", lang, noun=noun_word(noun, 2, lang),
+                                factor=fmt(rnd.factor, lang, digits), share=fmt(share, lang, digits)) + "."

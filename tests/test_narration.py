@@ -275,3 +275,22 @@ def test_every_step_on_the_samples_is_narrated_with_the_gain_table_numbers(name,
         for nid, _ in rec.stopped:
             assert re.search(rf"\b{nid}\b", text)
     assert node_summary(grower.tree, 0, lang=lang).startswith(i18n.t("node", lang, id=0) + " (")
+
+
+def test_adaboost_rounds_of_the_ensemble_engine():
+    from engine.ensembles.boosting import fit_adaboost
+    from engine.narration import narrate_boost_round
+
+    ens = fit_adaboost(engine.load_sample("ski"), n_rounds=2)
+    first = ens.rounds[0]
+    assert narrate_boost_round(first) == (
+        "Round 1: the stump Altitude <= 2440 -> bad | good misclassifies 20 of 80 rows (weighted error 0.250), "
+        "so its vote weight is α = 1.099; the weights of the correctly classified rows are multiplied by "
+        "0.333; after normalising, the misclassified rows carry 0.500 of the total weight.")
+    assert narrate_boost_round(first, lang="de") == (
+        "Runde 1: Der Stumpf Altitude <= 2440 -> bad | good klassifiziert 20 der 80 Zeilen falsch (gewichteter "
+        "Fehler 0,250), daher ist sein Stimmgewicht α = 1,099; die Gewichte der richtig klassifizierten Zeilen "
+        "werden mit 0,333 multipliziert; nach dem Normieren tragen die falsch klassifizierten Zeilen 0,500 des "
+        "Gesamtgewichts.")
+    deep = fit_adaboost(engine.load_sample("ski"), n_rounds=1, base="tree", max_depth=2).rounds[0]
+    assert narrate_boost_round(deep).startswith(f"Round 1: the learner ({deep.learner}) misclassifies ")
