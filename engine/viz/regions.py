@@ -144,11 +144,11 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                     "cmax": vmax, "size": 7, "line": {"color": "white", "width": 0.5},
                     "colorbar": {"title": {"text": label_title}, "thickness": 14}}))
     else:
-        lab = np.asarray(labels, dtype=object).astype(str)
-        classes = list(tree.schema.classes) + sorted(set(lab[shown]) - set(tree.schema.classes))
+        lab = np.asarray(labels, dtype=object)[shown].astype(str)  # only the drawn rows
+        classes = list(tree.schema.classes) + sorted(set(lab) - set(tree.schema.classes))
         colors, symbols = palette.class_colors(classes), palette.class_symbols(classes)
         for cls in classes:
-            rows = shown[lab[shown] == cls]
+            rows = shown[lab == cls]
             if rows.size == 0:
                 continue
             fig.add_trace(_point_trace(
