@@ -59,43 +59,93 @@ def finite(values: pd.Series) -> tuple[pd.Series, int]:
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 
 
+def _unique_text(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """``(codes, uniques)``: codes (-1 = missing) into the distinct cleaned texts of ``values``.
+
+    Cleaning (strip, missing markers) and parsing work on the distinct values only and are spread
+    back with the codes, so a column of 100,000 rows with 5 categories costs 5 parses, not 100,000.
+    """
+    raw_codes, raw = pd.factorize(values, use_na_sentinel=True)
+    cleaned = clean_text(pd.Series(np.asarray(raw, dtype=object), dtype=object))
+    codes, uniques = pd.factorize(cleaned, use_na_sentinel=True)  # " a" and "a" merge here
+    codes = np.append(codes, -1)[raw_codes]
+    return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str")
+
+
+def _expand_text(codes: np.ndarray, uniques: pd.Series, index) -> pd.Series:
+    # ExtensionArray.take with allow_fill: -1 becomes missing; a C-level take, no Python strings
+    return pd.Series(uniques.array.take(codes, allow_fill=True), index=index)
+
+
+def _spread(numbers: pd.Series, codes: np.ndarray, index) -> pd.Series:
+    table = np.append(pd.to_numeric(numbers, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan),
+                      np.nan)
+    return pd.Series(table[codes], index=index, dtype="float64")
+
+
+def _all_plain_numbers(uniques: pd.Series) -> bool:
+    # a quick look at the first values avoids pandas' slow per-value fallback on text columns
+    if pd.to_numeric(uniques.iloc[:64], errors="coerce").isna().any():
+        return False
+    return bool(pd.to_numeric(uniques, errors="coerce").notna().all())
+
+
 def parse_numbers(text: pd.Series, *, decimal_comma: bool) -> tuple[pd.Series | None, str]:
-    """Float values of cleaned text if every non-missing value is a number in one notation.
+    """Float values of text if every non-missing value is a number in one notation.
 
     Returns ``(values, how)`` with ``how`` one of "plain", "thousands", "decimal comma", "percent",
     or ``(None, "")`` when some value is not a number (or the notation is ambiguous).
     """
-    present = text.dropna()
-    if present.empty:
+    codes, uniques = _unique_text(text)
+    return _parse_uniques(codes, uniques, text.index, decimal_comma)
+
+
+def _parse_uniques(codes, uniques: pd.Series, index, decimal_comma: bool) -> tuple[pd.Series | None, str]:
+    if uniques.empty:
         return None, ""
-    plain = pd.to_numeric(present, errors="coerce")
-    if plain.notna().all():
-        return pd.to_numeric(text, errors="coerce").astype("float64"), "plain"
-    uniques = pd.Series(present.unique(), dtype="str")
+    if _all_plain_numbers(uniques):
+        return _spread(uniques, codes, index), "plain"
     us, eu = uniques.str.fullmatch(_US).all(), uniques.str.fullmatch(_EU).all()
     if us and eu:  # e.g. only "1,234"-like values: the file's convention decides
         us, eu = not decimal_comma, decimal_comma
     if eu:
-        converted = text.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
-        return pd.to_numeric(converted, errors="coerce").astype("float64"), "decimal comma"
+        converted = uniques.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        return _spread(converted, codes, index), "decimal comma"
     if us:
-        converted = text.str.replace(",", "", regex=False)
-        return pd.to_numeric(converted, errors="coerce").astype("float64"), "thousands"
+        return _spread(uniques.str.replace(",", "", regex=False), codes, index), "thousands"
     if uniques.str.fullmatch(_PERCENT).all():
-        digits = text.str.replace("%", "", regex=False).str.strip()
-        if decimal_comma or not digits.dropna().str.contains(".", regex=False).any():
+        digits = uniques.str.replace("%", "", regex=False).str.strip()
+        if decimal_comma or not digits.str.contains(".", regex=False).any():
             digits = digits.str.replace(",", ".", regex=False)
         number = pd.to_numeric(digits, errors="coerce")
-        if number.notna().sum() == len(present):
-            return number.astype("float64"), "percent"
+        if number.notna().all():
+            return _spread(number, codes, index), "percent"
     return None, ""
+
+
+def number_share(text: pd.Series, limit: int = 2000) -> tuple[float, str]:
+    """Share of the (non-missing) rows that are plain numbers, and an example value that is not."""
+    return _number_share(*_unique_text(text), limit=limit)
+
+
+def _number_share(codes, uniques: pd.Series, limit: int = 2000) -> tuple[float, str]:
+    # estimated from the first ``limit`` distinct values: enough for a note or an error message
+    if uniques.empty:
+        return 0.0, ""
+    head = uniques.iloc[:limit]
+    is_number = pd.to_numeric(head, errors="coerce").notna().to_numpy()
+    counts = np.bincount(codes[(codes >= 0) & (codes < len(head))], minlength=len(head))
+    bad = head[~is_number]
+    return float(counts[is_number].sum() / max(counts.sum(), 1)), (str(bad.iloc[0]) if len(bad) else "")
 
 
 def first_non_number(text: pd.Series) -> str:
     """An example value of ``text`` that is not a number (for error messages)."""
+    example = number_share(text)[1]
+    if example:
+        return example
     present = text.dropna()
-    bad = present[pd.to_numeric(present, errors="coerce").isna()]
-    return str(bad.iloc[0]) if len(bad) else str(present.iloc[0]) if len(present) else ""
+    return str(present.iloc[0]) if len(present) else ""
 
 
 def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tuple[pd.Series, str, list[str]]:
@@ -108,8 +158,8 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
         if n_inf:
             notes.append(_inf_note(name, n_inf))
         return out, "numeric", notes
-    text = clean_text(values)
-    number, how = parse_numbers(text, decimal_comma=decimal_comma)
+    codes, uniques = _unique_text(values)
+    number, how = _parse_uniques(codes, uniques, values.index, decimal_comma)
     if number is not None:
         out, n_inf = finite(number)
         if n_inf:
@@ -119,15 +169,14 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
         elif how == "thousands":
             notes.append(f"Column '{name}' holds numbers with thousands separators (1,234 is read as 1234).")
         return out, "numeric", notes
-    present = text.dropna()
-    if len(present):
-        is_number = pd.to_numeric(present, errors="coerce").notna()
-        if is_number.mean() >= 0.5:
-            notes.append(f"Column '{name}' mixes numbers with text (for example '{first_non_number(text)}'), "
+    if len(uniques):
+        share, example = _number_share(codes, uniques)
+        if share >= 0.5:
+            notes.append(f"Column '{name}' mixes numbers with text (for example '{example}'), "
                          "so it is treated as categorical; fix or blank those values to use it as numbers.")
-        elif present.str.fullmatch(_DATE).all():
+        elif uniques.iloc[:1000].str.fullmatch(_DATE).all():
             notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
-    return text.astype("str"), "categorical", notes
+    return _expand_text(codes, uniques, values.index), "categorical", notes
 
 
 def _inf_note(name: str, count: int) -> str:

@@ -166,7 +166,7 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         if kind != "ignore":
             values = col.as_kind(values, natural[name], kind, name, decimal_comma=decimal_comma)
         if kind == "categorical":
-            present = pd.unique(values.dropna().to_numpy(dtype=object))
+            present = values.dropna().unique()
             if len(present) > limits.max_categories and name not in overrides and col.is_identifier(
                     values, natural[name]):
                 kind = "ignore"
