@@ -129,8 +129,10 @@ def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
     the missing rows as one more branch) and ``gain_ratio``. Rows with a missing value are routed with
     the shares of the *new* known weights (C4.5 re-distributes them the same way).
 
-    ``keep_predictions=True`` keeps each node's ``value`` and ``prediction`` (the statistics are
-    still refreshed), so the tree predicts exactly as before; a node no row reaches always keeps them.
+    ``keep_predictions=True`` keeps each node's ``value`` and ``prediction`` and each split's
+    ``child_weights`` (the shares that send rows with a missing value down every branch), so the tree
+    predicts exactly as before; the other numbers are still refreshed. A node no row reaches always
+    keeps its value and prediction.
     """
     X = np.asarray(X, dtype=float)
     y = target_codes(tree, y)
@@ -164,7 +166,7 @@ def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
             cstats = np.array([(U[r[k]] * w[k, None]).sum(axis=0) for k in known]).reshape(len(known), -1)
             cweights = np.asarray(crit.weight(cstats), dtype=float)
             known_w = float(cweights.sum())
-            share = cweights / known_w if known_w > 0 else _child_shares(split)
+            share = cweights / known_w if known_w > 0 and not keep_predictions else _child_shares(split)
             imp_parent = float(crit.from_stats(cstats.sum(axis=0)))
             imp_children = float((cweights * crit.from_stats(cstats)).sum() / known_w) if known_w > 0 else 0.0
             frac = known_w / fresh.weight if fresh.weight > 0 else 0.0
@@ -173,7 +175,7 @@ def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
             p = branch_w[branch_w > 0] / fresh.weight if fresh.weight > 0 else np.zeros(0)
             info = float(-(p * np.log2(p)).sum())
             split = replace(split, child_stats=tuple(tuple(s.tolist()) for s in cstats),
-                            child_weights=tuple(cweights.tolist()),
+                            child_weights=split.child_weights if keep_predictions else tuple(cweights.tolist()),
                             child_counts=tuple(int(np.count_nonzero(w[k] > 0)) for k in known),
                             impurity_parent=imp_parent, impurity_children=imp_children, gain=gain,
                             known_fraction=frac, split_info=info, gain_ratio=gain / info if info > 0 else 0.0)
