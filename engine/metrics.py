@@ -192,7 +192,8 @@ def evaluate(tree, dataset, name: str = "data") -> Evaluation:
     if tree.task == "regression":
         y = np.asarray(dataset.y, dtype=float)
         pred = tree.predict(X).astype(float)
-        return Evaluation(name, "regression", (), y, pred, regression_scores(y, pred))
+        scores = regression_scores(y, pred)
+        return Evaluation(name, "regression", (), y, pred, {m: scores[m] for m in metrics_for("regression")})
     y = true_codes(tree, dataset)
     pred = tree.predict_codes(X)
     cm = confusion_matrix(y, pred, len(tree.schema.classes))
