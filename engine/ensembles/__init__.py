@@ -13,12 +13,17 @@ No second tree implementation: every tree here comes from :func:`engine.growth.f
 
 from .analysis import VarianceReport, error_correlation, error_matrix, size_curve
 from .bagging import draw_bootstrap, fit_bagging
+from .decision_list import DecisionList, DecisionListLearner, DLRule, learn_decision_list
 from .boosting import BoostRound, StumpDraw, fit_adaboost, hypothesis_weight
 from .forest import fit_random_forest, impurity_importances, permutation_importances
+from .kdt import KDTResult, fit_kdt
+from .literals import Literal, literal_matrix, make_literals
 from .votes import Ensemble, Member, VoteBreakdown, vote_breakdown
 
 __all__ = [
     "Ensemble", "Member", "VoteBreakdown", "vote_breakdown", "fit_bagging", "draw_bootstrap",
     "fit_random_forest", "impurity_importances", "permutation_importances", "fit_adaboost", "BoostRound",
     "StumpDraw", "hypothesis_weight", "size_curve", "error_correlation", "error_matrix", "VarianceReport",
+    "DecisionList", "DecisionListLearner", "DLRule", "learn_decision_list", "KDTResult", "fit_kdt", "Literal",
+    "literal_matrix", "make_literals",
 ]
