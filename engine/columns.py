@@ -204,19 +204,30 @@ def as_kind(values: pd.Series, natural: str, kind: str, name: str, *, decimal_co
 
 
 def is_identifier(values: pd.Series, natural: str) -> bool:
-    """A text column with a different value in every row (and at least ``ID_MIN_ROWS`` rows)."""
-    n = len(values)
-    return (natural == "categorical" and n >= ID_MIN_ROWS and values.notna().all()
-            and values.nunique(dropna=False) == n)
+    """A text column (not mostly numbers) with a different value in every row that has one (at
+    least ``ID_MIN_ROWS`` rows, and at most 10% of them empty)."""
+    n, present = len(values), int(values.notna().sum())
+    return (natural == "categorical" and n >= ID_MIN_ROWS and present >= 0.9 * n
+            and values.nunique(dropna=True) == present and number_share(values)[0] < 0.5)
+
+
+def is_row_number(values: pd.Series) -> bool:
+    """Numbers 0..n-1 or 1..n in file order: a row number, not a measurement."""
+    x = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return (len(x) >= ID_MIN_ROWS and not np.isnan(x).any()
+            and (np.array_equal(x, np.arange(len(x))) or np.array_equal(x, np.arange(1, len(x) + 1))))
 
 
 def feature_kind(values: pd.Series, natural: str, name: str) -> tuple[str, str | None]:
-    """Inferred kind of a feature column and a note explaining an "ignore"."""
+    """Inferred kind of a feature column and a note explaining it (or ``None``)."""
     if values.notna().sum() == 0:
         return "ignore", f"Column '{name}' has no values at all, so it is ignored."
     if is_identifier(values, natural):
         return "ignore", (f"Column '{name}' is ignored: every row has a different value, so it would win "
                           "every gain comparison. Mark it categorical to use it anyway.")
+    if natural == "numeric" and is_row_number(values):
+        return natural, (f"Column '{name}' counts the rows (1, 2, 3, ...); if it is a row number, "
+                         "ignore it, or the tree may split on the order of the file.")
     return natural, None
 
 

@@ -118,7 +118,8 @@ class Dataset:
         if not isinstance(frame, pd.DataFrame):
             raise DataError("The data must be a table (a pandas DataFrame).")
         full, natural, notes = natural_table(frame, limits=limits, decimal_comma=decimal_comma, notes=notes)
-        return cls._build(full, natural, name=str(name), target=target, overrides={} if kinds is None else kinds, task=task,
+        overrides = {} if kinds is None else kinds
+        return cls._build(full, natural, name=str(name), target=target, overrides=overrides, task=task,
                           limits=limits, decimal_comma=decimal_comma, base_notes=notes)
 
     @classmethod

@@ -59,7 +59,8 @@ _SAMPLES = (
                "Wisconsin breast cancer: 30 cell measurements, malignant or benign (569 rows).",
                "classification", "cart", 569, 30),
     SampleInfo("diabetes", "diabetes.csv", "progression",
-               "Diabetes progression after one year (regression): 442 patients, 10 standardised features.",
+               "Diabetes progression after one year (regression): 442 patients; age, sex, BMI, blood "
+               "pressure and six blood serum values.",
                "regression", "cart", 442, 10),
 )
 

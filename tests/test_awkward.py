@@ -120,8 +120,8 @@ CASES = {
     "mixed_types.csv": ("loads", [column("size", ["1", "2", "large", "4", "5"], "categorical"),
                                   note("mixes numbers with text (for example 'large')")], {}),
     "inf_values.csv": ("loads", [column("x", [1.0, None, None, 4.0]), note("2 infinite values")], {}),
-    "one_class_target.csv": ("loads", [note("Every row has the same class 'Yes': the tree will be a single leaf.")],
-                             {}),
+    "one_class_target.csv": ("loads", [note("Every row has the same class 'Yes': the tree will be a "
+                                            "single leaf.")], {}),
     "some_missing_target.csv": ("loads", [rows(2),
                                           note("3 rows without a value for 'Play' were left out.")], {}),
     "integer_classes.csv": ("loads", [attr("classes", ("0", "1", "2")), attr("task", "classification")], {}),
