@@ -92,7 +92,7 @@ def _node_lines(tree, node, *, compact, show_ids, show_stop_reason, digits, limi
     lines.append(f"{node.criterion} = {node.impurity:.{digits}f}")
     if node.is_leaf and node.stop_reason is not None and show_stop_reason:
         phrase = STOP_REASONS.get(node.stop_reason, node.stop_reason)
-        lines += textwrap.wrap(f"stop: {phrase}", width=max(limit - 6, 34))
+        lines += textwrap.wrap(f"stop: {phrase}", width=max(limit - 16, 24))
     return lines
 
 
