@@ -145,8 +145,7 @@ def grow_levelwise(grower) -> FastResult:
                 kk = segs[k]
                 left = cum[vi] - base[k]
                 right = TOT[kk] - left
-                children = (crit.weight(left) * crit.from_stats(left)
-                            + crit.weight(right) * crit.from_stats(right)) / W[kk]
+                children = (crit.weighted(left) + crit.weighted(right)) / W[kk]
                 g[vi] = P[kk] - children
             segmax, first = _segment_best(g, s_starts, s_nd, segs.size)
             ok = first >= 0

@@ -58,7 +58,7 @@ def _make_split(nd: NodeData, j: int, name: str, kind: str, child_stats: np.ndar
     w_known = float(crit.weight(known_stats))
     wc = crit.weight(child_stats)
     parent_imp = float(crit.from_stats(known_stats))
-    children_imp = float((wc * crit.from_stats(child_stats)).sum() / w_known)
+    children_imp = float(crit.weighted(child_stats).sum() / w_known)
     frac = w_known / nd.total_weight if nd.total_weight > 0 else 0.0
     gain = frac * (parent_imp - children_imp)
     branch_w = np.append(wc, nd.total_weight - w_known) if frac < 1 else wc
@@ -85,8 +85,7 @@ def _scan(crit: Criterion, ordered_stats: np.ndarray, ordered_counts: np.ndarray
     n_right = ordered_counts.sum() - n_left
     valid = distinct & (n_left >= min_leaf) & (n_right >= min_leaf)
     w = crit.weight(total)
-    wl, wr = crit.weight(left), crit.weight(right)
-    children = (wl * crit.from_stats(left) + wr * crit.from_stats(right)) / w
+    children = (crit.weighted(left) + crit.weighted(right)) / w
     return float(crit.from_stats(total)) - children, valid, left, right
 
 
@@ -143,8 +142,7 @@ def best_numeric_all(nd: NodeData, cols: list[int], names: list[str]) -> list[Sp
     n_left = np.arange(1, n)[:, None]
     valid = (xs[1:] > xs[:-1]) & (n_left >= nd.min_samples_leaf) & (n - n_left >= nd.min_samples_leaf)
     crit = nd.criterion
-    children = (crit.weight(left) * crit.from_stats(left) + crit.weight(right) * crit.from_stats(right)) \
-        / crit.weight(total)[None]
+    children = (crit.weighted(left) + crit.weighted(right)) / crit.weight(total)[None]
     gain = np.where(valid, crit.from_stats(total)[None] - children, -np.inf)
     best = gain.max(axis=0)
     out = []
@@ -207,8 +205,7 @@ def categorical_candidates(nd: NodeData, j: int, mode: str):
     n_left = masks.astype(np.int64) @ counts
     n_right = counts.sum() - n_left
     w = crit.weight(total)
-    gains = float(crit.from_stats(total)) - (
-        crit.weight(left) * crit.from_stats(left) + crit.weight(right) * crit.from_stats(right)) / w
+    gains = float(crit.from_stats(total)) - (crit.weighted(left) + crit.weighted(right)) / w
     valid = (n_left >= nd.min_samples_leaf) & (n_right >= nd.min_samples_leaf)
     return present, stats, counts, [(masks[i], float(gains[i])) for i in np.flatnonzero(valid)]
 
