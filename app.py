@@ -15,6 +15,7 @@ import streamlit as st
 from engine.errors import EngineError
 from ui import state
 from ui.errors import show_engine_error, show_unexpected_error
+from ui.lessons import apply_lesson_link
 from ui.widgets import show_flashes, sidebar_summary
 
 ROOT = Path(__file__).resolve().parent
@@ -71,6 +72,7 @@ def main() -> None:
     page = st.navigation(build_navigation(), position="sidebar", expanded=True)
     try:
         state.init_state()
+        apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once
         sidebar_summary()
         show_flashes()
         page.run()

@@ -1,0 +1,49 @@
+"""Lessons: ready-made classroom states, each one link that opens the right page in the right state."""
+
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+
+import streamlit as st
+
+from ui.lessons import LESSONS
+from ui.widgets import md_escape
+
+st.title("Lessons")
+st.caption("Each lesson opens a page with the data set, settings, step and classroom switches ready. "
+           "Send the address to your class, or open it on the projector.")
+
+with st.expander("Classroom mode in short"):
+    st.markdown(
+        "- **Presenter view** (Grow page): hides the settings and panels, enlarges the diagram, plot and "
+        "text for a projector. **Step**, **Undo**, **Reset** and **Play** stay, also on the keyboard: "
+        "**→** step, **←** undo, **Home** reset, **P** play/pause.\n"
+        "- **Quiz**: before each step the class guesses the feature (with CART and C4.5 also a threshold); "
+        "then the gain table is revealed with the guess and the winner marked, and the score is kept.\n"
+        "- **Narration**: every step is explained in a sentence with its numbers, in English or German.\n"
+        "- **Your own lesson**: set up the Grow page, switch presenter view or the quiz on, and copy the "
+        "address (or the link under *Export & share*): it reopens that state."
+    )
+
+
+def lesson_url(page: str, params: dict[str, str]) -> str:
+    """Absolute address of a lesson (relative when the app's address is unknown, as in tests)."""
+    base = (st.context.url or "").rstrip("/")
+    path = Path(page).stem
+    return f"{base}/{path}?{urllib.parse.urlencode(params)}"
+
+
+for lesson in LESSONS:
+    with st.container(border=True, key=f"lesson_{lesson.slug}"):
+        st.subheader(lesson.title)
+        st.markdown(md_escape(lesson.summary))
+        st.caption(lesson.promise())
+        if lesson.available:
+            c1, c2 = st.columns([1, 3], vertical_alignment="center")
+            c1.page_link(lesson.page, label="Open the lesson", icon=":material/play_lesson:",
+                         query_params=lesson.query_params())
+            c2.code(lesson_url(lesson.page, lesson.query_params()), language=None, wrap_lines=True)
+        else:
+            st.info(f"This lesson opens the {Path(lesson.page).stem.capitalize()} page, which is not part "
+                    "of this version yet.", icon=":material/hourglass_empty:")
