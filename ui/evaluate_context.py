@@ -18,7 +18,7 @@ from engine.curves import depth_curve, overfitting_curve
 from engine.errors import DataError
 from engine.evaluation import evaluate_sets, holdout
 from engine.growth import Grower
-from engine.metrics import metric_label, metrics_for
+from engine.metrics import greater_is_better, metric_label, metrics_for
 from ui import state
 
 CACHE = "_eval_cache"
@@ -149,8 +149,7 @@ def best_point_text(table, metric: str, x: str) -> str:
     values = table[col].to_numpy(dtype=float)
     if not np.isfinite(values).any():
         return ""
-    greater = metric in ("accuracy", "r2", "macro_f1")
-    best = int(np.nanargmax(values) if greater else np.nanargmin(values))
+    best = int(np.nanargmax(values) if greater_is_better(metric) else np.nanargmin(values))
     row, last = table.iloc[best], table.iloc[-1]
     where = f"{int(row[x])} {'levels' if x == 'depth' else X_AXES[x].replace('number of ', '')}"
     return (f"Best test {metric_label(metric)}: {row[col]:.3f} at {where}; the full tree "

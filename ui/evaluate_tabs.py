@@ -75,7 +75,7 @@ def render_cv(ctx) -> None:
     with st.form("eval_cv_form", border=False):
         k = st.number_input("Folds k", min_value=2, max_value=int(min(20, n)), value=int(min(5, n)),
                             key="eval_cv_k")
-        run = st.form_submit_button("Run cross-validation", icon=":material/play_arrow:")
+        run = st.form_submit_button("Run cross-validation", icon=":material/play_arrow:", key="eval_cv_run")
     last = ec.stored("cv", ctx)
     params = (int(k),)
     if run or last is None:
@@ -138,7 +138,7 @@ def render_learning(ctx) -> None:
         c1, c2 = st.columns(2)
         n_sizes = c1.slider("Training-set sizes", 2, 10, 6, key="eval_lc_sizes")
         repeats = c2.slider("Random subsets per size", 1, 20, 5, key="eval_lc_repeats")
-        run = st.form_submit_button("Run learning curve", icon=":material/play_arrow:")
+        run = st.form_submit_button("Run learning curve", icon=":material/play_arrow:", key="eval_lc_run")
     last = ec.stored("learning", ctx)
     if run or last is None:
         runs, summary = ec.cached("learning", (int(n_sizes), int(repeats)),
@@ -173,7 +173,7 @@ def render_instability(ctx) -> None:
         pct = c2.slider("Share of rows (%)", 1, 30, 5, key="eval_inst_pct",
                         help="Rows flipped, jittered or left out (a bootstrap sample ignores it).")
         runs = c3.number_input("Runs", min_value=2, max_value=50, value=10, key="eval_inst_runs")
-        run = st.form_submit_button("Run instability", icon=":material/play_arrow:")
+        run = st.form_submit_button("Run instability", icon=":material/play_arrow:", key="eval_inst_run")
     last = ec.stored("instability", ctx)
     if run or last is None:
         result = ec.cached("instability", (method, int(pct), int(runs)),
