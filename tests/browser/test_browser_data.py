@@ -95,3 +95,34 @@ def test_a_deep_link_on_a_fresh_server_gets_the_app_frame(browser, fresh_app_url
         screenshot(tab, "data-deep-link")
     finally:
         context.close()
+
+
+def test_readme_screenshot(page, wait_idle):
+    """Refresh docs/screenshot.png (run by hand: README_SCREENSHOT=1 pytest -k readme_screenshot)."""
+    import os
+    from pathlib import Path
+
+    if os.environ.get("README_SCREENSHOT") != "1":
+        import pytest
+
+        pytest.skip("set README_SCREENSHOT=1 to refresh docs/screenshot.png")
+    open_app(page, wait_idle)
+    # the two-feature "ski" sample, so the region plot is drawn next to the tree
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    wait_idle(page)
+    page.locator(".st-key-_w_data_sample").click()
+    page.get_by_role("option", name="ski", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("Use this sample")).click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stSidebar").get_by_text("ski", exact=False).first).to_be_visible()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    wait_idle(page)
+    step = page.locator(".st-key-_w_grow_step button")  # the Grow page's Step button, by its key
+    for _ in range(3):
+        step.click()
+        wait_idle(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    target = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+    page.screenshot(path=str(target))
+    assert target.stat().st_size > 10_000
