@@ -19,8 +19,7 @@ st.title("Grow")
 st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Every split shows "
            "its gain table and arithmetic below; you can force another split or collapse a subtree.")
 
-for sentence in share.apply_link_once():
-    st.warning(sentence, icon=":material/link_off:")
+share.apply_link_once()
 
 split = state.current_split()
 train = split.train
@@ -49,7 +48,7 @@ if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
                "(see the region plot).")
 
-diagram_col, region_col = st.columns([3, 2], gap="large")
+diagram_col, region_col = st.columns([1, 1], gap="large")
 with diagram_col:
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):

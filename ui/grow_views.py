@@ -78,7 +78,7 @@ def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str
             max_depth = None
     dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
                          compact=compact)
-    st.graphviz_chart(dot, width="stretch")
+    st.graphviz_chart(dot, width="content")
     return dot
 
 
@@ -184,8 +184,11 @@ def leaf_of_rows(tree, X: np.ndarray, rows) -> int | None:
     return int(ids[np.argmax(counts)])
 
 
-def _on_region_select(tree, X) -> None:
-    leaf = leaf_of_rows(tree, X, rows_from_selection(st.session_state.get(REGION_KEY)))
+def _on_region_select() -> None:
+    grower = st.session_state.get(state.GROWER)
+    if grower is None:
+        return
+    leaf = leaf_of_rows(grower.tree, grower.dataset.X, rows_from_selection(st.session_state.get(REGION_KEY)))
     if leaf is not None:
         state.select_node(leaf)
 
@@ -240,7 +243,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
     fig = memo(("regions", fp, x, y, hl, qkey), lambda: region_figure(
         tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed()))
-    st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select, args=(tree, ds.X),
+    st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")
     if two_features:

@@ -21,6 +21,7 @@ from engine.viz.figures import class_distribution_figure, threshold_scan_figure
 from ui import state
 from ui.errors import show_engine_error
 from ui.exports import csv_bytes, file_stem
+from ui.grow_views import tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
 
 W_NODE = "_w_grow_node"
@@ -60,19 +61,21 @@ def child_table(split: Split, classes, task: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _sync_node(tree) -> int:
+def _sync_node(tree, key: str) -> int:
     ids = [n.id for n in tree.walk()]
     sel = state.selected_node()
     if sel not in ids:
         sel = 0
         state.select_node(0)
-    if st.session_state.get(W_NODE) != sel:
-        st.session_state[W_NODE] = sel
+    if st.session_state.get(key) != sel:
+        st.session_state[key] = sel
     return sel
 
 
-def _on_node() -> None:
-    state.select_node(st.session_state[W_NODE])
+def _on_node(key: str) -> None:
+    value = st.session_state.get(key)
+    if isinstance(value, int):
+        state.select_node(value)
 
 
 def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split | None:
@@ -130,8 +133,10 @@ def _explain(grower, node, split: Split) -> None:
 def render_inspector(grower) -> None:
     """The node inspector (see module docstring)."""
     tree = grower.tree
-    sel = _sync_node(tree)
-    st.selectbox("Node", [n.id for n in tree.walk()], key=W_NODE, on_change=_on_node,
+    # The labels change as the tree grows, so the widget is keyed on the tree (selection kept in state).
+    key = f"{W_NODE}_{tree_fingerprint(tree)}"
+    sel = _sync_node(tree, key)
+    st.selectbox("Node", [n.id for n in tree.walk()], key=key, on_change=_on_node, args=(key,),
                  format_func=lambda i: node_label(tree.nodes[i]),
                  help="Or click a point in the region plot to pick the leaf it falls in.")
     node = tree.node(sel)

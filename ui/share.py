@@ -27,6 +27,7 @@ from engine.config import TreeConfig
 from engine.data import SAMPLES
 from engine.errors import ConfigError, EngineError
 from ui import state
+from ui.widgets import flash, md_escape
 
 P_DATA, P_CFG, P_SPLIT, P_FEAT, P_STEP = "data", "cfg", "split", "xy", "step"
 PARAMS = (P_DATA, P_CFG, P_SPLIT, P_FEAT, P_STEP)
@@ -238,19 +239,21 @@ def _same_sample(name: str) -> bool:
     return ds.target == sample.target and ds.kinds == sample.kinds and ds.task == sample.task
 
 
-def apply_link_once() -> list[str]:
-    """On the session's first Grow run, load what the URL asks for; returns warning sentences.
+def apply_link_once() -> None:
+    """On the session's first Grow run, load what the URL asks for, then rerun the app.
 
+    Pieces that cannot be used become warnings shown at the top of the page.
     Order: data set, split, settings, two-feature mode, then the steps are replayed.
     """
     from ui import grow_controls as controls
 
     if st.session_state.get(APPLIED):
-        return []
+        return
+    state.current_dataset()  # may rerun through app.py first (fresh server, deep link)
     st.session_state[APPLIED] = True
     params = {k: st.query_params.get_all(k) for k in PARAMS if k in st.query_params}
     if not params:
-        return []
+        return
     shared = decode_params(params)
     warnings = list(shared.warnings)
     try:
@@ -277,7 +280,9 @@ def apply_link_once() -> list[str]:
     except EngineError as err:
         state.reset_tree()
         warnings.append(f"The link could not be used as it is ({err}) The tree starts afresh.")
-    return warnings
+    for sentence in warnings:
+        flash("warning", md_escape(sentence))
+    st.rerun()  # draw the sidebar and the page from the new state
 
 
 def sync_link(grower) -> dict[str, str]:
