@@ -25,18 +25,19 @@ from ui import state
 from ui.widgets import md_escape
 
 PRESENTER, QUIZ, LANG = "presenter", "quiz", "lang"  # widget keys = query parameter names
+_CODES = {name: code for code, name in LANGUAGES.items()}  # "Deutsch" -> "de" (the URL says lang=Deutsch)
 NARRATIONS = "_classroom_narrations"  # cache: (data_version, history key, lang) -> list of sentences
 #: Toolbar action -> Streamlit shortcut (one key per button; Step is the right arrow).
 SHORTCUTS = {"step": "Right", "undo": "Left", "reset": "Home", "play": "P"}
 LOG_LIMIT = 150  # narrated steps listed in the log
-KEY_HELP = "Keys: → Step · ← Undo · Home Reset · P Play/Pause (not while typing in a field)"
+KEY_HELP = "Keys: → step · ← undo · Home reset · P play/pause"
 
 PRESENTER_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stSidebarCollapseButton"] { display: none !important; }
 html { font-size: 21px; }
-.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 2.5rem; }
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 3.5rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-grow_diagram svg { min-height: 62vh; }
 </style>
@@ -66,14 +67,14 @@ def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lan
     if quiz is not None:
         ss[QUIZ] = bool(quiz)
     if lang is not None:
-        ss[LANG] = lang if lang in LANGUAGES else "en"
+        ss[LANG] = LANGUAGES.get(lang, LANGUAGES["en"])
 
 
 def switches() -> Switches:
     """The switches' current values (without drawing them)."""
     ss = st.session_state
-    lang = ss.get(LANG, "en")
-    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang if lang in LANGUAGES else "en")
+    lang = _CODES.get(ss.get(LANG), "en")
+    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang)
 
 
 def classroom_bar() -> Switches:
@@ -82,8 +83,8 @@ def classroom_bar() -> Switches:
     Draw it before anything that depends on presenter view (the switches may come from the URL).
     """
     ss = st.session_state
-    if ss.get(LANG) not in LANGUAGES:
-        ss.pop(LANG, None)
+    if LANG in ss and ss[LANG] not in _CODES:
+        ss[LANG] = LANGUAGES.get(ss[LANG], LANGUAGES["en"])
     c1, c2, c3, c4 = st.columns([1.2, 1, 1.3, 3], vertical_alignment="center")
     c1.toggle("Presenter view", key=PRESENTER, bind="query-params",
               help="For a projector: hides the settings and panels, enlarges the diagram, plots and "
@@ -91,7 +92,7 @@ def classroom_bar() -> Switches:
     c2.toggle("Quiz", key=QUIZ, bind="query-params",
               help="Before each step, guess which feature (and threshold) wins; then the gain table is "
                    "revealed and the score kept.")
-    c3.selectbox("Narration", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG, bind="query-params",
+    c3.selectbox("Narration", list(_CODES), key=LANG, bind="query-params",
                  label_visibility="collapsed", help="Language of the narrated steps.")
     c4.caption(KEY_HELP)
     sw = switches()

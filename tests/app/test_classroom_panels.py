@@ -84,7 +84,7 @@ def test_narration_under_the_diagram_and_in_the_log():
 def test_narration_language_switch():
     at = _host()
     at.button(key="host_step").click().run()
-    at.selectbox(key=classroom.LANG).set_value("de").run()
+    at.selectbox(key=classroom.LANG).set_value("Deutsch").run()
     assert not at.exception
     texts = [_plain(m.value) for m in at.markdown]
     assert any(t.startswith("Knoten 0 (14 Tage, 9 Yes / 5 No, Entropie 0,940) wird nach Outlook") for t in texts)
