@@ -100,6 +100,39 @@ class PruneResult:
         return collapsed_ids(self.original, self.tree)
 
     @property
+    def marked(self) -> tuple[int, ...]:
+        """Tops of the original's subtrees that are gone entirely (what a "before" diagram greys out).
+
+        After subtree raising the raised child's own id is gone but its descendants live on, so it is
+        not a top; its removed siblings are.
+        """
+        gone = set(self.removed)
+        whole = {i for i in gone if all(n.id in gone for n in self.original.walk(i))}
+        return tuple(sorted(i for i in whole if self.original.nodes[i].parent not in whole))
+
+    def scores(self, parts: dict) -> pd.DataFrame:
+        """Accuracy (classification) or MSE (regression) before and after, on each named set of rows.
+
+        ``parts``: name -> Dataset or (X, y) (None or empty sets are skipped). Columns: part, rows,
+        metric, before, after.
+        """
+        rows = []
+        for name, data in parts.items():
+            if data is None:
+                continue
+            X, y = as_xy(self.original, data)
+            if y.size == 0:
+                continue
+            out = {"part": name, "rows": int(y.size)}
+            for when, tree in (("before", self.original), ("after", self.tree)):
+                if tree.task == "classification":
+                    out["metric"], out[when] = "accuracy", float(np.mean(tree.predict_codes(X) == y))
+                else:
+                    out["metric"], out[when] = "MSE", float(np.mean((tree.predict(X) - y) ** 2))
+            rows.append(out)
+        return pd.DataFrame(rows, columns=["part", "rows", "metric", "before", "after"])
+
+    @property
     def is_subtree(self) -> bool:
         """True when the pruned tree is the original with subtrees cut (false after subtree raising)."""
         return is_subtree_of(self.tree, self.original)

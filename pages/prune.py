@@ -1,0 +1,57 @@
+"""Prune: cut the Grow page's tree back, five ways, and see which cuts pay off on rows it never saw."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.pruning import METHODS
+from ui import prune_views as views
+from ui import state
+from ui.errors import friendly_errors, show_engine_error
+from ui.widgets import flash, md_escape
+
+W_METHOD = "_w_prune_method"
+LABELS = {"reduced_error": "Reduced error", "cost_complexity": "Cost complexity (α)",
+          "pessimistic": "C4.5 pessimistic", "bottom_up": "Bottom-up f(T, m)", "manual": "By hand"}
+
+st.title("Prune")
+st.caption("A fully grown tree also learns the noise of its training rows. Pruning cuts subtrees back to "
+           "leaves where the evidence for them is weak; each method below logs every decision with its numbers.")
+
+
+def _grow_full_tree() -> None:
+    try:
+        state.current_grower().grow()
+        flash("success", "A full tree was grown with the current settings (see the Grow page).")
+    except EngineError as err:
+        flash("error", md_escape(err))
+
+
+split = state.current_split()
+grower = st.session_state.get(state.GROWER)
+if grower is None or grower.tree.n_nodes == 1:
+    st.info("There is no tree to prune yet: grow one on the Grow page, or grow a full tree here with the "
+            "current settings.", icon=":material/info:")
+    st.button("Grow a full tree now", key="prune_grow", type="primary", icon=":material/account_tree:",
+              on_click=_grow_full_tree)
+    st.page_link("pages/grow.py", label="Go to the Grow page", icon=":material/account_tree:")
+    st.stop()
+
+tree = grower.tree
+if not grower.done:
+    c1, c2 = st.columns([3, 1], vertical_alignment="center")
+    c1.caption(f"The Grow page's tree still has {len(grower.open_nodes)} open leaves; pruning works on it as it is.")
+    c2.button("Grow it to the end", key="prune_finish", on_click=_grow_full_tree)
+st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth} · "
+            f"{len(grower.dataset):,} training rows")
+
+method = st.segmented_control("Method", list(METHODS), key=W_METHOD, format_func=LABELS.get,
+                              default="reduced_error", selection_mode="single", width="stretch")
+method = method or "reduced_error"
+st.markdown(f"##### {METHODS[method]}")
+
+with friendly_errors(f"prune: {method}"):
+    result = views.PANELS[method](tree, grower, split)
+    if result is not None:
+        views.render_result(result, views.parts_of(grower, split))
