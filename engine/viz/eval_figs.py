@@ -67,8 +67,9 @@ def predicted_actual_figure(evaluation, *, title: str | None = None, max_points:
     if y.size > max_points:
         keep = np.sort(np.random.default_rng(seed).choice(y.size, size=max_points, replace=False))
         y, p = y[keep], p[keep]
-    lo = float(min(y.min(initial=0.0), p.min(initial=0.0))) if y.size else 0.0
-    hi = float(max(y.max(initial=1.0), p.max(initial=1.0))) if y.size else 1.0
+    lo, hi = (float(min(y.min(), p.min())), float(max(y.max(), p.max()))) if y.size else (0.0, 1.0)
+    pad = 0.05 * (hi - lo) if hi > lo else 1.0
+    lo, hi = lo - pad, hi + pad
     color = set_color(evaluation.name)
     fig = go.Figure([
         go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect (y = x)",
@@ -133,7 +134,7 @@ def growth_curve_figure(table: pd.DataFrame, *, metric: str, x: str = "n_leaves"
                         hovertemplate=f"best test: %{{y:.4f}}<br>{X_TITLES[x]} %{{x}}<extra></extra>")
     if current is not None:
         fig.add_vline(x=current["x"], line=dict(color="#000000", dash="dash", width=1),
-                      annotation_text=current.get("label", "current tree"), annotation_position="top")
+                      annotation_text=current.get("label", "current tree"), annotation_position="bottom right")
         for name, value in current.get("scores", {}).items():
             fig.add_scatter(x=[current["x"]], y=[value], mode="markers", showlegend=False,
                             marker=dict(color=set_color(name), size=13, symbol="diamond",
@@ -189,6 +190,7 @@ def instability_figure(result) -> go.Figure:
                                         if change == "agreement" else "mean |change| of predictions"))
     colors = [OKABE_ITO[0] if r == original else OKABE_ITO[3] for r in counts["root_feature"]]
     fig.add_bar(y=counts["root_feature"], x=counts["runs"], orientation="h", marker_color=colors, row=1, col=1,
+                width=0.6,
                 showlegend=False, customdata=counts[["splits"]].to_numpy(dtype=object),
                 hovertemplate="%{y}: %{x} runs<br>%{customdata[0]}<extra></extra>")
     run_colors = np.where(runs["same_root_feature"], OKABE_ITO[0], OKABE_ITO[3])
@@ -196,7 +198,8 @@ def instability_figure(result) -> go.Figure:
                 customdata=runs[["root", "n_leaves"]].to_numpy(dtype=object),
                 hovertemplate="run %{x}: %{y:.3f}<br>root %{customdata[0]}<br>%{customdata[1]} leaves"
                               "<extra></extra>")
-    fig.update_yaxes(autorange="reversed", type="category", row=1, col=1)
+    slots = max(len(counts), 3)  # keep bars slim when every run chose the same feature
+    fig.update_yaxes(range=[slots - 0.5, -0.5], type="category", row=1, col=1)
     fig.update_xaxes(title_text="runs", row=1, col=1, rangemode="tozero")
     fig.update_xaxes(title_text="run", row=1, col=2, dtick=1 if len(runs) <= 20 else None)
     if change == "agreement":

@@ -33,9 +33,16 @@ def test_evaluate_page_tabs(page, wait_idle, screenshot):
     page.goto("/")
     wait_idle(page)
     _use_sample(page, wait_idle, "noisy_moons")
+    # grow ten steps on the Grow page: the Evaluate page marks that tree
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    wait_idle(page)
+    for _ in range(2):
+        page.get_by_role("button", name="Step ×5").click()
+        wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
+    expect(page.get_by_text("The Grow page's tree")).to_be_visible()
 
     # metrics: a confusion matrix for the train and the test rows, per-class table
     panel = page.get_by_role("tabpanel", name="Metrics")
@@ -53,8 +60,10 @@ def test_evaluate_page_tabs(page, wait_idle, screenshot):
     screenshot(page, "evaluate-cv")
 
     panel = _open_tab(page, wait_idle, "Overfitting curve")
-    expect(panel.locator(".legendtext", has_text="test")).to_have_count(1)
+    expect(panel.locator(".legendtext", has_text=re.compile(r"^test$"))).to_have_count(1)
+    expect(panel.locator(".legendtext", has_text="best test")).to_have_count(1)
     expect(panel.get_by_text(re.compile(r"Best test accuracy: 0\.\d{3} at \d+ leaves"))).to_be_visible()
+    expect(panel.locator(".annotation-text", has_text="Grow page (step 10)")).to_have_count(1)
     screenshot(page, "evaluate-overfitting")
 
     panel = _open_tab(page, wait_idle, "Learning curve")
@@ -64,5 +73,22 @@ def test_evaluate_page_tabs(page, wait_idle, screenshot):
     panel = _open_tab(page, wait_idle, "Instability")
     expect(panel.get_by_text(re.compile(r"^Original tree: root "))).to_be_visible()
     screenshot(page, "evaluate-instability")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+
+
+def test_evaluate_page_regression(page, wait_idle, screenshot):
+    page.goto("/")
+    wait_idle(page)
+    _use_sample(page, wait_idle, "diabetes")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
+    wait_idle(page)
+    panel = page.get_by_role("tabpanel", name="Metrics")
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.locator(".gtitle", has_text=re.compile(r"^test: R² -?0\.\d{3}, MAE \d+"))).to_have_count(1)
+    screenshot(page, "evaluate-regression-metrics")
+    panel = _open_tab(page, wait_idle, "Overfitting curve")
+    expect(panel.get_by_text(re.compile(r"Best test R²: "))).to_be_visible()
+    screenshot(page, "evaluate-regression-overfitting")
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
