@@ -111,3 +111,16 @@ def test_instability_figure(iris):
     blue = [c == OKABE_ITO[0] for c in runs.marker.color]
     assert blue == res.runs["same_root_feature"].tolist()
     assert res.original["root_feature"] in fig.layout.title.text
+
+
+def test_user_text_is_escaped_in_figures():
+    import pandas as pd
+    frame = pd.DataFrame({"<i>x</i>": [1.0, 2, 3, 4, 5, 6, 7, 8], "y": ["<b>a</b>", "b%{x}"] * 4})
+    ds = engine.Dataset.from_frame(frame, target="y")
+    tree = engine.fit_tree(ds)
+    fig = eval_figs.confusion_figure(evaluate(tree, ds))
+    assert list(fig.data[0].x) == ["&lt;b&gt;a&lt;/b&gt;", "b%\u200b{x}"]
+    res = instability(ds, ds, engine.TreeConfig(), runs=2, method="subsample", fraction=0.2, seed=0)
+    fig = eval_figs.instability_figure(res)
+    assert "<i>" not in fig.layout.title.text and "&lt;i&gt;x&lt;/i&gt;" in fig.layout.title.text
+    assert all("<i>" not in str(v) for v in fig.data[0].y)

@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 from engine.errors import ConfigError
 from engine.metrics import greater_is_better, metric_label
 from engine.viz.palette import MUTED, OKABE_ITO, rgba
+from engine.viz.regions import escape
 
 SET_COLORS = {"train": OKABE_ITO[0], "validation": OKABE_ITO[2], "test": OKABE_ITO[1]}
 SET_DASH = {"train": "solid", "validation": "dot", "test": "solid"}
@@ -41,7 +42,7 @@ def confusion_figure(evaluation, *, title: str | None = None) -> go.Figure:
     cm = evaluation.confusion
     if cm is None:
         raise ConfigError("A confusion matrix exists only for classification.")
-    labels = [str(c) for c in evaluation.classes]
+    labels = [escape(c) for c in evaluation.classes]  # user text: no Plotly markup
     rows = cm.sum(axis=1, keepdims=True)
     share = np.divide(cm, rows, out=np.zeros(cm.shape, dtype=float), where=rows > 0)
     text = [[f"{cm[i, j]}<br>{share[i, j]:.0%}" for j in range(cm.shape[1])] for i in range(cm.shape[0])]
@@ -182,8 +183,9 @@ def instability_figure(result) -> go.Figure:
     Right: per run, agreement with the original tree's test predictions (regression: mean absolute
     change), blue when the run kept the original's root feature."""
     counts = result.root_counts("root_feature")
-    runs = result.runs
-    original = result.original["root_feature"]
+    runs = result.runs.assign(root=result.runs["root"].map(escape))
+    original = escape(result.original["root_feature"])
+    counts = counts.assign(root_feature=counts["root_feature"].map(escape), splits=counts["splits"].map(escape))
     change = result.change_column
     fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6], horizontal_spacing=0.14,
                         subplot_titles=("root feature per run", "agreement with the original tree"
