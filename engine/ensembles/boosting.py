@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..config import TreeConfig
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError
 from ..gain import evaluate_test
 from ..growth import Grower, fit_tree
 from ..splits import Split

@@ -1,0 +1,61 @@
+"""Ensembles: bagging, random forests and AdaBoost on the active data, with their votes laid open."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import ensemble_rounds as rounds
+from ui import ensemble_train as training
+from ui import ensemble_views as views
+from ui import state
+from ui.errors import friendly_errors
+
+TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
+W_TAB = "_w_ens_tab"
+
+st.title("Ensembles")
+st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a random forest also draws "
+           "features at random, AdaBoost reweights the rows each round. Members grow with the active "
+           "tree settings (Grow page); the random seed is the sidebar's.")
+
+training.apply_method_link()
+split = state.current_split()
+train = split.train
+
+with st.container(border=True):
+    settings = training.settings_panel(train)
+    go = st.button("Train", type="primary", key="_w_ens_train", icon=":material/play_arrow:")
+    if train.task == "regression":
+        st.caption("The target is numeric: members average their predictions (AdaBoost is for classes).")
+
+if go:
+    with friendly_errors("ensembles: training"):
+        training.train(train, settings)
+
+result = training.current_result()
+if result is None:
+    if st.session_state.get(training.RESULT) is not None:
+        st.info("The data, split or tree settings changed since the last training: press Train again.")
+    else:
+        st.info("Choose a method and press **Train**. Small data sets train in a second or two.")
+    st.stop()
+
+ens = result["ensemble"]
+st.markdown(f"**{training.summary_line(result)}**")
+for note in ens.notes:
+    st.caption(note)
+if result["settings"] != settings:
+    st.caption("The settings above differ from the trained ensemble's: press Train to apply them.")
+
+tab_names = TABS + (["AdaBoost rounds"] if ens.method == "adaboost" else [])
+tabs = st.tabs(tab_names, key=W_TAB + ens.method, on_change="rerun")
+panels = [lambda: views.render_vote(ens, split), lambda: views.render_members(ens, train),
+          lambda: views.render_regions(ens, train), lambda: views.render_curves(ens, split),
+          lambda: views.render_importances(ens, split)]
+if ens.method == "adaboost":
+    panels.append(lambda: rounds.render_rounds(ens, train))
+for tab, name, panel in zip(tabs, tab_names, panels):
+    with tab:
+        if tab.open is not False:
+            with friendly_errors(f"ensembles: {name}"):
+                panel()
