@@ -150,6 +150,11 @@ def stop_reason_legend(tree) -> str:
 # -------------------------------------------------------------------------------- region plot
 W_X, W_Y, W_VIEW = "_w_grow_x", "_w_grow_y", "_w_grow_view"
 REGION_KEY = "grow_regions"
+AXES_AUTO = "_grow_axes_auto"  # True while the axes follow the tree (the user has not picked any)
+
+
+def _axes_chosen() -> None:
+    st.session_state[AXES_AUTO] = False
 
 
 def rows_from_selection(selection) -> list[int]:
@@ -230,12 +235,15 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         st.info(f"The region plot needs two numeric features; this data set has {len(numeric)} "
                 f"({md_escape(names)}). The diagram and the rules show the whole tree.")
         return
-    if st.session_state.get(W_X) not in usable or st.session_state.get(W_Y) not in usable:
-        st.session_state[W_X], st.session_state[W_Y] = two_features or default_axes(tree, usable)
+    ss = st.session_state
+    if ss.get(W_X) not in usable or ss.get(W_Y) not in usable or ss.get(AXES_AUTO, True):
+        # until the user picks axes they follow the tree: its two most important numeric features
+        ss[W_X], ss[W_Y] = two_features or default_axes(tree, usable)
+        ss[AXES_AUTO] = True
     c1, c2 = st.columns(2)
-    x = c1.selectbox("x axis", usable, key=W_X, format_func=lambda v: shorten(v, 40))
+    x = c1.selectbox("x axis", usable, key=W_X, format_func=lambda v: shorten(v, 40), on_change=_axes_chosen)
     y = c2.selectbox("y axis", [f for f in usable if f != x] or usable, key=W_Y,
-                     format_func=lambda v: shorten(v, 40))
+                     format_func=lambda v: shorten(v, 40), on_change=_axes_chosen)
     if x == y:
         st.info("Choose two different features for the axes.")
         return

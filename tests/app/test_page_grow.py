@@ -1,0 +1,343 @@
+"""AppTest of the Grow page: stepping, Play, settings, inspector override/collapse, query point, regions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.data import SAMPLES
+from ui import grow_controls as gc
+from ui import grow_views as gv
+from ui import query as q
+from ui import state
+
+GROW = "pages/grow.py"
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_link(**params) -> AppTest:
+    """A fresh session opening the Grow page with these query parameters (a shared link)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(params)
+    at.switch_page(GROW)
+    return at.run()
+
+
+@pytest.fixture
+def grow(app_test):
+    at = app_test(GROW)
+    ok(at)
+    return at
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def grower(at):
+    return at.session_state[state.GROWER]
+
+
+def click(at, key):
+    at.button(key=key).click().run()
+    return at
+
+
+def status(at) -> str:
+    lines = [m.value for m in at.markdown if m.value.startswith("**Step ")]
+    assert lines, "no status line"
+    return lines[0]
+
+
+def open_tab(at, label):
+    at.session_state["_w_grow_tab"] = label
+    at.run()
+    ok(at)
+    return at
+
+
+def node_select(at):
+    boxes = [s for s in at.selectbox if s.label == "Node"]
+    assert len(boxes) == 1
+    return boxes[0]
+
+
+def chart_ids(at) -> list[str]:
+    return [c.proto.id for c in at.get("plotly_chart")]
+
+
+# ------------------------------------------------------------------------------------ stepping
+def test_first_run_shows_an_open_root_with_id3_on_play_tennis(grow):
+    at = grow
+    assert at.title[0].value == "Grow"
+    assert status(at).startswith("**Step 0 · 1 nodes · 1 leaves · depth 0 · 1 open**")
+    assert "ID3 · entropy (bits) · gain · multiway" in status(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "n0" in dot and "open" in dot
+    # play_tennis has no numeric feature: the region plot says so plainly
+    assert any("needs two numeric features" in i.value for i in at.info)
+    table = at.dataframe[0].value
+    assert list(table["feature"]) == ["Outlook", "Humidity", "Wind", "Temperature"]
+    assert table.loc[0, "best"] == "★" and table.loc[0, "gain"] == pytest.approx(0.2467, abs=1e-4)
+
+
+def test_step_buttons_grow_undo_and_reset(grow):
+    at = click(grow, "_w_grow_step")
+    ok(at)
+    g = grower(at)
+    assert g.n_steps == 1 and g.tree.root.split.feature == "Outlook"
+    assert status(at).startswith("**Step 1 · 4 nodes · 3 leaves · depth 1 · 3 open**")
+    # the diagram highlights the node just split, the inspector follows it
+    assert at.session_state[state.SELECTED_NODE] == 0
+    click(at, "_w_grow_step5")
+    ok(at)
+    assert grower(at).done and "finished" in status(at)
+    assert at.button(key="_w_grow_step").disabled
+    click(at, "_w_grow_undo")
+    ok(at)
+    assert grower(at).n_steps == 3 and not grower(at).done
+    click(at, "_w_grow_reset")
+    ok(at)
+    assert grower(at).n_steps == 0 and grower(at).tree.n_nodes == 1
+    assert at.button(key="_w_grow_undo").disabled and at.button(key="_w_grow_reset").disabled
+
+
+def test_play_tennis_id3_reaches_the_textbook_tree(grow):
+    at = click(grow, "_w_grow_grow")
+    ok(at)
+    tree = grower(at).tree
+    root = tree.root
+    assert root.split.feature == "Outlook" and root.split.kind == "multiway"
+    by_branch = {tree.node(c).branch: tree.node(c) for c in root.children}
+    assert by_branch["Overcast"].is_leaf and by_branch["Overcast"].prediction == "Yes"
+    assert by_branch["Sunny"].split.feature == "Humidity"
+    assert by_branch["Rain"].split.feature == "Wind"
+    assert tree.n_leaves == 5 and all(leaf.stop_reason == "pure" for leaf in tree.leaves)
+    assert "finished" in status(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert dot.count("stop: all rows have the") == 5
+
+
+def test_play_starts_steps_on_ticks_and_stops(grow):
+    at = click(grow, "_w_grow_play")
+    ok(at)
+    assert at.session_state[gc.PLAYING] is True
+    assert grower(at).n_steps == 1  # pressing Play takes the first step at once
+    assert [b.label for b in at.button if b.key == "_w_grow_pause"] == ["Pause"]
+    at.session_state[gc.PLAY_LAST] = 0.0  # as if a whole pace had passed: the next tick steps
+    at.run()
+    ok(at)
+    assert grower(at).n_steps == 2
+    click(at, "_w_grow_pause")
+    ok(at)
+    assert at.session_state[gc.PLAYING] is False and grower(at).n_steps == 2
+    # Play again until the tree is finished: it stops by itself
+    click(at, "_w_grow_play")
+    for _ in range(10):
+        if not at.session_state[gc.PLAYING]:
+            break
+        at.session_state[gc.PLAY_LAST] = 0.0
+        at.run()
+        ok(at)
+    assert grower(at).done and at.session_state[gc.PLAYING] is False
+    assert at.button(key="_w_grow_play").disabled
+
+
+# ------------------------------------------------------------------------------------ settings
+def test_settings_change_builds_a_new_config_and_resets_the_tree(grow):
+    at = click(grow, "_w_grow_step")
+    at.selectbox(key=gc.W_ALGO).set_value("cart").run()
+    ok(at)
+    assert state.TREE_CONFIG in at.session_state and at.session_state[state.TREE_CONFIG].algorithm == "cart"
+    assert grower(at).n_steps == 0
+    assert any("tree was reset" in i.value for i in at.info)
+    at.number_input(key=gc.W_DEPTH).set_value(1).run()
+    at.selectbox(key=gc.W_CRIT).set_value("entropy").run()
+    at.radio(key=gc.W_BASE).set_value("nats").run()
+    ok(at)
+    cfg = at.session_state[state.TREE_CONFIG]
+    assert (cfg.algorithm, cfg.max_depth, cfg.criterion) == ("cart", 1, "entropy")
+    assert cfg.entropy_base == pytest.approx(2.718281828)
+    click(at, "_w_grow_grow")
+    tree = grower(at).tree
+    assert tree.depth == 1 and tree.root.split.kind == "subset"
+    assert {leaf.stop_reason for leaf in tree.leaves} <= {"max_depth", "pure"}
+    assert "depth ≤ 1" in status(at) and "entropy (nats)" in status(at)
+
+
+def test_validation_without_validation_rows_is_shown_as_an_error(grow):
+    at = grow
+    assert any("validation share" in c.value for c in at.caption)
+    at.checkbox(key=gc.W_VAL).check().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "validation=True needs validation rows: set a validation share on the Data page."]
+    assert any(link.label == "Set a validation share on the Data page" for link in at.page_link)
+    at.checkbox(key=gc.W_VAL).uncheck().run()
+    ok(at)
+    assert grower(at).n_steps == 0
+
+
+def test_validation_stopping_with_a_validation_share():
+    at = open_link(data="iris", split="0.2,0.25,0", cfg="alg:cart,val:1")
+    ok(at)
+    assert at.session_state[state.SPLIT_SETTINGS] == {"test_size": 0.2, "validation_size": 0.25, "seed": 0}
+    assert at.checkbox(key=gc.W_VAL).value is True
+    click(at, "_w_grow_grow")
+    ok(at)
+    g = grower(at)
+    assert g.config.validation and g.tree.n_leaves >= 2
+    assert "validation stopping" in status(at)
+
+
+# ----------------------------------------------------------------------------------- inspector
+def test_override_with_another_candidate_and_collapse(grow):
+    at = grow
+    at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
+    ok(at)
+    latex = [x.value for x in at.latex]
+    assert any("0.940" in x and "0.152" in x for x in latex)  # Humidity's gain written out
+    click(at, "_w_grow_force")
+    ok(at)
+    g = grower(at)
+    assert g.history[-1].action == "forced" and g.tree.root.split.feature == "Humidity"
+    assert any("split by hand" in s.value for s in at.success)
+    open_tab(at, "Step log")
+    log = at.dataframe[0].value
+    assert list(log["action"]) == ["forced"] and log.iloc[0]["split"] == "Humidity = ?"
+    click(at, "_w_grow_grow")
+    open_tab(at, "Inspect a node")
+    node_select(at).set_value(0).run()
+    ok(at)
+    click(at, "_w_grow_collapse")
+    ok(at)
+    g = grower(at)
+    assert g.history[-1].action == "collapse" and g.tree.n_nodes == 1
+    assert g.tree.root.stop_reason == "collapsed"
+    open_tab(at, "Step log")
+    assert at.dataframe[0].value.iloc[0]["action"] == "collapse"  # newest first
+
+
+def test_numeric_threshold_override_from_the_scan():
+    at = open_link(data="play_tennis_numeric")
+    ok(at)
+    at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
+    ok(at)
+    assert "grow_scan" in " ".join(chart_ids(at))
+    at.select_slider(key="_w_grow_test_0_thr").set_value(72.5).run()
+    ok(at)
+    click(at, "_w_grow_force")
+    ok(at)
+    root = grower(at).tree.root
+    assert root.split.feature == "Humidity" and root.split.threshold == 72.5
+    assert [grower(at).tree.node(c).n_node_samples for c in root.children] == [4, 10]
+
+
+def test_node_selection_shows_that_nodes_gain_table(grow):
+    at = click(grow, "_w_grow_step")
+    click(at, "_w_grow_step")
+    ok(at)
+    sunny = next(c for c in grower(at).tree.root.children if grower(at).tree.node(c).branch == "Sunny")
+    node_select(at).set_value(sunny).run()
+    ok(at)
+    assert at.session_state[state.SELECTED_NODE] == sunny
+    table = at.dataframe[0].value
+    assert table.loc[0, "feature"] == "Humidity" and table.loc[0, "gain"] == pytest.approx(0.971, abs=1e-3)
+    assert any("class_dist" in i for i in chart_ids(at))
+
+
+# --------------------------------------------------------------------------------- query point
+def test_query_point_prediction_and_path(grow):
+    at = click(grow, "_w_grow_grow")
+    open_tab(at, "Query point")
+    ds = grower(at).dataset
+    keys = {f: f"{q.W_PREFIX}{i}" for i, f in enumerate(ds.feature_names)}
+    at.selectbox(key=keys["Outlook"]).set_value("Sunny")
+    at.selectbox(key=keys["Humidity"]).set_value("Normal")
+    at.get("form_submit_button")[0].click().run()
+    ok(at)
+    assert [m.value for m in at.metric if m.label == "Prediction"] == ["Yes"]
+    path = [c.value for c in at.code if "node 0:" in c.value][0]
+    assert "Outlook = Sunny" in path and "Humidity = Normal" in path and "leaf: predict Yes" in path
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "#D81B60" in dot  # the path colour in the diagram
+    probs = [d.value for d in at.dataframe if "probability" in d.value.columns][0]
+    assert probs.set_index("class").loc["Yes", "probability"] == pytest.approx(1.0)
+    # a missing value mixes the leaves under the test on it
+    at.selectbox(key=keys["Humidity"]).set_value(q.MISSING)
+    at.get("form_submit_button")[0].click().run()
+    ok(at)
+    probs = [d.value for d in at.dataframe if "probability" in d.value.columns][0]
+    assert probs.set_index("class").loc["Yes", "probability"] == pytest.approx(0.4)
+    assert any("missing value" in c.value for c in at.caption)
+
+
+def test_query_prefilled_from_a_training_row_on_numeric_data():
+    at = open_link(data="ski")
+    click(at, "_w_grow_grow")
+    open_tab(at, "Query point")
+    at.number_input(key=q.W_ROW).set_value(5).run()
+    at.button(key="_w_grow_q_fill").click().run()
+    ds = grower(at).dataset
+    assert at.number_input(key=f"{q.W_PREFIX}0").value == pytest.approx(float(ds.frame.iloc[5, 0]))
+    at.get("form_submit_button")[0].click().run()
+    ok(at)
+    expected = grower(at).tree.predict(ds.frame.iloc[[5]])[0]
+    assert [m.value for m in at.metric if m.label == "Prediction"] == [expected]
+    spec = json.loads([c for c in at.get("plotly_chart") if c.proto.id and gv.REGION_KEY in c.proto.id][0].proto.spec)
+    assert any(t.get("name") == "query" for t in spec["data"])
+
+
+# ------------------------------------------------------------------------------ regions, samples
+def test_region_plot_and_two_feature_mode():
+    at = open_link(data="iris")
+    click(at, "_w_grow_grow")
+    ok(at)
+    assert any(gv.REGION_KEY in i for i in chart_ids(at))
+    x, y = at.selectbox(key=gv.W_X).value, at.selectbox(key=gv.W_Y).value
+    at.selectbox(key=gv.W_X).set_value("sepal_length").run()
+    at.selectbox(key=gv.W_Y).set_value("sepal_width").run()
+    ok(at)
+    assert (x, y) != ("sepal_length", "sepal_width")
+    assert any("also tests" in c.value for c in at.caption)
+    click(at, "_w_grow_two_feats")
+    ok(at)
+    g = grower(at)
+    assert g.dataset.feature_names == ("sepal_length", "sepal_width") and g.n_steps == 0
+    assert any("Two-feature mode" in i.value for i in at.info)
+    assert at.query_params.get("xy") == "sepal_length,sepal_width"
+    click(at, "_w_grow_grow")
+    assert {n.split.feature for n in grower(at).tree.internal_nodes} <= {"sepal_length", "sepal_width"}
+    click(at, "_w_grow_all_feats")
+    ok(at)
+    assert len(grower(at).dataset.feature_names) == 4 and "xy" not in at.query_params
+
+
+def test_regression_sample_shows_the_step_function():
+    at = open_link(data="diabetes", cfg="alg:cart,depth:2")
+    click(at, "_w_grow_grow")
+    ok(at)
+    assert "variance" in status(at) or at.selectbox(key="_w_grow_variance").value == "variance"
+    at.radio(key=gv.W_VIEW).set_value("Prediction along one feature").run()
+    ok(at)
+    assert any("grow_fit" in i for i in chart_ids(at))
+    assert at.checkbox(key=gc.W_VAL).disabled
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_every_sample_steps_and_grows(name):
+    at = open_link(data=name, step="2")
+    ok(at)
+    assert at.session_state[state.DATASET_NAME] == name
+    assert grower(at).n_steps == 2
+    click(at, "_w_grow_step5")
+    if not grower(at).done:
+        click(at, "_w_grow_grow")
+    ok(at)
+    assert grower(at).done and "finished" in status(at)
+    for label in ("Step log", "Query point", "Export & share", "Inspect a node"):
+        open_tab(at, label)
