@@ -10,6 +10,7 @@ defaults, so there is always something to look at.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import streamlit as st
@@ -28,15 +29,13 @@ X_AXES = {"n_leaves": "number of leaves", "depth": "depth", "n_nodes": "number o
 @dataclass(frozen=True)
 class EvalContext:
     """What the page evaluates: the Grow page's grower (or None), its training rows, the split's other
-    parts, held-out rows for the curves (``borrowed`` when cut from the training rows) and the seed."""
+    parts, the config and the seed. The curves' held-out rows (``curve_train``/``curve_test``) are cut
+    on first use, so a data set too small to hold rows out only affects the tabs that need them."""
 
     grower: Grower | None
     train: object
     validation: object
     test: object
-    curve_train: object
-    curve_test: object
-    borrowed: bool
     config: object
     seed: int
 
@@ -44,16 +43,31 @@ class EvalContext:
     def task(self) -> str:
         return self.train.task
 
+    @cached_property
+    def held_out(self) -> tuple:
+        """(train, test, borrowed) for the curves; DataError when there is nothing to hold out."""
+        return holdout(self.train, self.test, seed=self.seed)
+
+    @property
+    def curve_train(self):
+        return self.held_out[0]
+
+    @property
+    def curve_test(self):
+        return self.held_out[1]
+
+    @property
+    def borrowed(self) -> bool:
+        return self.held_out[2]
+
 
 def build_context() -> EvalContext:
-    """The context of this run; raises the engine's errors when the settings do not fit the data."""
+    """The context of this run."""
     split = state.current_split()
     grower = st.session_state.get(state.GROWER)
     train = grower.dataset if grower is not None else split.train
-    seed = state.current_seed()
-    curve_train, curve_test, borrowed = holdout(train, split.test, seed=seed)
-    return EvalContext(grower, train, split.validation, split.test, curve_train, curve_test, borrowed,
-                       state.current_config(), seed)
+    return EvalContext(grower, train, split.validation, split.test, state.current_config(),
+                       state.current_seed())
 
 
 def cached(name: str, params: tuple, compute, *, ctx: EvalContext):

@@ -242,6 +242,20 @@ def test_uploaded_file_with_missing_values_and_seed():
     assert borrowed and len(test) == 18
 
 
+def test_tiny_data_metrics_and_cv_work_curves_explain():
+    ds = engine.load_csv(b"a,y\n1,p\n2,q\n3,p\n")
+    at, _ = _page(ds, test_size=0.0)
+    _ok(at)
+    _open(at, "Cross-validation")
+    _ok(at)
+    assert len(at.dataframe[0].value) == 3  # k = 3 folds of one row
+    for tab in ["Overfitting curve", "Learning curve", "Instability"]:
+        _open(at, tab)
+        assert not at.exception
+        assert at.error[0].value == ("With 3 training rows there is nothing to hold out; load more rows or "
+                                     "set a test share on the Data page.")
+
+
 def test_registered_in_app_frame():
     assert '"pages/evaluate.py"' in (ROOT / "app.py").read_text()
 
