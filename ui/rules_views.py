@@ -77,14 +77,12 @@ def render_decision_list(split) -> None:
                "shorter test.")
     learner = dl_learner(train, _dl_settings())
     b = st.columns([1, 1, 1, 1, 4])
-    if b[0].button("Step", key="_w_dl_step", type="primary", disabled=learner.done):
-        learner.step()
-    if b[1].button("Undo", key="_w_dl_undo", disabled=not learner.rules and learner.failure is None):
-        learner.undo()
-    if b[2].button("Run to the end", key="_w_dl_run", disabled=learner.done):
-        learner.run()
-    if b[3].button("Reset", key="_w_dl_reset"):
-        learner.reset()
+    # callbacks change the learner before the page draws, so the buttons' states are current
+    b[0].button("Step", key="_w_dl_step", type="primary", disabled=learner.done, on_click=learner.step)
+    b[1].button("Undo", key="_w_dl_undo", disabled=not learner.rules and learner.failure is None,
+                on_click=learner.undo)
+    b[2].button("Run to the end", key="_w_dl_run", disabled=learner.done, on_click=learner.run)
+    b[3].button("Reset", key="_w_dl_reset", on_click=learner.reset)
     left = learner.remaining
     st.dataframe(dl_table(learner), hide_index=True, width="stretch")
     st.text(f"else {learner.default}   (the most frequent class of the training rows)")
