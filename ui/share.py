@@ -278,8 +278,9 @@ def apply_link_once() -> None:
             node = controls.last_split_node(controls.session_grower())
             state.select_node(node if node is not None else 0)
     except EngineError as err:
-        state.reset_tree()
-        warnings.append(f"The link could not be used as it is ({err}) The tree starts afresh.")
+        state.set_config(None)  # back to the data set's default settings
+        warnings.append(f"The link could not be used as it is ({err}) The default settings are used "
+                        "and the tree starts afresh.")
     for sentence in warnings:
         flash("warning", md_escape(sentence))
     st.rerun()  # draw the sidebar and the page from the new state
