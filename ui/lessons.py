@@ -118,7 +118,7 @@ LESSONS: tuple[Lesson, ...] = (
         "adaboost-rounds", "AdaBoost rounds on the two-feature toy",
         "Stumps on the ski data (month x altitude), one round at a time: each round raises the weights "
         "of the rows the last stump got wrong, so the next stump looks elsewhere.",
-        ENSEMBLES, "ski", TreeConfig(algorithm="cart", max_depth=1), steps=0,
+        ENSEMBLES, "ski", TreeConfig(algorithm="cart"), steps=0,
         params=(("method", "adaboost"),)),
 )
 BY_SLUG: dict[str, Lesson] = {lesson.slug: lesson for lesson in LESSONS}

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.config import TreeConfig
 from ui import classroom, state
+from ui.widgets import md_escape
 from ui.lessons import APPLIED, BY_SLUG, LESSONS, P_LESSON, Lesson
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +74,11 @@ def test_every_lesson_link_opens_at_the_promised_state(lesson: Lesson):
     assert bool(ss[classroom.PRESENTER]) is lesson.presenter
     assert bool(ss[classroom.QUIZ]) is lesson.quiz
     assert ss[APPLIED] == lesson.slug
-    assert any(lesson.title in i.value for i in at.info)  # "Lesson loaded: ..."
+    if "method" in dict(lesson.params):  # the Ensembles page preselects the method from the link
+        from ui.ensemble_train import W_METHOD
+
+        assert ss[W_METHOD] == dict(lesson.params)["method"]
+    assert any(md_escape(lesson.title) in i.value for i in at.info)  # "Lesson loaded: ..."
 
 
 def test_gini_lesson_shows_the_misclassification_root_split():
