@@ -153,5 +153,4 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
         current = refit(current, X, y, sample_weight, keep_predictions=True)
     return PruneResult("bottom_up", tree, current, tuple(steps),
                        (("evaluation", evaluation), ("delta", float(delta)), ("CF", cf), ("m", f.m)),
-                       (("f before", before), ("f after", f.value()),
-                        ("leaves before", float(tree.n_leaves)), ("leaves after", float(current.n_leaves))))
+                       (("f before", before), ("f after", f.value())))

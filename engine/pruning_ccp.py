@@ -189,8 +189,11 @@ def prune_ccp(tree: Tree, alpha: float) -> PruneResult:
             ("g(t)", g), ("R(t)", r_t), ("R(T_t)", r_branch), ("leaves removed", float(len(sub_leaves) - 1)),
             ("R(T) after", impurity_after), ("leaves after", float(leaves_after))),
             f"g({nid}) = ({r_t:.4g} - {r_branch:.4g}) / ({len(sub_leaves)} - 1) = {g:.4g} <= alpha = {alpha:.4g}."))
+    start = sum(n.weight * n.impurity for n in tree.leaves) / total if total > 0 else 0.0
+    r_after = sum(n.weight * n.impurity for n in current.leaves) / total if total > 0 else 0.0
     return PruneResult("cost_complexity", tree, current, tuple(log), (("alpha", float(alpha)),),
-                       (("leaves before", float(tree.n_leaves)), ("leaves after", float(current.n_leaves))))
+                       (("R(T) after", r_after), ("R_alpha(T) before", start + float(alpha) * tree.n_leaves),
+                        ("R_alpha(T) after", r_after + float(alpha) * current.n_leaves)))
 
 
 # ------------------------------------------------------------------------------- cross-validation

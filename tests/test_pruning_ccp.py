@@ -43,6 +43,9 @@ def test_weakest_link_path_by_hand():
     assert [(s.node_id, round(s.number("g(t)"), 6)) for s in res.steps] == [(2, 0.075)]
     assert res.steps[0].number("R(t)") == pytest.approx(0.15) and res.steps[0].number("R(T_t)") == 0
     assert res.steps[0].number("leaves removed") == 2
+    summary = dict(res.summary)  # R_alpha(T) = R(T) + alpha |leaves|: 0 + .08 * 6 before, .15 + .08 * 4 after
+    assert summary["R(T) after"] == pytest.approx(0.15)
+    assert summary["R_alpha(T) before"] == pytest.approx(0.48) and summary["R_alpha(T) after"] == pytest.approx(0.47)
     assert prune_ccp(tree, float(path.ccp_alphas[2])).tree.n_leaves == 2 and prune_ccp(tree, 1.0).tree.n_leaves == 1
     assert prune_ccp(tree, 0.0).tree.n_leaves == 6
     assert path.index_for(0.08) == 1 and path.tree_at(0.1).n_leaves == 2

@@ -29,6 +29,7 @@ MANUAL, CV = "_prune_manual", "_prune_cv"
 W_USE_TEST, W_ALPHA, W_K = "_w_prune_use_test", "_w_prune_alpha", "_w_prune_k"
 W_CF, W_RAISE, W_COLLAPSE = "_w_prune_cf", "_w_prune_raise", "_w_prune_collapse"
 W_EVAL, W_DELTA, W_NODE = "_w_prune_eval", "_w_prune_delta", "_w_prune_node"
+W_DEPTH, W_SIDE, W_COMPACT = "_w_prune_depth", "_w_prune_side", "_w_prune_compact"
 
 
 def memo(key, compute):
@@ -205,10 +206,25 @@ PANELS = {"reduced_error": reduced_error_panel, "cost_complexity": ccp_panel, "p
 
 
 # ----------------------------------------------------------------------------------------- result
-def _diagram(tree, **kw) -> None:
-    big = tree.n_nodes > BIG_TREE
-    depth = fold_depth_for(tree, BIG_TREE) if big else None
-    st.graphviz_chart(dot_source(tree, compact=big, max_depth=depth, **kw), width="stretch")
+def _diagram(tree, *, max_depth, compact, **kw) -> None:
+    depth = max_depth if max_depth is not None and max_depth < tree.depth else None
+    st.graphviz_chart(dot_source(tree, compact=compact, max_depth=depth, **kw), width="stretch")
+
+
+def diagram_options(tree) -> tuple[bool, int | None, bool]:
+    """(side by side, depth to fold below, compact boxes): controls shown for big trees only."""
+    if tree.n_nodes <= BIG_TREE // 2:
+        return True, None, False
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    options = list(range(1, tree.depth + 1))
+    if st.session_state.get(W_DEPTH) not in options:
+        fold = fold_depth_for(tree, BIG_TREE // 2)
+        st.session_state[W_DEPTH] = fold if fold in options else options[-1]
+    depth = c1.select_slider("Show levels down to depth", options, key=W_DEPTH,
+                             help="Deeper levels are folded into “+k nodes” boxes.")
+    side = c2.toggle("Side by side", value=True, key=W_SIDE)
+    compact = c3.toggle("Compact boxes", value=True, key=W_COMPACT)
+    return side, depth, compact
 
 
 def _fmt(v) -> str:
@@ -236,15 +252,14 @@ def render_result(result, parts: dict) -> None:
     scores = result.scores(parts)
     if len(scores):
         st.dataframe(scores.round(4), hide_index=True, width="content")
-    left, right = st.columns(2, gap="large")
+    side, depth, compact = diagram_options(before)
+    left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
         st.markdown(f"**Before** · {before.n_leaves} leaves, greyed parts are cut")
-        _diagram(before, marked=result.marked, marked_label="pruned")
+        _diagram(before, max_depth=depth, compact=compact, marked=result.marked, marked_label="pruned")
     with right:
         st.markdown(f"**After** · {after.n_leaves} leaves")
-        _diagram(after)
-    if before.n_nodes > BIG_TREE:
-        st.caption("Big tree: deep levels are folded into “+k nodes” boxes and the boxes are compact.")
+        _diagram(after, max_depth=depth, compact=compact)
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
                   on_click=use_on_grow_page, args=(result,))

@@ -55,7 +55,9 @@ def alpha_path_figure(path, *, chosen: float | None = None) -> go.Figure:
                            showarrow=False, yanchor="bottom", xanchor="left", font=dict(size=11))
     fig.update_xaxes(title_text="α (complexity parameter)", row=2, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
-    fig.update_layout(**_LAYOUT, height=480, title="Cost-complexity path: each cut removes the weakest link")
+    layout = dict(_LAYOUT, legend=dict(orientation="h", yanchor="bottom", y=1.07, xanchor="right", x=1.0),
+                  margin=dict(l=10, r=10, t=90, b=10))
+    fig.update_layout(**layout, height=500, title="Cost-complexity path: each cut removes the weakest link")
     return fig
 
 
