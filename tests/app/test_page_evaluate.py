@@ -256,6 +256,19 @@ def test_tiny_data_metrics_and_cv_work_curves_explain():
                                      "set a test share on the Data page.")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(engine.SAMPLES))
+def test_every_sample_every_tab(name):
+    ds = engine.load_sample(name)
+    info = engine.SAMPLES[name]
+    at, _ = _page(ds, test_size=0.0 if len(ds) < 30 else 0.25, config=engine.TreeConfig(algorithm=info.algorithm))
+    _ok(at)
+    for tab in ["Cross-validation", "Overfitting curve", "Learning curve", "Instability"]:
+        _open(at, tab)
+        _ok(at)
+        assert at.get("plotly_chart"), tab
+
+
 def test_registered_in_app_frame():
     assert '"pages/evaluate.py"' in (ROOT / "app.py").read_text()
 
