@@ -18,8 +18,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .nodes import make_node
-from .search import TIE_TOL, NodeData, _make_split
+from .nodes import make_nodes
+from .splits import Split
+from .search import TIE_TOL
 from .stopping import EPS, post_split_reason, pre_split_reason
 
 
@@ -53,12 +54,50 @@ def _segment_best(g: np.ndarray, starts: np.ndarray, nd: np.ndarray, n_seg: int)
     return segmax, first
 
 
+def _ordered_cumsum(ScT: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Cumulative stats along ``order``, one stat row at a time: (S, len(order))."""
+    out = np.empty((ScT.shape[0], order.size))
+    for k in range(ScT.shape[0]):
+        np.cumsum(ScT[k][order], out=out[k])
+    return out
+
+
 def _stable_group(order: np.ndarray, key: np.ndarray, n_keys: int) -> np.ndarray:
     """``order`` regrouped by ``key`` (stable), dropping entries with key < 0."""
     keep = key >= 0
     order, key = order[keep], key[keep]
     dtype = np.uint16 if n_keys < 65535 else np.uint32
     return order[np.argsort(key.astype(dtype), kind="stable")]
+
+
+def _level_splits(crit, task, schema, jstar, G, L, R, NL, cnt, T, TOT, W, P) -> list:
+    """The winning threshold split of every node of a level (None where no split is valid), with the
+    same numbers :func:`engine.search._make_split` computes one node at a time."""
+    n = G.size
+    ok = np.isfinite(G)
+    wl, wr = crit.weight(L), crit.weight(R)
+    children_imp = (crit.weighted(L) + crit.weighted(R)) / W
+    gain = 1.0 * (P - children_imp)
+    gain = np.where(np.abs(gain) < 1e-15, np.maximum(gain, 0.0), gain)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pl, pr = wl / W, wr / W
+        info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
+                 + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
+        ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
+    names = schema.feature_names
+    Ll, Rl, wll, wrl = L.tolist(), R.tolist(), wl.tolist(), wr.tolist()
+    gl, rl, il, pl_, cl, tl = gain.tolist(), ratio.tolist(), info.tolist(), P.tolist(), children_imp.tolist(), T.tolist()
+    nll, cntl, jl = NL.tolist(), cnt.tolist(), jstar.tolist()
+    out = [None] * n
+    for c in np.flatnonzero(ok).tolist():
+        j = jl[c]
+        out[c] = Split.fast(feature=names[j], feature_index=j, kind="threshold", threshold=float(tl[c]),
+                       categories=(), category_codes=(),
+                       gain=gl[c], gain_ratio=rl[c], split_info=il[c], impurity_parent=pl_[c],
+                       impurity_children=cl[c], child_stats=(tuple(Ll[c]), tuple(Rl[c])),
+                       child_weights=(wll[c], wrl[c]), child_counts=(nll[c], cntl[c] - nll[c]),
+                       known_fraction=1.0, task=task)
+    return out
 
 
 def grow_levelwise(grower) -> FastResult:
@@ -68,14 +107,15 @@ def grow_levelwise(grower) -> FastResult:
     w = grower.w0[idx0]
     Xc = np.ascontiguousarray(grower.X[idx0])
     Sc = grower.U[idx0] * w[:, None]
+    ScT = np.ascontiguousarray(Sc.T)                  # (S, m): per-stat rows make gathers contiguous
+    XcT = np.ascontiguousarray(Xc.T)
     m, d = Xc.shape
-    orders = [np.argsort(Xc[:, j], kind="stable") for j in range(d)]
+    orders = [np.argsort(XcT[j], kind="stable") for j in range(d)]
     root = grower._nodes[0]
     nodes, rows, paths, order = [root], {0: (idx0, w)}, {0: ()}, []
     level = [0]                                   # node ids of this level, in id order
     members = [np.arange(m)]                      # compact row positions of each level node, ascending
     node_of = np.zeros(m, dtype=np.int64)         # level-local node of each row, -1 when done
-    nd_light = NodeData(None, None, grower.task, cfg.min_samples_leaf, crit, 0.0)
     draw = cfg.n_features_to_draw(d) < d
     while level:
         order.extend(level)
@@ -85,7 +125,7 @@ def grow_levelwise(grower) -> FastResult:
         C = len(cand)
         if C == 0:
             for k, nid in enumerate(level):
-                nodes[nid] = nodes[nid].as_leaf(reasons[k])
+                nodes[nid] = nodes[nid].evolve(split=None, children=(), gain=None, stop_reason=reasons[k])
             break
         cmap = np.full(L, -1, dtype=np.int64)
         cmap[cand] = np.arange(C)
@@ -108,11 +148,12 @@ def grow_levelwise(grower) -> FastResult:
         LEFT = np.zeros((C, d, Sc.shape[1]))
         NL = np.zeros((C, d), dtype=np.int64)
         S = Sc.shape[1]
-        cum0 = np.cumsum(Sc[orders[0]], axis=0)
+        cum0 = _ordered_cumsum(ScT, orders[0])                     # (S, M)
         ends = starts + cnt - 1
-        TOT = cum0[ends] - np.concatenate([np.zeros((1, S)), cum0[ends[:-1]]])
+        TOT = (cum0[:, ends] - np.concatenate([np.zeros((S, 1)), cum0[:, ends[:-1]]], axis=1)).T
         W = crit.weight(TOT)
         P = crit.from_stats(TOT)
+        TOTT = np.ascontiguousarray(TOT.T)
         allowed = None
         if draw:  # features each node may use (random forests): scan feature j only in those nodes
             allowed = np.zeros((C, d), dtype=bool)
@@ -131,10 +172,10 @@ def grow_levelwise(grower) -> FastResult:
                 s_starts = np.zeros(segs.size, dtype=np.int64)
                 np.cumsum(s_cnt[:-1], out=s_starts[1:])
                 s_nd = np.repeat(np.arange(segs.size), s_cnt)
-            xs = Xc[o, j]
-            cum = cum0 if (j == 0 and full) else np.cumsum(Sc[o], axis=0)
-            base = np.zeros((segs.size, S))
-            base[1:] = cum[(s_starts + s_cnt - 1)[:-1]]
+            xs = XcT[j][o]
+            cum = cum0 if (j == 0 and full) else _ordered_cumsum(ScT, o)
+            base = np.zeros((S, segs.size))
+            base[:, 1:] = cum[:, (s_starts + s_cnt - 1)[:-1]]
             valid = s_ok.copy()
             valid[:-1] &= xs[1:] > xs[:-1]
             valid[-1] = False
@@ -143,9 +184,9 @@ def grow_levelwise(grower) -> FastResult:
             if vi.size:
                 k = s_nd[vi]
                 kk = segs[k]
-                left = cum[vi] - base[k]
-                right = TOT[kk] - left
-                children = (crit.weighted(left) + crit.weighted(right)) / W[kk]
+                left = cum[:, vi] - base[:, k]
+                right = TOTT[:, kk] - left
+                children = (crit.weighted(left.T) + crit.weighted(right.T)) / W[kk]
                 g[vi] = P[kk] - children
             segmax, first = _segment_best(g, s_starts, s_nd, segs.size)
             ok = first >= 0
@@ -154,7 +195,7 @@ def grow_levelwise(grower) -> FastResult:
             f = first[ok]
             t = (xs[f] + xs[f + 1]) / 2.0
             THR[at, j] = np.where(t >= xs[f + 1], xs[f], t)
-            LEFT[at, j] = cum[f] - base[ok.nonzero()[0]]
+            LEFT[at, j] = (cum[:, f] - base[:, ok.nonzero()[0]]).T
             NL[at, j] = s_nl[f]
         if cfg.score == "gain_ratio":
             finite = np.isfinite(G)
@@ -170,41 +211,46 @@ def grow_levelwise(grower) -> FastResult:
         else:
             score = np.round(G, 12)
         jstar = np.argmax(score, axis=1)
-        # decide and create children, in level order (breadth-first ids)
+        # decide and create children, in level order (breadth-first ids), vectorised over the level
+        ci = np.arange(C)
+        Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
+        Rw = TOT - Lw
+        splits = _level_splits(crit, grower.task, schema, jstar, Gw, Lw, Rw, NLw, cnt, Tw, TOT, W, P)
         child_of_cand = np.full(C, -1, dtype=np.int64)
-        new_level, new_members_parent, n_next = [], [], 0
+        new_level, n_next, parents = [], 0, []
         for k in range(L):
             nid = level[k]
             if reasons[k] is not None:
-                nodes[nid] = nodes[nid].as_leaf(reasons[k])
+                nodes[nid] = nodes[nid].evolve(split=None, children=(), gain=None, stop_reason=reasons[k])
                 continue
             c = cmap[k]
-            j = int(jstar[c])
-            split = None
-            if np.isfinite(G[c, j]):
-                left = LEFT[c, j]
-                child = np.stack([left, TOT[c] - left])
-                nd_light = replace(nd_light, total_weight=float(W[c]))
-                split = _make_split(nd_light, j, schema.feature_names[j], "threshold", child,
-                                    (int(NL[c, j]), int(cnt[c] - NL[c, j])), TOT[c], threshold=THR[c, j])
+            split = splits[c]
             reason = post_split_reason(split, cfg, grower.task)
             if reason is not None:
-                nodes[nid] = nodes[nid].as_leaf(reason)
+                nodes[nid] = nodes[nid].evolve(split=None, children=(), gain=None, stop_reason=reason)
                 continue
             child_of_cand[c] = n_next
             n_next += 2
             ids = (len(nodes), len(nodes) + 1)
-            labels = split.branch_labels()
-            node = nodes[nid]
-            for i in (0, 1):
-                cid = ids[i]
-                nodes.append(make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[i],
-                                       stats=split.child_stats[i], n_rows=split.child_counts[i],
-                                       crit=crit, classes=classes))
-                paths[cid] = paths[nid] + ((j, "threshold", split.threshold, (), i),)
-                new_level.append(cid)
-            nodes[nid] = replace(node, split=split, children=ids, gain=split.gain, stop_reason=None)
-            new_members_parent.append((c, split))
+            nodes.extend((None, None))
+            parents.append((nid, c, ids))
+            new_level.extend(ids)
+            nodes[nid] = nodes[nid].evolve(split=split, children=ids, gain=split.gain, stop_reason=None)
+        if parents:
+            pc = np.array([c for _, c, _ in parents])
+            child_stats = np.empty((2 * pc.size, TOT.shape[1]))
+            child_stats[0::2], child_stats[1::2] = Lw[pc], Rw[pc]
+            counts = np.empty(2 * pc.size, dtype=np.int64)
+            counts[0::2], counts[1::2] = NLw[pc], cnt[pc] - NLw[pc]
+            made = make_nodes(child_stats, counts, crit, classes)
+            for i, (nid, c, ids) in enumerate(parents):
+                depth = nodes[nid].depth + 1
+                labels = splits[c].branch_labels()
+                j, thr = int(jstar[c]), splits[c].threshold
+                for b in (0, 1):
+                    cid = ids[b]
+                    nodes[cid] = made[2 * i + b](cid, nid, depth, labels[b])
+                    paths[cid] = paths[nid] + ((j, "threshold", thr, (), b),)
         if not new_level:
             break
         # route rows to children and regroup every feature's order

@@ -40,6 +40,32 @@ def make_node(*, node_id: int, parent, depth: int, branch: str, stats: np.ndarra
                 prediction=prediction, criterion=crit.name)
 
 
+def make_nodes(stats: np.ndarray, n_rows: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
+    """Vectorised :func:`make_node` for many nodes: returns one factory ``(id, parent, depth, branch) -> Node``
+    per row of ``stats``; the numbers equal what :func:`make_node` computes node by node."""
+    stats = np.asarray(stats, dtype=float)
+    weight = crit.weight(stats)
+    imp = crit.from_stats(stats)
+    if crit.task == "regression":
+        mean = np.where(weight > 0, stats[:, 1] / np.where(weight > 0, weight, 1.0), 0.0)
+        values = [(m,) for m in mean.tolist()]
+        preds = mean.tolist()
+    else:
+        k = max(len(classes), 1)
+        probs = np.where(weight[:, None] > 0, stats / np.where(weight > 0, weight, 1.0)[:, None], 1.0 / k)
+        values = [tuple(v) for v in probs.tolist()]
+        preds = [classes[i] for i in np.argmax(stats, axis=1).tolist()] if classes else [""] * len(stats)
+    st, w, im, nr = stats.tolist(), weight.tolist(), imp.tolist(), np.asarray(n_rows).tolist()
+    name = crit.name
+
+    def factory(i):
+        return lambda node_id, parent, depth, branch: Node.fast(
+            id=node_id, parent=parent, depth=depth, branch=branch, stats=tuple(st[i]), weight=w[i],
+            n_node_samples=int(nr[i]), impurity=im[i], value=values[i], prediction=preds[i], criterion=name,
+            split=None, children=(), gain=None, stop_reason=None)
+    return [factory(i) for i in range(len(st))]
+
+
 def route_rows(split: Split, column: np.ndarray, idx: np.ndarray, w: np.ndarray):
     """Partition a node's rows among the children: list of (idx, w) per child.
 

@@ -72,6 +72,13 @@ class Split:
     def p_value(self) -> float:
         return self._chi2[2]
 
+    @classmethod
+    def fast(cls, **fields) -> "Split":
+        """Build a split from all its fields without the frozen-dataclass ``__init__`` (hot loops only)."""
+        new = object.__new__(cls)
+        new.__dict__.update(fields)
+        return new
+
     @property
     def n_children(self) -> int:
         return len(self.child_weights)
