@@ -49,7 +49,10 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 def file_stem(name: str) -> str:
     """A file-name-safe stem from a data set name: letters, digits, ``-`` and ``_`` only."""
-    stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(name).rsplit(".", 1)[0])
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    if "." in base[1:]:
+        base = base.rsplit(".", 1)[0]
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in base)
     return stem.strip("_")[:60] or "tree"
 
 
