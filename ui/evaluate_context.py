@@ -171,9 +171,10 @@ def best_point_text(table, metric: str, x: str) -> str:
 
 
 def metric_choice(task: str, key: str, *, include_f1: bool = False) -> str:
-    """A selectbox of the task's metrics (macro F1 only where it is tracked)."""
+    """A selectbox of the task's metrics (macro F1 only where it is tracked), kept per task while the
+    tab is closed; its widget key is ``f"{key}_{task}"``."""
     options = [m for m in metrics_for(task) if include_f1 or m != "macro_f1"]
-    return st.selectbox("Score", options, format_func=metric_label, key=key)
+    return st.selectbox("Score", options, format_func=metric_label, key=f"{key}_{task}", persist_state="session")
 
 
 def check_rows(ds, what: str) -> None:

@@ -34,7 +34,8 @@ def render_metrics(ctx) -> None:
         st.caption("The Grow page has no split yet, so this is the fully grown tree of the current settings.")
         tree = ec.full_grower(ctx).tree
     else:
-        which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree")
+        which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree",
+                         persist_state="session")
         tree = grow_tree if which == "grow" else ec.full_grower(ctx).tree
     st.caption(f"{tree.n_leaves} leaves, depth {tree.depth}, trained on {len(ctx.train):,} rows.")
     evals = ec.evaluations(tree, ctx)
@@ -73,8 +74,8 @@ def render_cv(ctx) -> None:
     n = len(ctx.train)
     ec.check_rows(ctx.train, "Cross-validation")
     with st.form("eval_cv_form", border=False):
-        k = st.number_input("Folds k", min_value=2, max_value=int(min(20, n)), value=int(min(5, n)),
-                            key="eval_cv_k")
+        k = st.number_input("Folds k", min_value=2, max_value=20, value=int(min(5, n)), key="eval_cv_k",
+                            persist_state="session")
         run = st.form_submit_button("Run cross-validation", icon=":material/play_arrow:", key="eval_cv_run")
     last = ec.stored("cv", ctx)
     params = (int(k),)
@@ -101,7 +102,7 @@ def render_overfitting(ctx) -> None:
     c1, c2 = st.columns(2)
     with c1:
         x = st.radio("Tree size", list(ec.X_AXES), format_func=ec.X_AXES.get, horizontal=True,
-                     key="eval_curve_x")
+                     key="eval_curve_x", persist_state="session")
     with c2:
         metric = ec.metric_choice(ctx.task, "eval_curve_metric")
     table, grower = ec.curve_data(ctx, x)
@@ -136,8 +137,8 @@ def render_learning(ctx) -> None:
     ec.check_rows(ctx.curve_train, "A learning curve")
     with st.form("eval_learning_form", border=False):
         c1, c2 = st.columns(2)
-        n_sizes = c1.slider("Training-set sizes", 2, 10, 6, key="eval_lc_sizes")
-        repeats = c2.slider("Random subsets per size", 1, 20, 5, key="eval_lc_repeats")
+        n_sizes = c1.slider("Training-set sizes", 2, 10, 6, key="eval_lc_sizes", persist_state="session")
+        repeats = c2.slider("Random subsets per size", 1, 20, 5, key="eval_lc_repeats", persist_state="session")
         run = st.form_submit_button("Run learning curve", icon=":material/play_arrow:", key="eval_lc_run")
     last = ec.stored("learning", ctx)
     if run or last is None:
@@ -168,11 +169,12 @@ def render_instability(ctx) -> None:
     ec.check_rows(ctx.curve_train, "Comparing trees")
     with st.form("eval_inst_form", border=False):
         c1, c2, c3 = st.columns([2, 1, 1])
-        method = c1.selectbox("Perturbation", list(PERTURBATIONS), key="eval_inst_method",
+        method = c1.selectbox("Perturbation", list(PERTURBATIONS), key="eval_inst_method", persist_state="session",
                               format_func=lambda m: f"{m}: {PERTURBATIONS[m]}")
-        pct = c2.slider("Share of rows (%)", 1, 30, 5, key="eval_inst_pct",
+        pct = c2.slider("Share of rows (%)", 1, 30, 5, key="eval_inst_pct", persist_state="session",
                         help="Rows flipped, jittered or left out (a bootstrap sample ignores it).")
-        runs = c3.number_input("Runs", min_value=2, max_value=50, value=10, key="eval_inst_runs")
+        runs = c3.number_input("Runs", min_value=2, max_value=50, value=10, key="eval_inst_runs",
+                               persist_state="session")
         run = st.form_submit_button("Run instability", icon=":material/play_arrow:", key="eval_inst_run")
     last = ec.stored("instability", ctx)
     if run or last is None:

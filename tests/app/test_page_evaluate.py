@@ -122,7 +122,7 @@ def test_regression_sample_every_tab():
     _ok(at)
     assert "R²" in at.metric[0].label
     _open(at, "Overfitting curve")
-    at.selectbox(key="eval_curve_metric").set_value("mae").run()
+    at.selectbox(key="eval_curve_metric_regression").set_value("mae").run()
     _ok(at)
     assert _chart(at, "eval_curve_chart")["layout"]["yaxis"]["title"]["text"] == "MAE"
     _open(at, "Learning curve")
@@ -146,7 +146,7 @@ def test_cross_validation_controls():
     np.testing.assert_allclose(folds["test_accuracy"], expected.folds["test_accuracy"])
     assert at.metric[0].value == f"{expected.mean():.4f}"
     assert any("3 stratified folds" in c.value and "seed 4" in c.value for c in at.caption)
-    at.selectbox(key="eval_cv_metric").set_value("macro_f1").run()
+    at.selectbox(key="eval_cv_metric_classification").set_value("macro_f1").run()
     assert "macro F1" in _chart(at, "eval_cv_chart")["layout"]["title"]["text"]
     assert len(at.dataframe[0].value) == 3  # the result is kept without another run
 
@@ -172,7 +172,7 @@ def test_overfitting_curve_controls_and_current_step():
     table = depth_curve(full, [("train", split.train), ("test", split.test)])
     line = _chart(at, "eval_curve_chart")["data"][1]
     np.testing.assert_allclose(_values(line["y"]), table["test_accuracy"])
-    at.selectbox(key="eval_curve_metric").set_value("error").run()
+    at.selectbox(key="eval_curve_metric_classification").set_value("error").run()
     assert _chart(at, "eval_curve_chart")["layout"]["yaxis"]["title"]["text"] == "error rate"
     at.radio(key="eval_curve_x").set_value("n_nodes").run()
     _ok(at)
@@ -267,6 +267,26 @@ def test_every_sample_every_tab(name):
         _open(at, tab)
         _ok(at)
         assert at.get("plotly_chart"), tab
+
+
+def test_controls_survive_switching_tabs_and_too_many_folds_is_a_sentence():
+    ds = engine.load_sample("iris")
+    at, _ = _page(ds, tab="Overfitting curve")
+    at.radio(key="eval_curve_x").set_value("depth").run()
+    _open(at, "Instability")
+    at.slider(key="eval_inst_pct").set_value(12)
+    at.number_input(key="eval_inst_runs").set_value(2)
+    at.button(key="eval_inst_run").click().run()
+    _open(at, "Overfitting curve")
+    assert at.radio(key="eval_curve_x").value == "depth"
+    _open(at, "Instability")
+    assert at.slider(key="eval_inst_pct").value == 12 and len(at.dataframe[0].value) == 2
+    tiny = engine.load_csv(b"a,y\n1,p\n2,q\n3,p\n4,q\n5,p\n6,q\n")
+    at, _ = _page(tiny, test_size=0.0, tab="Cross-validation")
+    at.number_input(key="eval_cv_k").set_value(10)
+    at.button(key="eval_cv_run").click().run()
+    assert not at.exception
+    assert at.error[0].value == "10 folds need at least 10 rows; there are 6. Choose fewer folds."
 
 
 def test_registered_in_app_frame():
