@@ -111,6 +111,20 @@ def test_metrics_tab_trees_and_per_class_table():
     assert at.dataframe[1].value["support"].iloc[:3].sum() == 105
 
 
+def test_train_validation_test_side_by_side_and_validation_stopping():
+    ds = engine.load_sample("noisy_moons")
+    at, split = _page(ds, test_size=0.25, validation_size=0.2, config=engine.TreeConfig(validation=True))
+    _ok(at)
+    assert list(at.dataframe[0].value.columns) == ["train (220 rows)", "validation (80 rows)", "test (100 rows)"]
+    assert len(at.get("plotly_chart")) == 3
+    full = engine.fit_tree(split.train, engine.TreeConfig(validation=True), validation_data=split.validation)
+    assert at.dataframe[0].value.loc["accuracy", "test (100 rows)"] == pytest.approx(
+        evaluate(full, split.test).scores["accuracy"])
+    _open(at, "Overfitting curve")
+    _ok(at)
+    assert [t["name"] for t in _chart(at, "eval_curve_chart")["data"][:3]] == ["train", "validation", "test"]
+
+
 def test_regression_sample_every_tab():
     diabetes = engine.load_sample("diabetes").subset(np.arange(160))
     at, split = _page(diabetes, config=engine.TreeConfig(max_depth=4))
