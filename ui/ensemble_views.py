@@ -39,10 +39,11 @@ def memo(key, compute):
     return store[key]
 
 
-def member_picker(ens, label: str = "Member") -> int:
+def member_picker(ens, label: str = "Member", where=None) -> int:
     if st.session_state.get(W_MEMBER, 0) >= ens.n_members:
         st.session_state[W_MEMBER] = 0
-    return int(st.number_input(f"{label} (0 to {ens.n_members - 1})", 0, ens.n_members - 1, key=W_MEMBER))
+    where = where or st.columns([1, 2])[0]
+    return int(where.number_input(f"{label} (0 to {ens.n_members - 1})", 0, ens.n_members - 1, key=W_MEMBER))
 
 
 def member_diagram(tree, *, path=None) -> None:
@@ -84,7 +85,8 @@ def pick_row(split) -> tuple[pd.DataFrame, str]:
     n = len(data)
     if st.session_state.get(W_ROW, 0) >= n:
         st.session_state[W_ROW] = 0
-    pos = int(st.number_input(f"Row (0 to {n - 1} of the {SOURCES[source][2:]}s)", 0, n - 1, key=W_ROW))
+    pos = int(st.columns([1, 2])[0].number_input(f"Row (0 to {n - 1} of the {SOURCES[source][2:]}s)", 0, n - 1,
+                                                  key=W_ROW))
     row = data.frame.iloc[[pos]]
     return row, f"row {int(data.row_ids[pos])} of the table (class {row[data.target].iloc[0]})" \
         if data.task == "classification" else f"row {int(data.row_ids[pos])} of the table"
@@ -151,7 +153,7 @@ def numeric_features(ds) -> list[str]:
     return [n for n, k in zip(ds.feature_names, ds.schema.kinds) if k == "numeric"]
 
 
-def pick_xy(ds, prefix: str = "") -> tuple[str, str] | None:
+def pick_xy(ds, prefix: str = "", where=None) -> tuple[str, str] | None:
     nums = numeric_features(ds)
     if len(nums) < 2:
         st.info("The decision map needs two numeric features; this data set has "
@@ -162,7 +164,7 @@ def pick_xy(ds, prefix: str = "") -> tuple[str, str] | None:
         st.session_state[kx] = nums[0]
     if st.session_state.get(ky) not in nums:
         st.session_state[ky] = nums[1]
-    c1, c2 = st.columns(2)
+    c1, c2 = (where if where is not None else st).columns(2)
     x = c1.selectbox("x axis", nums, key=kx)
     y = c2.selectbox("y axis", nums, key=ky)
     if x == y:
@@ -172,11 +174,12 @@ def pick_xy(ds, prefix: str = "") -> tuple[str, str] | None:
 
 
 def render_regions(ens, train) -> None:
-    xy = pick_xy(train)
+    c1, c2 = st.columns([2, 1])
+    xy = pick_xy(train, where=c1)
     if xy is None:
         return
     x, y = xy
-    m = member_picker(ens, "Member shown on the right")
+    m = member_picker(ens, "Member shown on the right", where=c2)
     labels = train.frame[train.target]
     left, right = st.columns(2, gap="large")
     fig = memo(("map", ens, x, y), lambda: figs.ensemble_region_figure(

@@ -76,7 +76,7 @@ def render_decision_list(split) -> None:
                "class; emit “if test then class”, remove those rows, repeat. Largest coverage wins, then the "
                "shorter test.")
     learner = dl_learner(train, _dl_settings())
-    b = st.columns([1, 1, 1, 1, 4])
+    b = st.columns([1, 1, 2, 1, 3])
     # callbacks change the learner before the page draws, so the buttons' states are current
     b[0].button("Step", key="_w_dl_step", type="primary", disabled=learner.done, on_click=learner.step)
     b[1].button("Undo", key="_w_dl_undo", disabled=not learner.rules and learner.failure is None,
@@ -144,7 +144,10 @@ def render_kdt(split) -> None:
     table = pd.DataFrame([{"tree": name, "leaves": leaves, "depth": depth,
                            "train": _score(p_train, train), "test": _score(p_test, split.test)}
                           for name, p_train, p_test, leaves, depth in rows])
-    st.dataframe(table, hide_index=True)
+    if table["test"].isna().all():
+        table = table.drop(columns="test")
+    st.dataframe(table, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.3f") for c in ("train", "test")})
     left, right = st.columns([3, 2], gap="large")
     with left:
         depth = fold_depth_for(tree, 80) if tree.n_nodes > 80 else None

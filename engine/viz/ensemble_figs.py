@@ -138,7 +138,8 @@ def rounds_figure(rounds, *, current: int | None = None, height: int = 320) -> g
         fig.add_vline(x=current, line={"color": "#000000", "dash": "dot"})
     return _layout(fig, height, title={"text": "Error and z per round"}, xaxis={"title": {"text": "round"}},
                    yaxis={"title": {"text": "z"}, "rangemode": "tozero"},
-                   yaxis2={"title": {"text": "error"}, "overlaying": "y", "side": "right", "range": [0, 0.6]},
+                   yaxis2={"title": {"text": "error"}, "overlaying": "y", "side": "right", "range": [0, 0.6],
+                           "tickmode": "linear", "dtick": 0.1, "showgrid": False},
                    legend={"orientation": "h", "y": -0.3})
 
 
@@ -188,7 +189,7 @@ def ensemble_region_figure(ensemble, frame: pd.DataFrame, labels, x: str, y: str
                            max_points: int = 3000, height: int = 520) -> go.Figure:
     """The ensemble's decision over ``x`` and ``y`` (grid heatmap) with the rows on top.
 
-    marker_sizes: per-row weights drawn as marker area (AdaBoost); cut: ``(feature, threshold)`` of a
+    marker_sizes: per-row weights drawn as marker area (AdaBoost; the largest weight gets size 24); cut: ``(feature, threshold)`` of a
     stump, drawn as a line when it is ``x`` or ``y``; query: ``{feature: value}`` drawn as a star.
     """
     gx, gy, win, strength = decision_grid(ensemble, frame, x, y, upto=upto, resolution=resolution)
@@ -216,7 +217,7 @@ def ensemble_region_figure(ensemble, frame: pd.DataFrame, labels, x: str, y: str
     sizes = np.full(len(frame), 8.0)
     if marker_sizes is not None:
         w = np.asarray(marker_sizes, dtype=float)
-        sizes = 4 + 26 * np.sqrt(w / max(w.max(), 1e-300))
+        sizes = 4 + 20 * np.sqrt(w / max(w.max(), 1e-300))
     lab = np.asarray(labels, dtype=object)
     if ensemble.task == "classification":
         colors, symbols = palette.class_colors(ensemble.classes), palette.class_symbols(ensemble.classes)

@@ -142,7 +142,7 @@ def test_adaboost_rounds():
     spec = _chart(at, "ens_round_map")
     sizes = np.concatenate([_values(t["marker"]["size"]) for t in spec["data"][1:] if t.get("mode") == "markers"
                             and isinstance(t["marker"].get("size"), (list, dict))])
-    assert sizes.max() == pytest.approx(30.0)
+    assert sizes.max() == pytest.approx(24.0)
     assert any("Round 3" in t.value for t in at.text)
     # randomised stumps show their draws
     at.session_state[training.W_BASE] = "random_stump"

@@ -108,7 +108,7 @@ def test_kdt_build_and_compare():
     assert at.code[0].value == "\n".join(res.rules())
     assert len(at.get("graphviz_chart")) == 1
     table = [d.value for d in at.dataframe if "tree" in d.value.columns][0]
-    assert list(table["train"]) == [1.0, 1.0]
+    assert list(table["train"]) == [1.0, 1.0] and "test" not in table.columns  # no test rows here
     # changing k asks for a new build
     at.select_slider(key=views.W_KDT_K).set_value(1).run()
     assert any("Build the k-DT" in i.value for i in at.info)

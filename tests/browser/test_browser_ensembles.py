@@ -1,0 +1,92 @@
+"""End to end in Chromium: train a forest and AdaBoost on the noisy moons, look at votes, the decision map,
+the curves and the rounds; then learn a decision list and a k-DT on the Rules page. Screenshots of each."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+
+def _tab(page, name: str):
+    page.get_by_role("tab", name=name).click()
+
+
+def _no_errors(page):
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+
+
+def test_ensembles_page(page, wait_idle, screenshot):
+    page.set_viewport_size({"width": 1440, "height": 2200})  # tall: the screenshots show whole panels
+    # the lesson link loads the noisy moons and preselects the random forest
+    page.goto("/ensembles?lesson=random-forest-votes&method=random_forest")
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Ensembles")).to_be_visible()
+    page.get_by_role("button", name="Train").click()
+    wait_idle(page, timeout=180_000)
+    expect(page.get_by_text("Random forest: 50 members trained")).to_be_visible()
+    panel = page.get_by_role("tabpanel", name="Vote")
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(1)
+    expect(panel.get_by_test_id("stGraphVizChart")).to_have_count(1)
+    expect(panel.locator("g.point")).not_to_have_count(0)  # the stacked vote segments
+    screenshot(page, "ensembles_vote")
+
+    _tab(page, "Decision map")
+    wait_idle(page)
+    panel = page.get_by_role("tabpanel", name="Decision map")
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.locator(".heatmaplayer image, .heatmaplayer .hm")).not_to_have_count(0)
+    screenshot(page, "ensembles_map")
+
+    _tab(page, "Size & variance")
+    wait_idle(page)
+    panel = page.get_by_role("tabpanel", name="Size & variance")
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.get_by_test_id("stCode")).to_contain_text("measured")
+    screenshot(page, "ensembles_curves")
+    _no_errors(page)
+
+    # AdaBoost with stumps, one round at a time
+    page.get_by_test_id("stButtonGroup").first.get_by_text("AdaBoost", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Train").click()
+    wait_idle(page, timeout=180_000)
+    _tab(page, "AdaBoost rounds")
+    wait_idle(page)
+    panel = page.get_by_role("tabpanel", name="AdaBoost rounds")
+    slider = panel.get_by_role("slider")
+    slider.focus()
+    for _ in range(4):
+        slider.press("ArrowRight")
+    wait_idle(page)
+    expect(panel.get_by_test_id("stMetricValue")).to_have_count(4)
+    expect(panel.get_by_text("Round 5")).not_to_have_count(0)
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    screenshot(page, "ensembles_rounds")
+    _no_errors(page)
+
+
+def test_rules_page(page, wait_idle, screenshot):
+    page.set_viewport_size({"width": 1440, "height": 1800})
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Rules").click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Rules")).to_be_visible()
+    panel = page.get_by_role("tabpanel", name="Decision list")
+    panel.get_by_role("button", name="Step").click()
+    wait_idle(page)
+    panel.get_by_role("button", name="Run to the end").click()
+    wait_idle(page)
+    expect(panel.get_by_text("Every training row is covered by")).to_be_visible()
+    expect(panel.get_by_role("button", name="Step")).to_be_disabled()
+    screenshot(page, "rules_decision_list")
+
+    _tab(page, "k-DT")
+    wait_idle(page)
+    panel = page.get_by_role("tabpanel", name="k-DT")
+    panel.get_by_role("button", name="Build the k-DT").click()
+    wait_idle(page)
+    expect(panel.get_by_test_id("stGraphVizChart")).to_have_count(1)
+    expect(panel.get_by_test_id("stCode")).to_contain_text("IF (Outlook = Sunny AND Humidity = High) THEN No")
+    screenshot(page, "rules_kdt")
+    _no_errors(page)
