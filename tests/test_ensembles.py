@@ -11,8 +11,12 @@ import pandas as pd
 import pytest
 
 import engine
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from engine.ensembles import (draw_bootstrap, error_correlation, fit_bagging, fit_random_forest,
-                              impurity_importances, permutation_importances, size_curve, vote_breakdown)
+                              impurity_importances, node_feature_draws, permutation_importances, size_curve,
+                              vote_breakdown)
 from engine.errors import ConfigError
 from engine.growth import Grower
 
@@ -104,6 +108,18 @@ def test_every_split_uses_only_the_features_drawn_at_that_node(cancer_forest, ca
             assert len(drawn) == k
             assert node.split.feature in drawn
             assert {s.feature for s in g.candidates(node.id)} <= drawn
+
+
+def test_node_feature_draws_are_the_growers(cancer_forest, cancer):
+    k = cancer_forest.params["k_features"]
+    for m in (0, 5):
+        draws = node_feature_draws(cancer_forest, cancer.train, m)
+        tree = cancer_forest.members[m].tree
+        assert list(draws["node"]) == [n.id for n in tree.internal_nodes]
+        for row in draws.itertuples():
+            drawn = row.drawn.split(", ")
+            assert len(drawn) == k and row.chosen in drawn
+            assert tree.node(row.node).split.feature == row.chosen
 
 
 def test_per_tree_feature_subsets(cancer):
@@ -270,3 +286,26 @@ def test_progress_is_reported():
     seen = []
     fit_bagging(engine.load_sample("iris"), n_estimators=3, progress=lambda i, n: seen.append((i, n)))
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_compiled_prediction_with_missing_values_and_new_categories(data):
+    """Members' fast routing equals Tree.predict_proba, including C4.5's fractional rows."""
+    n = data.draw(st.integers(12, 40))
+    rng = np.random.default_rng(data.draw(st.integers(0, 10_000)))
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.2] = np.nan
+    colour = rng.choice(["red", "green", "blue"], size=n).astype(object)
+    colour[rng.random(n) < 0.15] = None
+    frame = pd.DataFrame({"x": x, "colour": colour, "z": rng.integers(0, 4, n).astype(float),
+                          "y": rng.choice(["a", "b", "c"], size=n)})
+    frame.loc[:2, "y"] = ["a", "b", "c"]
+    ds = engine.Dataset.from_frame(frame, target="y")
+    algorithm = data.draw(st.sampled_from(["c45", "cart", "id3"]))
+    ens = fit_bagging(ds, n_estimators=3, random_state=1, tree_config=engine.TreeConfig(algorithm=algorithm))
+    new = frame.drop(columns="y").copy()
+    new.loc[new.index[:3], "colour"] = "purple"  # a category no tree has seen
+    outs = ens.member_outputs(new)
+    for m, member in enumerate(ens.members):
+        np.testing.assert_array_equal(outs[m], member.tree.predict_codes(new))

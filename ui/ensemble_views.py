@@ -126,6 +126,10 @@ def render_members(ens, train) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         member_diagram(tree)
+        if ens.params.get("feature_sampling") == "node":
+            with st.expander(f"The features drawn at each split (k = {ens.params['k_features']})"):
+                draws = memo(("draws", ens, m), lambda: ensembles.node_feature_draws(ens, train, m))
+                st.dataframe(draws, hide_index=True, width="stretch")
     with right:
         if ens.in_bag is None:
             st.info("This member was trained on every training row (no bootstrap), so it has no out-of-bag rows.")

@@ -15,7 +15,7 @@ from .analysis import VarianceReport, error_correlation, error_matrix, size_curv
 from .bagging import draw_bootstrap, fit_bagging
 from .decision_list import DecisionList, DecisionListLearner, DLRule, learn_decision_list
 from .boosting import BoostRound, StumpDraw, fit_adaboost, hypothesis_weight
-from .forest import fit_random_forest, impurity_importances, permutation_importances
+from .forest import fit_random_forest, impurity_importances, node_feature_draws, permutation_importances
 from .kdt import KDTResult, fit_kdt
 from .literals import Literal, literal_matrix, make_literals
 from .votes import Ensemble, Member, VoteBreakdown, vote_breakdown
@@ -25,5 +25,5 @@ __all__ = [
     "fit_random_forest", "impurity_importances", "permutation_importances", "fit_adaboost", "BoostRound",
     "StumpDraw", "hypothesis_weight", "size_curve", "error_correlation", "error_matrix", "VarianceReport",
     "DecisionList", "DecisionListLearner", "DLRule", "learn_decision_list", "KDTResult", "fit_kdt", "Literal",
-    "literal_matrix", "make_literals",
+    "literal_matrix", "make_literals", "node_feature_draws",
 ]

@@ -62,6 +62,29 @@ def fit_random_forest(dataset, *, n_estimators: int = 100, max_features="sqrt", 
                       params=params)
 
 
+def node_feature_draws(ensemble: Ensemble, dataset, member: int) -> pd.DataFrame:
+    """The features each internal node of one member could choose from (the per-split draws).
+
+    The draws are a function of the member's seed and the node's path, so they are recovered by
+    growing the member again with the engine's grower on ``dataset`` (the training rows) and reading
+    which features it offered each node. Columns: node, depth, drawn (features offered), chosen.
+    """
+    from ..growth import Grower
+
+    m = ensemble.members[member]
+    cfg = TreeConfig.from_dict({**ensemble.params["tree_config"], "random_state": m.seed})
+    data = dataset if len(m.features) == len(dataset.feature_names) else dataset.with_features(m.features)
+    weights = None if ensemble.in_bag is None else ensemble.in_bag[member].astype(float)
+    grower = Grower(data, cfg, sample_weight=weights).grow()
+    names = data.feature_names
+    rows = []
+    for node in grower.tree.internal_nodes:
+        drawn = [names[j] for j in grower._features_from_path(grower._paths[node.id])]
+        rows.append({"node": node.id, "depth": node.depth, "drawn": ", ".join(drawn),
+                     "chosen": node.split.feature})
+    return pd.DataFrame(rows, columns=["node", "depth", "drawn", "chosen"])
+
+
 def impurity_importances(ensemble: Ensemble) -> pd.Series:
     """Mean over members of the trees' impurity-based importances (each tree's sums to 1)."""
     names = list(ensemble.schema.feature_names)
