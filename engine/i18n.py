@@ -238,6 +238,11 @@ def fmt(x: float, lang: str = "en", digits: int = 3) -> str:
     return text.replace(".", DECIMAL[check_language(lang)])
 
 
+def fmt_sig(x: float, lang: str = "en", sig: int = 4) -> str:
+    """``sig`` significant digits for small quantities such as an effective alpha: 0.0035, "0,0035"."""
+    return f"{float(x):.{sig}g}".replace(".", DECIMAL[check_language(lang)])
+
+
 def fmt_count(x: float, lang: str = "en") -> str:
     """A (weighted) row count: "5", or "2.5" / "2,5" when fractional (C4.5 missing values, boosting)."""
     x = float(x)

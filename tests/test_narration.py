@@ -180,7 +180,7 @@ def test_prune_steps(tennis):
     tree = engine.fit_tree(tennis, engine.TreeConfig(algorithm="id3"))
     assert narrate_prune_step(tree, 2, alpha=0.0714, noun="day") == (
         "Pruning node 2 (5 days, 3 Yes / 2 No, entropy 0.971) to a leaf predicting Yes removes 1 leaf; its "
-        "effective α = 0.071 is the smallest in the tree.")
+        "effective α = 0.0714 is the smallest in the tree.")
     assert narrate_prune_step(tree, 0, measure="validation", before=0.1, after=0.3, noun="day", lang="de") == (
         "Knoten 0 (14 Tage, 9 Yes / 5 No, Entropie 0,940) wird zu einem Blatt mit Vorhersage Yes gestutzt, "
         "dabei fallen 4 Blätter weg; der Validierungsfehler geht von 0,100 auf 0,300.")
@@ -294,3 +294,41 @@ def test_adaboost_rounds_of_the_ensemble_engine():
         "Gesamtgewichts.")
     deep = fit_adaboost(engine.load_sample("ski"), n_rounds=1, base="tree", max_depth=2).rounds[0]
     assert narrate_boost_round(deep).startswith(f"Round 1: the learner ({deep.learner}) misclassifies ")
+
+
+def test_prune_results_of_the_pruning_engine(tennis):
+    from engine.narration import narrate_prune_result
+    from engine.pruning import prune_manual, prune_reduced_error
+    from engine.pruning_c45 import prune_pessimistic
+    from engine.pruning_ccp import prune_ccp
+
+    tree = engine.fit_tree(tennis, engine.TreeConfig(algorithm="id3"))
+    assert narrate_prune_result(prune_manual(tree, [2, 3]), noun="day") == [
+        "Pruning node 2 (5 days, 3 Yes / 2 No, entropy 0.971) to a leaf predicting Yes removes 1 leaf.",
+        "Pruning node 3 (5 days, 2 Yes / 3 No, entropy 0.971) to a leaf predicting No removes 1 leaf."]
+    ccp = prune_ccp(tree, alpha=1.0)
+    lines = narrate_prune_result(ccp, lang="de", noun="day")
+    assert len(lines) == len(ccp.steps) >= 1
+    for line, step in zip(lines, ccp.steps):
+        assert f"Knoten {step.node_id} (" in line
+        assert f"α = {step.number('g(t)'):.4g}".replace(".", ",") in line
+    assert "dabei fallen 4 Blätter weg" in lines[-1]  # the root is the weakest link: 5 -> 1 leaf
+
+    moons = engine.load_sample("noisy_moons").split(test_size=0.25, validation_size=0.25, seed=0)
+    big = engine.fit_tree(moons.train, engine.TreeConfig())
+    rep = prune_reduced_error(big, moons.validation)
+    lines = narrate_prune_result(rep, noun="point")
+    assert len(lines) == len(rep.steps)
+    for line, step in zip(lines, rep.steps):
+        errors = (int(step.numbers[1][1]), int(step.numbers[2][1]))
+        if step.action == "keep":
+            assert line.endswith(f"keeps its subtree: as a leaf, the validation error would go from "
+                                 f"{errors[0]} to {errors[1]}.")
+        else:
+            assert line.startswith(f"Pruning node {step.node_id} (")
+            assert line.endswith(f"the validation error goes from {errors[0]} to {errors[1]}.")
+    raised = prune_pessimistic(big, subtree_raising=True, train=moons.train)
+    lines = narrate_prune_result(raised)
+    first_raise = next(i for i, s in enumerate(raised.steps) if s.action.startswith("raise"))
+    assert lines[first_raise] == f"Node {raised.steps[first_raise].node_id}: {raised.steps[first_raise].note}"
+    assert all("estimated error" in line for line in lines[:first_raise])
