@@ -61,9 +61,9 @@ class Ensemble:
     notes: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        oob = "" if self.in_bag is None else f", oob_score={self.oob_score():.3f}"
+        bag = "" if self.in_bag is None else ", bootstrap"
         return (f"Ensemble(method={self.method}, task={self.task}, members={len(self.members)}, "
-                f"train_rows={self.train_y.size}{oob})")
+                f"train_rows={self.train_y.size}{bag})")
 
     # ----------------------------------------------------------------------------- basics
     @property
