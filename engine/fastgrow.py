@@ -20,6 +20,7 @@ import numpy as np
 
 from .nodes import make_nodes
 from .splits import Split
+from .fasthist import node_thresholds, scan_hist_feature
 from .search import TIE_TOL
 from .stopping import EPS, post_split_reason, pre_split_reason
 
@@ -27,7 +28,7 @@ from .stopping import EPS, post_split_reason, pre_split_reason
 def fast_eligible(grower) -> bool:
     cfg = grower.config
     return (cfg.effective_order in ("breadth", "depth") and not cfg.validation
-            and cfg.split_search == "exact" and all(k == "numeric" for k in grower.schema.kinds)
+            and all(k == "numeric" for k in grower.schema.kinds)
             and not np.isnan(grower.X).any())
 
 
@@ -110,7 +111,14 @@ def grow_levelwise(grower) -> FastResult:
     ScT = np.ascontiguousarray(Sc.T)                  # (S, m): per-stat rows make gathers contiguous
     XcT = np.ascontiguousarray(Xc.T)
     m, d = Xc.shape
-    orders = [np.argsort(XcT[j], kind="stable") for j in range(d)]
+    hist = cfg.split_search == "histogram"
+    if hist:
+        codes = np.ascontiguousarray(grower.bins.codes[idx0])
+        CodesT = np.ascontiguousarray(codes.T)
+        n_bins = [e.size + 1 for e in grower.bins.edges]
+        orders = None
+    else:
+        orders = [np.argsort(XcT[j], kind="stable") for j in range(d)]
     root = grower._nodes[0]
     nodes, rows, paths, order = [root], {0: (idx0, w)}, {0: ()}, []
     level = [0]                                   # node ids of this level, in id order
@@ -131,7 +139,8 @@ def grow_levelwise(grower) -> FastResult:
         cmap[cand] = np.arange(C)
         if C < L:
             key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
-            orders = [_stable_group(o, key[o], C) for o in orders]
+            if not hist:
+                orders = [_stable_group(o, key[o], C) for o in orders]
         else:
             key = node_of
         cnt = np.array([members[k].size for k in cand], dtype=np.int64)
@@ -148,9 +157,14 @@ def grow_levelwise(grower) -> FastResult:
         LEFT = np.zeros((C, d, Sc.shape[1]))
         NL = np.zeros((C, d), dtype=np.int64)
         S = Sc.shape[1]
-        cum0 = _ordered_cumsum(ScT, orders[0])                     # (S, M)
-        ends = starts + cnt - 1
-        TOT = (cum0[:, ends] - np.concatenate([np.zeros((S, 1)), cum0[:, ends[:-1]]], axis=1)).T
+        if hist:
+            rows_lvl = np.concatenate([members[k] for k in cand])  # grouped by node, ascending
+            TOT = np.stack([np.add.reduceat(ScT[k][rows_lvl], starts) for k in range(S)], axis=1)
+            cum0 = None
+        else:
+            cum0 = _ordered_cumsum(ScT, orders[0])                     # (S, M)
+            ends = starts + cnt - 1
+            TOT = (cum0[:, ends] - np.concatenate([np.zeros((S, 1)), cum0[:, ends[:-1]]], axis=1)).T
         W = crit.weight(TOT)
         P = crit.from_stats(TOT)
         TOTT = np.ascontiguousarray(TOT.T)
@@ -159,7 +173,14 @@ def grow_levelwise(grower) -> FastResult:
             allowed = np.zeros((C, d), dtype=bool)
             for c, k in enumerate(cand):
                 allowed[c, grower._features_from_path(paths[level[k]])] = True
-        for j in range(d):
+        if hist:
+            BIN = np.zeros((C, d), dtype=np.int64)
+            for j in range(d):
+                segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
+                if segs.size:
+                    scan_hist_feature(crit, cfg.min_samples_leaf, ScT, CodesT[j], rows_lvl, nd, segs, C,
+                                      n_bins[j], P, W, G[:, j], BIN[:, j], LEFT[:, j], NL[:, j])
+        for j in range(0 if hist else d):
             segs, o = np.arange(C), orders[j]
             s_cnt, s_starts, s_nd, s_nl, s_ok = cnt, starts, nd, n_left_all, size_ok
             full = allowed is None or allowed[:, j].all()
@@ -211,6 +232,9 @@ def grow_levelwise(grower) -> FastResult:
         else:
             score = np.round(G, 12)
         jstar = np.argmax(score, axis=1)
+        if hist:
+            THR[np.arange(C), jstar] = node_thresholds(XcT, CodesT, rows_lvl, nd, starts, jstar,
+                                                       BIN[np.arange(C), jstar])
         # decide and create children, in level order (breadth-first ids), vectorised over the level
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
@@ -262,7 +286,8 @@ def grow_levelwise(grower) -> FastResult:
         act, kk, base_child = act[live], kk[live], base_child[live]
         goes_right = Xc[act, jstar[kk]] > THR[kk, jstar[kk]]
         new_node_of[act] = base_child + goes_right
-        orders = [_stable_group(o, new_node_of[o], n_next) for o in orders]
+        if not hist:
+            orders = [_stable_group(o, new_node_of[o], n_next) for o in orders]
         grouped = _stable_group(np.arange(m), new_node_of, n_next)
         sizes = np.bincount(new_node_of[grouped], minlength=n_next)
         members = np.split(grouped, np.cumsum(sizes)[:-1])

@@ -63,6 +63,8 @@ def candidate_scan(grower, node_id: int, feature: str) -> pd.DataFrame:
     j = grower.schema.index(feature)
     nd = grower.node_data(node_id)
     labels = grower.schema.categories[j]
+    if grower.schema.kinds[j] == "numeric" and grower.config.split_search == "histogram":
+        return _histogram_scan(grower, node_id, feature, j, nd)
     if grower.schema.kinds[j] == "numeric":
         cand = numeric_candidates(nd, j)
         if cand is None:
@@ -88,6 +90,23 @@ def candidate_scan(grower, node_id: int, feature: str) -> pd.DataFrame:
         text = f"{feature} = {cats}" if mode == "equals" else f"{feature} in {{{cats}}}"
         rows.append({"feature": feature, "split": text, "threshold": np.nan, "gain": g * frac})
     return pd.DataFrame(rows, columns=["feature", "split", "threshold", "gain"])
+
+
+def _histogram_scan(grower, node_id, feature, j, nd) -> pd.DataFrame:
+    """Candidate edges of a numeric feature in histogram mode (thresholds at bin edges)."""
+    from .histogram import histogram_candidates
+    idx, _ = grower.node_rows(node_id)
+    codes = grower.bins.codes[idx]
+    edges = grower.bins.edges[j]
+    cand = histogram_candidates(nd, codes, j, edges.size + 1)
+    if cand is None:
+        return pd.DataFrame(columns=["feature", "split", "threshold", "gain"])
+    bins, gains, left, right, n_left, known = cand
+    frac = float(grower.crit.weight(left[0] + right[0])) / nd.total_weight
+    thr = edges[bins]
+    return pd.DataFrame({"feature": feature, "split": [f"{feature} <= {format_number(t)}" for t in thr],
+                         "threshold": thr, "gain": gains * frac, "n_left": n_left,
+                         "n_right": int(known.sum()) - n_left})
 
 
 def evaluate_test(grower, node_id: int, split: Split) -> Split:

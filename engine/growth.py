@@ -20,6 +20,7 @@ import pandas as pd
 
 from .config import TreeConfig
 from .errors import ConfigError, DataError
+from .histogram import best_histogram, make_bins
 from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
 from .nodes import make_node, route_rows, unit_stats
@@ -172,6 +173,11 @@ class Grower:
         return NodeData(self.X[idx], self.U[idx] * w[:, None], self.task, self.config.min_samples_leaf,
                         self.crit, float(w.sum()))
 
+    @cached_property
+    def bins(self):
+        """Bin edges and codes of the numeric features (histogram split search), computed once."""
+        return make_bins(self.X, self.schema.kinds, self.config.max_bins)
+
     @property
     def tree(self) -> Tree:
         return Tree(tuple(self._nodes), self.schema, self.crit.name)
@@ -287,8 +293,14 @@ class Grower:
         nd = self.node_data(node_id)
         feats = self._features_for(node_id)
         names = self.schema.feature_names
-        dense = [j for j in feats if self.schema.kinds[j] == "numeric" and not np.isnan(nd.x[:, j]).any()]
-        found = dict(zip(dense, best_numeric_all(nd, dense, [names[j] for j in dense])))
+        if self.config.split_search == "histogram":
+            idx, _ = self._rows[node_id]
+            codes = self.bins.codes[idx]
+            found = {j: best_histogram(nd, codes, j, names[j], self.bins.edges[j].size + 1)
+                     for j in feats if self.schema.kinds[j] == "numeric"}
+        else:
+            dense = [j for j in feats if self.schema.kinds[j] == "numeric" and not np.isnan(nd.x[:, j]).any()]
+            found = dict(zip(dense, best_numeric_all(nd, dense, [names[j] for j in dense])))
         for j in feats:
             if j in found:
                 s = found[j]

@@ -78,7 +78,8 @@ def variance(stats) -> np.ndarray:
     stats = np.asarray(stats, dtype=float)
     w, s1, s2 = stats[..., 0], stats[..., 1], stats[..., 2]
     with np.errstate(invalid="ignore", divide="ignore"):
-        v = np.where(w > 0, s2 / np.where(w > 0, w, 1.0) - (s1 / np.where(w > 0, w, 1.0)) ** 2, 0.0)
+        mean = s1 / np.where(w > 0, w, 1.0)
+        v = np.where(w > 0, s2 / np.where(w > 0, w, 1.0) - mean * mean, 0.0)  # m*m, not m**2: same bits for arrays and scalars
     return np.maximum(v, 0.0)
 
 
