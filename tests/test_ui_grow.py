@@ -172,11 +172,15 @@ def test_leaf_of_rows_picks_the_leaf_with_most_selected_rows():
 
 def test_default_axes_and_subtree_leaves():
     ds = engine.load_sample("iris")
-    tree = engine.fit_tree(ds, TreeConfig(max_depth=3))
+    g = engine.Grower(ds, TreeConfig(max_depth=3))
     numeric = list(ds.feature_names)
-    x, y = grow_views.default_axes(tree, numeric)
-    imp = tree.feature_importances
-    assert imp[x] >= imp[y] >= max(v for k, v in imp.items() if k not in (x, y))
+    axes = grow_views.default_axes(g, numeric)
+    assert axes == tuple(s.feature for s in g.candidates(0)[:2])
+    assert set(axes) == {"petal_length", "petal_width"}
+    g.grow()
+    assert grow_views.default_axes(g, numeric) == axes  # stable while the tree grows
+    assert grow_views.default_axes(g, ["sepal_width", "sepal_length"])[0] in ("sepal_width", "sepal_length")
+    tree = g.tree
     assert set(grow_views.subtree_leaves(tree, 0)) == {n.id for n in tree.leaves}
     assert grow_views.subtree_leaves(tree, None) == ()
 

@@ -21,6 +21,7 @@ from ui.widgets import md_escape, shorten
 MEMO = "_grow_memo"
 MEMO_SIZE = 24
 BIG_TREE = 100  # more nodes than this: fold deep levels and compact the labels by default
+STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its column
 LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
 
 
@@ -78,7 +79,9 @@ def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str
             max_depth = None
     dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
                          compact=compact)
-    st.graphviz_chart(dot, width="content")
+    # Small trees at their natural size (one box would fill the screen); from four leaves on the
+    # drawing fills the column, so a projector shows it large.
+    st.graphviz_chart(dot, width="stretch" if tree.n_leaves >= STRETCH_LEAVES else "content")
     return dot
 
 
@@ -198,10 +201,10 @@ def _on_region_select() -> None:
         state.select_node(leaf)
 
 
-def default_axes(tree, numeric: list[str]) -> tuple[str, str]:
-    """The two numeric features the tree relies on most (by importance), else the first two."""
-    imp = tree.feature_importances
-    ranked = sorted(numeric, key=lambda f: (-imp.get(f, 0.0), numeric.index(f)))
+def default_axes(grower, numeric: list[str]) -> tuple[str, str]:
+    """The two numeric features with the best splits of the root (stable while the tree grows)."""
+    ranked = [s.feature for s in grower.candidates(0) if s.feature in numeric]
+    ranked += [f for f in numeric if f not in ranked]
     return ranked[0], ranked[1]
 
 
@@ -237,8 +240,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     ss = st.session_state
     if ss.get(W_X) not in usable or ss.get(W_Y) not in usable or ss.get(AXES_AUTO, True):
-        # until the user picks axes they follow the tree: its two most important numeric features
-        ss[W_X], ss[W_Y] = two_features or default_axes(tree, usable)
+        # until the user picks axes: the two numeric features with the best root splits
+        ss[W_X], ss[W_Y] = two_features or default_axes(grower, usable)
         ss[AXES_AUTO] = True
     c1, c2 = st.columns(2)
     x = c1.selectbox("x axis", usable, key=W_X, format_func=lambda v: shorten(v, 40), on_change=_axes_chosen)
