@@ -31,6 +31,7 @@ import pandas as pd
 from .errors import ConfigError, DataError
 from .evaluation import _check_seed, fit_for_evaluation
 from .metrics import evaluate, metrics_for, r2_from_sums, true_codes
+from .tree import first_argmax
 
 
 def node_memberships(tree, X) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -122,7 +123,7 @@ def _scores_along(tree, order, dataset) -> dict[str, np.ndarray]:
     if tree.task == "classification":
         y = true_codes(tree, dataset)
         sums = (_incremental(tree, order, mem, y) if fractional
-                else _cumulated(tree, order, mem, lambda v, rows: np.count_nonzero(y[rows] == v.argmax())))
+                else _cumulated(tree, order, mem, lambda v, rows: np.count_nonzero(y[rows] == first_argmax(v[None])[0])))
         acc = sums[0] / max(y.size, 1)
         # macro F1 needs the whole confusion matrix: it is not tracked along the curve
         return {"accuracy": acc, "error": 1.0 - acc}
@@ -160,7 +161,7 @@ def _incremental(tree, order, mem, y) -> tuple[np.ndarray, ...]:
 
     def losses(rows):
         if classify:
-            return ((np.argmax(P[rows], axis=1) == y[rows]).astype(float),)
+            return ((first_argmax(P[rows]) == y[rows]).astype(float),)
         err = y[rows] - P[rows, 0]
         return err * err, np.abs(err)
 

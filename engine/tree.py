@@ -21,6 +21,17 @@ from .splits import Split
 __all__ = ["Node", "Tree", "FeatureSchema"]
 
 
+def first_argmax(values: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+    """Per row, the first column within ``tol`` of the row's maximum.
+
+    A row reaching several leaves (missing values) mixes their class shares; when the classes tie
+    exactly, rounding noise must not pick the winner: ties go to the first class, as in a node's own
+    prediction.
+    """
+    top = values.max(axis=1, keepdims=True)
+    return np.argmax(values >= top - tol, axis=1)
+
+
 @dataclass(frozen=True, repr=False)
 class Node:
     """One node: its rows' statistics, and its split (None for a leaf)."""
@@ -207,11 +218,11 @@ class Tree:
         vals = W @ self._leaf_values(ids)
         if self.task == "regression":
             return vals[:, 0]
-        return np.asarray(self.schema.classes, dtype=object)[np.argmax(vals, axis=1)]
+        return np.asarray(self.schema.classes, dtype=object)[first_argmax(vals)]
 
     def predict_codes(self, data) -> np.ndarray:
         """Predicted class indices (classification)."""
-        return np.argmax(self.predict_proba(data), axis=1)
+        return first_argmax(self.predict_proba(data))
 
     def apply(self, data) -> np.ndarray:
         """Leaf id of each row (with missing values: the leaf receiving the largest share)."""

@@ -168,6 +168,35 @@ def test_curve_property_on_random_data_with_missing_values(seed, regression, alg
     assert_same_curve(fast, slow, ds.task)
 
 
+def _tie_case():
+    """C4.5 on 28 rows whose root is 50/50: rows missing x mix the children back to exactly 50/50."""
+    rng = np.random.default_rng(711)
+    n = 40
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.15] = np.nan
+    frame = pd.DataFrame({"x": x, "z": rng.integers(0, 4, n).astype(float), "c": rng.choice(["r", "g", "b"], n)})
+    signal = np.nan_to_num(x) + frame["z"] * 0.3
+    frame["y"] = np.where(signal + rng.normal(scale=0.5, size=n) > 0.5, "yes", "no")
+    ds = engine.Dataset.from_frame(frame, target="y", kinds={"c": "categorical"})
+    return ds.split(test_size=0.3, seed=711 % 7)
+
+
+def test_exact_class_ties_go_to_the_first_class_in_predict_and_curve():
+    # Regression: Tree.predict broke these ties by rounding noise (5.6e-17) and picked "yes".
+    split = _tie_case()
+    cfg = engine.TreeConfig(algorithm="c45", max_depth=4)
+    g = engine.Grower(split.train, cfg)
+    g.step()
+    proba = g.tree.predict_proba(split.train.X)
+    tie = np.isclose(proba[:, 0], proba[:, 1], atol=1e-12)
+    assert tie.sum() == 6
+    assert set(g.tree.predict(split.train.X)[tie]) == {"no"}  # the first class, as a 50/50 node predicts
+    assert set(g.tree.predict_codes(split.train.X)[tie]) == {0}
+    sets = [("train", split.train), ("test", split.test)]
+    slow, _ = naive_curve(split.train, cfg, sets)
+    assert_same_curve(overfitting_curve(engine.Grower(split.train, cfg).grow(), sets), slow, "classification")
+
+
 # ------------------------------------------------------------------------------ learning curve
 def test_learning_curve_shape_and_seed():
     split = engine.load_sample("noisy_moons").split(test_size=0.25, seed=0)
