@@ -153,6 +153,7 @@ def stop_reason_legend(tree) -> str:
 # -------------------------------------------------------------------------------- region plot
 W_X, W_Y, W_VIEW = "_w_grow_x", "_w_grow_y", "_w_grow_view"
 REGION_KEY = "grow_regions"
+REGION_HEIGHT = 500  # pixels: the plot and the diagram fit one screen under the toolbar
 AXES_AUTO = "_grow_axes_auto"  # True while the axes follow the tree (the user has not picked any)
 
 
@@ -253,7 +254,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     hl = subtree_leaves(tree, highlight)
     labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
     fig = memo(("regions", fp, x, y, hl, qkey), lambda: region_figure(
-        tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed()))
+        tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed(),
+        height=REGION_HEIGHT))
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")
