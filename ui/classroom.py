@@ -156,3 +156,24 @@ def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> Non
         st.markdown(f"**{rec.index + 1}.** " + md_escape(" ".join(lines) or rec.action))
     if len(texts) > limit:
         st.caption(f"The {len(texts) - limit:,} earlier steps are in the step log table and its CSV export.")
+
+
+# -------------------------------------------------------------------------------------- pruning
+def render_prune_narration(result, limit: int = LOG_LIMIT) -> None:
+    """A pruning result's decisions in words (for the Prune page), in the session's narration language."""
+    from engine.narration import narrate_prune_result
+
+    try:
+        lines = narrate_prune_result(result, lang=switches().lang, noun=row_noun(state.current_dataset_name()))
+    except Exception as exc:  # noqa: BLE001 - the words are an extra: never cost the page its log
+        from ui.errors import LOG
+
+        LOG.error("Pruning narration failed: %s", exc, exc_info=exc)
+        return
+    if not lines:
+        return
+    with st.expander(f"The decisions in words ({len(lines)})"):
+        for i, line in enumerate(lines[:limit], start=1):
+            st.markdown(f"{i}\\. " + md_escape(line))
+        if len(lines) > limit:
+            st.caption(f"{len(lines) - limit:,} more decisions are in the log table above.")

@@ -21,6 +21,7 @@ from engine.pruning_ccp import ccp_cross_validate, ccp_path, prune_ccp
 from engine.viz.dot import dot_source, fold_depth_for
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
 from ui import state
+from ui.classroom import render_prune_narration
 from ui.grow_views import tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
 
@@ -269,6 +270,7 @@ def render_result(result, parts: dict) -> None:
     log = result.log_frame()
     if len(log):
         st.dataframe(log.round(4), hide_index=True, width="stretch")
+        render_prune_narration(result)
     else:
         st.caption("No decisions yet.")
     if result.node_table is not None:

@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from engine.config import TreeConfig
 from ui import classroom, state
-from ui.widgets import md_escape
 from ui.lessons import APPLIED, BY_SLUG, LESSONS, P_LESSON, Lesson
+from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -86,6 +86,18 @@ def test_gini_lesson_shows_the_misclassification_root_split():
     grower = at.session_state[state.GROWER]
     assert grower.config.criterion == "misclassification"
     assert grower.tree.root.split.describe() == "Month <= 3.5"
+
+
+def test_pruning_lesson_narrates_the_decisions():
+    lesson = BY_SLUG["overfitting-and-pruning"]
+    if not lesson.available:
+        pytest.skip("no Prune page in this version")
+    at = _open(lesson.query_params(), lesson.page)
+    assert not at.exception and not at.error
+    box = next(e for e in at.expander if e.label.startswith("The decisions in words"))
+    texts = [m.value.replace("\\", "") for m in box.markdown]
+    assert texts and texts[0].startswith("1. ")
+    assert all(("Pruning node" in t) or ("keeps its subtree" in t) for t in texts)
 
 
 def test_gain_ratio_lesson_uses_the_day_column():
