@@ -24,7 +24,7 @@ import pandas as pd
 from .errors import ConfigError
 from .pruning_scoring import RowScorer
 from .tree import Tree
-from .treeops import as_xy, collapsed_ids, cut, is_subtree_of, removed_ids
+from .treeops import Draft, as_xy, collapsed_ids, is_subtree_of, removed_ids
 
 __all__ = ["PruneStep", "PruneResult", "prune", "prune_reduced_error", "prune_manual", "postorder_internal",
            "loss_name", "METHODS"]
@@ -192,23 +192,24 @@ def prune_reduced_error(tree: Tree, validation) -> PruneResult:
     scorer = RowScorer(tree, X, y)
     name, what = loss_name(tree), "accuracy" if tree.task == "classification" else "MSE"
     before = _score(tree, scorer.total_loss, y.size)
-    current, steps = tree, []
+    draft, steps = Draft(tree), []
     for j in postorder_internal(tree):
-        node = current.node(j)
+        node = draft.node(j)
         idx, w = scorer.rows(j)
-        keep = scorer.subtree(current, j, idx, w)
+        keep = scorer.keep(draft, j)
         leaf = scorer.leaf(j, node.value, idx, w)
         loss_keep = scorer.loss(idx, scorer.P[idx])
         loss_leaf = scorer.loss(idx, scorer.new_values(idx, w, keep, leaf))
         prune = loss_leaf <= loss_keep + 1e-9 * (1.0 + abs(loss_keep))
         if prune:
-            scorer.apply(idx, w, keep, leaf)
-            current = cut(current, j)
+            draft.cut(j)
+        scorer.commit(j, keep, leaf if prune else keep)
         numbers = (("validation rows", float(w.sum())), (f"{name} with subtree", loss_keep),
                    (f"{name} as leaf", loss_leaf), (f"validation {what} after", _score(tree, scorer.total_loss, y.size)))
         note = (f"The leaf '{node.prediction}' makes {'no more' if prune else 'more'} validation {name} "
                 f"than the subtree, so the subtree is {'cut' if prune else 'kept'}.")
         steps.append(PruneStep(len(steps), j, "replace by leaf" if prune else "keep", numbers, note))
+    current = draft.freeze()
     after = _score(tree, scorer.total_loss, y.size)
     return PruneResult("reduced_error", tree, current, tuple(steps), (("validation rows", int(y.size)),),
                        ((f"validation {what} before", before), (f"validation {what} after", after)))
@@ -216,19 +217,20 @@ def prune_reduced_error(tree: Tree, validation) -> PruneResult:
 
 def prune_manual(tree: Tree, node_ids) -> PruneResult:
     """Cut the subtree below each of ``node_ids`` (in the given order): each becomes a leaf."""
-    current, steps = tree, []
+    draft, steps, leaves = Draft(tree), [], tree.n_leaves
     for j in np.atleast_1d(np.asarray(node_ids, dtype=np.int64)).tolist():
-        if j >= len(current.nodes) or current.nodes[j] is None:
+        if not 0 <= j < len(draft.nodes) or draft.nodes[j] is None:
             raise ConfigError(f"There is no node {j} in the tree (it may have been pruned already).")
-        node = current.node(j)
+        node = draft.node(j)
         if node.is_leaf:
             raise ConfigError(f"Node {j} is already a leaf; choose an internal node to prune below.")
-        removed = sum(1 for _ in current.walk(j)) - 1
-        current = cut(current, j)
+        below = list(draft.walk(j))
+        leaves -= sum(1 for n in below if n.is_leaf) - 1
+        draft.cut(j)
         steps.append(PruneStep(len(steps), j, "replace by leaf",
-                               (("nodes removed", float(removed)), ("leaves after", float(current.n_leaves))),
+                               (("nodes removed", float(len(below) - 1)), ("leaves after", float(leaves))),
                                f"Pruned by hand below node {j}; it now predicts '{node.prediction}'."))
-    return PruneResult("manual", tree, current, tuple(steps))
+    return PruneResult("manual", tree, draft.freeze(), tuple(steps))
 
 
 def prune(tree: Tree, method: str, **kwargs) -> PruneResult:

@@ -32,7 +32,7 @@ from .pruning_c45 import _check_cf, estimated_errors
 from .pruning_scoring import RowScorer
 from .theory import mdl_error_bound
 from .tree import Tree
-from .treeops import as_xy, cut, leaf_predicting, raise_child, refit
+from .treeops import Draft, as_xy, leaf_predicting, node_rows, refit_changes
 
 __all__ = ["EVALUATIONS", "prune_bottom_up"]
 
@@ -55,33 +55,35 @@ class _F:
         if y.size == 0:
             raise ConfigError(f"The {evaluation} evaluation has no rows to work on.")
         weights = None if evaluation == "validation" else sample_weight
-        self.scorer = RowScorer(tree, X, y, weights)
+        estimate = (lambda n, e: estimated_errors(n, e, cf)) if evaluation == "pessimistic" else None
+        self.scorer = RowScorer(tree, X, y, weights, estimate=estimate)
         self.m = int(y.size)
         self.total_weight = float(self.scorer.sw.sum())
         self.n_nodes = tree.n_nodes
-        self.est_total = sum(estimated_errors(c.n, c.errors, cf) for c in
-                             self.scorer.subtree(tree, 0, *self.scorer.rows(0)).leaves) if evaluation == "pessimistic" else 0.0
-
-    def _est(self, option) -> float:
-        return sum(estimated_errors(c.n, c.errors, self.cf) for c in option.leaves)
+        self.est_total = sum(self.scorer.option_for(tree, n.id).est for n in tree.leaves) if estimate else 0.0
 
     def value(self, idx=None, w=None, keep=None, option=None) -> float:
         """f of the current tree, or (with arguments) of the tree after swapping ``keep`` for ``option``."""
         swap = option is not None
         if self.kind == "pessimistic":
-            est = self.est_total - self._est(keep) + self._est(option) if swap else self.est_total
-            return est / self.total_weight
+            return (self.est_total - keep.est + option.est if swap else self.est_total) / self.total_weight
         loss = self.scorer.loss_after(idx, w, keep, option) if swap else self.scorer.total_loss
         if self.kind == "validation":
             return loss / self.total_weight
         n_nodes = self.n_nodes - keep.n_nodes + option.n_nodes if swap else self.n_nodes
         return mdl_error_bound(min(max(loss / self.total_weight, 0.0), 1.0), n_nodes, self.d, self.m, self.delta).bound
 
-    def apply(self, idx, w, keep, option) -> None:
-        if self.kind == "pessimistic":
-            self.est_total += self._est(option) - self._est(keep)
+    def commit(self, j: int, keep, option, moved_leaf=None) -> None:
+        self.est_total += option.est - keep.est
         self.n_nodes += option.n_nodes - keep.n_nodes
-        self.scorer.apply(idx, w, keep, option)
+        self.scorer.commit(j, keep, option, moved_leaf=moved_leaf)
+
+
+def _ancestors(tree, j: int):
+    node = tree.nodes[j]
+    while node.parent is not None:
+        yield node.parent
+        node = tree.nodes[node.parent]
 
 
 def _child_name(node, c: int) -> str:
@@ -111,12 +113,12 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
     cf = _check_cf(cf)
     f = _F(tree, evaluation, train, validation, delta, cf, sample_weight)
     classes = tree.schema.classes
-    before, current, steps, raised = f.value(), tree, [], False
+    before, draft, steps, raised = f.value(), Draft(tree), [], set()
     for j in postorder_internal(tree):
-        node = current.node(j)
+        node = draft.node(j)
         idx, w = f.scorer.rows(j)
-        keep = f.scorer.subtree(current, j, idx, w)
-        options = []  # (label, option, apply(tree) -> tree)
+        keep = f.scorer.keep(draft, j)
+        options = []  # (label, option, what to do: class index | None (mean) | ("child", c) | "keep")
         if classes:
             majority = int(np.argmax(node.value))
             for k in [majority] + [k for k in range(len(classes)) if k != majority]:
@@ -124,22 +126,26 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
                 options.append((f"leaf {classes[k]}", f.scorer.leaf(j, value, idx, w), k))
         else:
             options.append(("leaf (mean)", f.scorer.leaf(j, node.value, idx, w), None))
-        for c, child in enumerate(node.children):
-            options.append((_child_name(node, c), f.scorer.subtree(current, child, idx, w), ("child", c)))
+        for c in range(len(node.children)):
+            options.append((_child_name(node, c), f.scorer.raised(draft, j, c), ("child", c)))
         options.append(("keep", keep, "keep"))
         scores = [f.value(idx, w, keep, opt) for _, opt, _ in options]
         best_f = min(scores)
         near = [i for i, s in enumerate(scores) if s <= best_f + 1e-12 * (1.0 + abs(best_f))]
         pick = min(near, key=lambda i: (options[i][1].n_nodes, i))
         label, option, how = options[pick]
-        if how != "keep":
-            if isinstance(how, tuple):
-                current, raised = raise_child(current, j, how[1]), True
-            elif how is None or how == int(np.argmax(node.value)):
-                current = cut(current, j)
-            else:
-                current = cut(current, j).replace_nodes({j: leaf_predicting(node, classes[how], classes)})
-            f.apply(idx, w, keep, option)
+        moved = None
+        if isinstance(how, tuple):
+            child = draft.node(node.children[how[1]])
+            moved = child.id if child.is_leaf else None
+            draft.raise_child(j, how[1])
+            raised.add(j)
+        elif how is None or (how != "keep" and how == int(np.argmax(node.value))):
+            draft.cut(j)
+        elif how != "keep":
+            draft.cut(j)
+            draft.set(leaf_predicting(node, classes[how], classes))
+        f.commit(j, keep, option, moved)
         numbers = tuple((f"f {lab}", s) for (lab, _, _), s in zip(options, scores)) + (
             ("f after", f.value()), ("nodes after", float(f.n_nodes)))
         if how == "keep":
@@ -148,9 +154,17 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
             action = f"replace by {label}" + (" (majority)" if classes and how == int(np.argmax(node.value)) else "")
         steps.append(PruneStep(len(steps), j, action, numbers,
                                f"Best of {len(options)} options: {label} with f = {scores[pick]:.4f}."))
-    if raised and train is not None:
+    current = draft.freeze()
+    if raised and train is not None:  # the raised subtrees' numbers follow the training rows now reaching them
         X, y = as_xy(tree, train)
-        current = refit(current, X, y, sample_weight, keep_predictions=True)
+        w = np.ones(y.size) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        routes = node_rows(current, X, idx=np.flatnonzero(w > 0), weights=w[w > 0])
+        alive = {j for j in raised if current.nodes[j] is not None}
+        tops = [j for j in alive if all(a not in alive for a in _ancestors(current, j))]
+        draft = Draft(current)
+        for j in tops:
+            draft.update(refit_changes(current, X, y, w, start=j, entering=routes[j], keep_predictions=True))
+        current = draft.freeze()
     return PruneResult("bottom_up", tree, current, tuple(steps),
                        (("evaluation", evaluation), ("delta", float(delta)), ("CF", cf), ("m", f.m)),
                        (("f before", before), ("f after", f.value())))

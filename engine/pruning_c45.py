@@ -29,6 +29,7 @@ Before that, J48 "collapses" top-down every subtree that does not reduce the tra
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -37,7 +38,7 @@ import pandas as pd
 from .errors import ConfigError
 from .pruning import PruneResult, PruneStep
 from .tree import Tree
-from .treeops import as_xy, cut, node_rows, raise_child, refit
+from .treeops import Draft, as_xy, node_rows, refit_changes
 
 __all__ = ["added_errors", "upper_error_rate", "estimated_errors", "c45_node_table", "prune_pessimistic"]
 
@@ -48,6 +49,12 @@ def _check_cf(cf) -> float:
     if isinstance(cf, bool) or not isinstance(cf, (int, float, np.floating)) or not 0.0 < cf <= 0.5:
         raise ConfigError(f"The confidence factor CF must be a number in (0, 0.5]; got {cf!r}.")
     return float(cf)
+
+
+@lru_cache(maxsize=64)
+def _z(cf: float) -> float:
+    """Phi^{-1}(1 - CF): the one-sided normal quantile of the confidence factor."""
+    return NormalDist().inv_cdf(1.0 - cf)
 
 
 def added_errors(n: float, e: float, cf: float = 0.25) -> float:
@@ -63,7 +70,7 @@ def added_errors(n: float, e: float, cf: float = 0.25) -> float:
         return base + e * (added_errors(n, 1.0, cf) - base)
     if e + 0.5 >= n:
         return max(n - e, 0.0)
-    z = NormalDist().inv_cdf(1.0 - cf)
+    z = _z(cf)
     f = (e + 0.5) / n
     r = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
     return r * n - e
@@ -86,14 +93,17 @@ def _leaf_errors(node) -> tuple[float, float]:
     return n, n - float(stats[int(np.argmax(node.value))])
 
 
-def _subtree_estimate(tree: Tree, node_id: int, cf: float) -> tuple[float, float]:
-    """(training errors, estimated errors) summed over the leaves of ``node_id``'s subtree."""
-    e_sum = est = 0.0
-    for leaf in (n for n in tree.walk(node_id) if n.is_leaf):
-        n, e = _leaf_errors(leaf)
-        e_sum += e
-        est += estimated_errors(n, e, cf)
-    return e_sum, est
+def _subtree_sums(tree, cf: float, start: int = 0) -> dict[int, tuple[float, float]]:
+    """{node id: (training errors, estimated errors) summed over its subtree's leaves}, in one pass."""
+    sums: dict[int, tuple[float, float]] = {}
+    for node in reversed(list(tree.walk(start))):  # children before parents
+        if node.is_leaf:
+            n, e = _leaf_errors(node)
+            sums[node.id] = (e, estimated_errors(n, e, cf))
+        else:
+            parts = [sums[c] for c in node.children]
+            sums[node.id] = (sum(p[0] for p in parts), sum(p[1] for p in parts))
+    return sums
 
 
 def c45_node_table(tree: Tree, cf: float = 0.25) -> pd.DataFrame:
@@ -102,43 +112,53 @@ def c45_node_table(tree: Tree, cf: float = 0.25) -> pd.DataFrame:
     cf = _check_cf(cf)
     if tree.task != "classification":
         raise ConfigError("Pessimistic error pruning counts misclassified rows, so it needs a classification tree.")
+    sums = _subtree_sums(tree, cf)
     rows = []
     for node in tree.walk():
         n, e = _leaf_errors(node)
         rows.append({"node": node.id, "depth": node.depth,
                      "test": node.split.describe() if node.split else f"leaf: {node.prediction}",
                      "N": n, "E": e, "U": upper_error_rate(n, e, cf), "leaf_estimate": estimated_errors(n, e, cf),
-                     "subtree_estimate": _subtree_estimate(tree, node.id, cf)[1]})
+                     "subtree_estimate": sums[node.id][1]})
     return pd.DataFrame(rows)
 
 
-def _branch_estimate(tree: Tree, child: int, X, y, rows, n_classes: int, cf: float) -> float:
-    """Estimated errors of ``child``'s subtree with all the parent's rows sent through it (leaves by majority)."""
-    total = 0.0
-    for nid, (r, w) in node_rows(tree, X, start=child, idx=rows[0], weights=rows[1]).items():
-        if tree.nodes[nid].is_leaf:
-            counts = np.bincount(y[r], weights=w, minlength=n_classes)
+def _branch_estimate(draft, node_id: int, child_index: int, X, y, rows, sums, cf: float) -> float:
+    """Estimated errors of the child's subtree when ALL the node's rows go through it (leaves by majority).
+
+    The rows that went to the child are already in its leaves' class counts; only the others are routed
+    and added (a row with a missing value at the node goes whole through the child, as in J48).
+    """
+    node = draft.nodes[node_id]
+    child = node.children[child_index]
+    idx, w = rows.get(node_id, (np.zeros(0, dtype=np.int64), np.zeros(0)))
+    route = node.split.route(X[idx, node.split.feature_index])
+    foreign = route != child_index
+    total = sums[child][1]
+    k = len(draft.schema.classes)
+    for nid, (r, rw) in node_rows(draft, X, start=child, idx=idx[foreign], weights=w[foreign], skip_empty=True).items():
+        leaf = draft.nodes[nid]
+        if leaf.is_leaf:
+            counts = np.asarray(leaf.stats, dtype=float) + np.bincount(y[r], weights=rw, minlength=k)
             n = float(counts.sum())
-            total += estimated_errors(n, n - float(counts.max(initial=0.0)), cf)
+            total += estimated_errors(n, n - float(counts.max(initial=0.0)), cf) - estimated_errors(*_leaf_errors(leaf), cf)
     return total
 
 
-def _collapse(tree: Tree, steps: list) -> Tree:
+def _collapse(draft, steps: list, sums) -> None:
     """J48's collapse(): top-down, cut subtrees whose training errors are not below the node's own."""
     stack = [0]
     while stack:
-        node = tree.nodes[stack.pop()]
+        node = draft.nodes[stack.pop()]
         if node.is_leaf:
             continue
-        e_sub = _subtree_estimate(tree, node.id, 0.25)[0]
-        e_leaf = _leaf_errors(node)[1]
+        e_sub, e_leaf = sums[node.id][0], _leaf_errors(node)[1]
         if e_sub >= e_leaf - 1e-3:
-            tree = cut(tree, node.id)
+            draft.cut(node.id)
             steps.append(PruneStep(len(steps), node.id, "collapse", (("E subtree", e_sub), ("E leaf", e_leaf)),
                                    "The subtree makes no fewer training errors than the node alone."))
         else:
             stack.extend(node.children)
-    return tree
 
 
 def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = False, collapse: bool = True,
@@ -162,12 +182,14 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
         w = np.ones(y.size) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         rows = node_rows(tree, X, idx=np.flatnonzero(w > 0), weights=w[w > 0])
     steps: list[PruneStep] = []
-    current = _collapse(tree, steps) if collapse else tree
-    k = len(tree.schema.classes)
+    draft = Draft(tree)
+    if collapse:
+        _collapse(draft, steps, _subtree_sums(tree, cf))
+    sums = _subtree_sums(draft, cf)  # (E, estimate) of every current subtree, kept up to date below
     stack = [(0, "enter")]
     while stack:
         nid, phase = stack.pop()
-        node = current.nodes[nid]
+        node = draft.nodes[nid]
         if node is None or node.is_leaf:
             continue
         if phase == "enter":
@@ -176,36 +198,38 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
             continue
         n, e = _leaf_errors(node)
         leaf = estimated_errors(n, e, cf)
-        subtree = _subtree_estimate(current, nid, cf)[1]
+        subtree = sum(sums[c][1] for c in node.children)
         numbers = [("N", n), ("E", e), ("U", upper_error_rate(n, e, cf)), ("leaf estimate", leaf),
                    ("subtree estimate", subtree)]
         branch, largest = math.inf, None
         if subtree_raising:
-            weights = [current.nodes[c].weight for c in node.children]
-            largest = int(np.argmax(weights))
-            branch = _branch_estimate(current, node.children[largest], X, y, rows[nid], k, cf)
+            largest = int(np.argmax([draft.nodes[c].weight for c in node.children]))
+            branch = _branch_estimate(draft, nid, largest, X, y, rows, sums, cf)
             numbers.append(("largest branch estimate", branch))
         if leaf <= subtree + TOLERANCE and leaf <= branch + TOLERANCE:
-            current = cut(current, nid)
+            draft.cut(nid)
+            sums[nid] = (e, leaf)
             action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
         elif branch <= subtree + TOLERANCE:
             child = node.children[largest]
-            current = raise_child(current, nid, largest)
-            current = refit(current, X, y, start=nid, entering=rows[nid])
-            rows.update(node_rows(current, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
+            draft.raise_child(nid, largest)
+            draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
+            rows.update(node_rows(draft, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
+            sums.update(_subtree_sums(draft, cf, start=nid))
             stack.append((nid, "enter"))
             action = f"raise child {largest} (node {child})"
             note = (f"Raising the largest branch: {branch:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1; "
                     f"the raised subtree is pruned again.")
         else:
+            sums[nid] = (sum(sums[c][0] for c in node.children), subtree)
             action, note = "keep", f"The subtree's {subtree:.3f} estimated errors beat the leaf's {leaf:.3f}."
         steps.append(PruneStep(len(steps), nid, action, tuple(numbers), note))
     decision: dict[int, str] = {}
     for s in steps:
         decision[s.node_id] = f"{decision[s.node_id]}, then {s.action}" if s.node_id in decision else s.action
     table["decision"] = [decision.get(i, "") for i in table["node"]]
-    return PruneResult("pessimistic", tree, current, tuple(steps),
+    return PruneResult("pessimistic", tree, draft.freeze(), tuple(steps),
                        (("CF", cf), ("subtree raising", bool(subtree_raising)), ("collapse", bool(collapse))),
                        (("estimated errors before", float(table["subtree_estimate"].iloc[0])),
-                        ("estimated errors after", _subtree_estimate(current, 0, cf)[1])),
+                        ("estimated errors after", sums[0][1])),
                        node_table=table)

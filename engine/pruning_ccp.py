@@ -28,9 +28,9 @@ import pandas as pd
 
 from .errors import ConfigError
 from .pruning import PruneResult, PruneStep
-from .pruning_scoring import RowScorer
+from .pruning_scoring import Option, RowScorer
 from .tree import Tree
-from .treeops import as_xy, cut
+from .treeops import Draft, as_xy
 
 __all__ = ["CCPPath", "ccp_path", "prune_ccp", "CCPCrossValidation", "ccp_cross_validate", "kfold_indices"]
 
@@ -98,9 +98,10 @@ class CCPPath:
     @cached_property
     def trees(self) -> tuple[Tree, ...]:
         """The tree of every row of the path (ids stable; cut nodes' descendants are None)."""
-        out = [self.original]
+        draft, out = Draft(self.original), [self.original]
         for nid in self.pruned_nodes[1:]:
-            out.append(cut(out[-1], nid))
+            draft.cut(nid)
+            out.append(draft.freeze())
         return tuple(out)
 
     def index_for(self, alpha: float) -> int:
@@ -109,7 +110,11 @@ class CCPPath:
         return int(above[0] - 1) if above.size else len(self.ccp_alphas) - 1
 
     def tree_at(self, alpha: float) -> Tree:
-        return self.trees[self.index_for(alpha)]
+        """The pruned tree for ``alpha`` (built from the original by the path's first cuts)."""
+        draft = Draft(self.original)
+        for nid in self.pruned_nodes[1:self.index_for(alpha) + 1]:
+            draft.cut(nid)
+        return draft.freeze()
 
     @property
     def distinct_alphas(self) -> np.ndarray:
@@ -130,14 +135,29 @@ class CCPPath:
                 f"leaves {self.n_leaves[0]}..{self.n_leaves[-1]})")
 
 
-def _path_scores(path_trees, pruned, X, y) -> np.ndarray:
+def _cut_rows(scorer: RowScorer, draft: Draft, nid: int) -> None:
+    """Score cutting ``nid`` (a node of ``draft``) to its leaf; the draft is then cut too.
+
+    A row that reaches the node whole gets the leaf's value; only rows split by a missing value above
+    need their share of the current subtree, which is routed node by node.
+    """
+    idx, w = scorer.rows(nid)
+    node = draft.nodes[nid]
+    leaf = scorer.leaf(nid, node.value, idx, w)
+    partial = w < 1.0
+    values = scorer.P[idx].copy()
+    if partial.any():
+        values[partial] = scorer.subtree(draft, nid, idx[partial], w[partial], 0).values
+    scorer.apply(idx, w, Option(values, (), 0), leaf)
+    draft.cut(nid)
+
+
+def _path_scores(tree: Tree, pruned, X, y) -> np.ndarray:
     """Accuracy / MSE of each tree of the path on (X, y), updating only the rows of each cut node."""
-    tree = path_trees[0]
-    scorer = RowScorer(tree, X, y)
+    scorer, draft = RowScorer(tree, X, y), Draft(tree)
     out = [scorer.total_loss]
-    for current, nid in zip(path_trees[:-1], pruned[1:]):
-        idx, w = scorer.rows(nid)
-        scorer.apply(idx, w, scorer.subtree(current, nid, idx, w), scorer.leaf(nid, tree.nodes[nid].value, idx, w))
+    for nid in pruned[1:]:
+        _cut_rows(scorer, draft, nid)
         out.append(scorer.total_loss)
     loss = np.array(out) / max(y.size, 1)
     return 1.0 - loss if tree.task == "classification" else loss
@@ -161,7 +181,7 @@ def ccp_path(tree: Tree, *, train=None, validation=None) -> CCPPath:
         if rows is not None:
             X, y = as_xy(tree, rows)
             if y.size:
-                table[f"{name}_{metric}"] = _path_scores(path.trees, pruned, X, y)
+                table[f"{name}_{metric}"] = _path_scores(tree, pruned, X, y)
     object.__setattr__(path, "table", table)
     return path
 
@@ -176,19 +196,20 @@ def prune_ccp(tree: Tree, alpha: float) -> PruneResult:
             or not alpha >= 0 or math.isnan(alpha):
         raise ConfigError(f"alpha must be a number >= 0; got {alpha!r}.")
     steps, _ = _weakest_links(tree)
-    current, log, total = tree, [], tree.root.weight
+    draft, log, total = Draft(tree), [], tree.root.weight
     for nid, g, impurity_after, leaves_after, _ in steps:
         if g > alpha:
             break
-        node = current.node(nid)
-        sub_leaves = [current.node(n.id) for n in current.walk(nid) if n.is_leaf]
+        node = draft.node(nid)
+        sub_leaves = [n for n in draft.walk(nid) if n.is_leaf]
         r_t = node.weight * node.impurity / total if total > 0 else 0.0
         r_branch = sum(n.weight * n.impurity for n in sub_leaves) / total if total > 0 else 0.0
-        current = cut(current, nid)
+        draft.cut(nid)
         log.append(PruneStep(len(log), nid, "replace by leaf", (
             ("g(t)", g), ("R(t)", r_t), ("R(T_t)", r_branch), ("leaves removed", float(len(sub_leaves) - 1)),
             ("R(T) after", impurity_after), ("leaves after", float(leaves_after))),
             f"g({nid}) = ({r_t:.4g} - {r_branch:.4g}) / ({len(sub_leaves)} - 1) = {g:.4g} <= alpha = {alpha:.4g}."))
+    current = draft.freeze()
     start = sum(n.weight * n.impurity for n in tree.leaves) / total if total > 0 else 0.0
     r_after = sum(n.weight * n.impurity for n in current.leaves) / total if total > 0 else 0.0
     return PruneResult("cost_complexity", tree, current, tuple(log), (("alpha", float(alpha)),),
@@ -267,14 +288,11 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
         train_idx = np.setdiff1d(np.arange(n), held)
         fold_tree = fit_tree(dataset.subset(train_idx), grow_config)
         steps, _ = _weakest_links(fold_tree)
-        scorer, current, s = RowScorer(fold_tree, X[held], y[held]), fold_tree, 0
+        scorer, draft, s = RowScorer(fold_tree, X[held], y[held]), Draft(fold_tree), 0
         for i, mid in enumerate(mids):
             while s < len(steps) and steps[s][1] <= mid:
-                nid = steps[s][0]
-                idx, w = scorer.rows(nid)
-                scorer.apply(idx, w, scorer.subtree(current, nid, idx, w),
-                             scorer.leaf(nid, fold_tree.nodes[nid].value, idx, w))
-                current, s = cut(current, nid), s + 1
+                _cut_rows(scorer, draft, steps[s][0])
+                s += 1
             if tree.task == "classification":
                 row_loss = (np.argmax(scorer.P, axis=1) != y[held]).astype(float)
             else:

@@ -6,15 +6,20 @@ the rows that reach j. :class:`RowScorer` keeps, for every row, the accumulated 
     P[i] = sum over leaves l reached by row i of  w_il * value_l      (w_il = share of row i at l)
 
 (class shares for classification, the mean for regression; the shares of a row sum to 1, or less when
-a branch had no training weight), the loss of the whole tree, and the rows reaching each node. For an
-option at node j it computes the new P of j's rows and the change in loss; :meth:`RowScorer.apply`
-commits it. Classification loss = sum of row weights of wrong predictions (argmax P != y); regression
-loss = sum of row weights times (P - y)^2.
+a branch had no training weight), the loss of the whole tree, and the rows reaching each node of the
+tree it was built on. Classification loss = sum of row weights of wrong predictions (argmax P != y);
+regression loss = sum of row weights times (P - y)^2.
+
+An :class:`Option` is what a candidate subtree at node j does to j's rows: their share of P, the counts
+of its leaves (weight n, errors, optional estimate) and its number of nodes. Options compose: in a
+bottom-up walk the current subtree at j is made of the options already chosen for its children
+(:meth:`RowScorer.keep`), and raising a child's subtree only routes the rows that did NOT go to that
+child (:meth:`RowScorer.raised`); routing a whole subtree node by node is the slow exact fallback.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,83 +28,139 @@ from .treeops import node_rows
 
 @dataclass(frozen=True)
 class LeafCount:
-    """Training rows at one leaf: their weight ``n`` and the weight ``errors`` the leaf misclassifies."""
+    """Rows at one leaf: their weight ``n``, the weight (regression: squared error) the leaf gets
+    wrong, and ``est``, the scorer's estimate of its errors (e.g. C4.5's N·U_CF(E, N); 0 without one)."""
 
     leaf: int
     n: float
     errors: float
+    est: float = 0.0
 
 
 @dataclass(frozen=True)
 class Option:
-    """A candidate for node j: its rows' new accumulated values, its leaves' counts, and its node count."""
+    """A candidate subtree for node j: its rows' share of P, its leaves' counts, nodes, summed estimate."""
 
     values: np.ndarray
     leaves: tuple[LeafCount, ...]
     n_nodes: int
+    est: float = 0.0
 
 
 class RowScorer:
-    """Loss of a tree on fixed rows (X, y, row weights), updated locally as subtrees change."""
+    """Loss of a tree on fixed rows (X, y, row weights), updated locally as subtrees change.
 
-    def __init__(self, tree, X, y, sample_weight=None):
+    ``estimate(n, errors) -> float`` (optional) gives each leaf's estimated errors (``LeafCount.est``).
+    """
+
+    def __init__(self, tree, X, y, sample_weight=None, *, estimate=None):
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y)
         self.n = self.y.size
         self.sw = np.ones(self.n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         self.task = tree.task
-        self.classes = tree.schema.classes
-        self.width = len(self.classes) if self.task == "classification" else 1
+        self.width = len(tree.schema.classes) if self.task == "classification" else 1
+        self.estimate = estimate
         self._pos = np.zeros(self.n, dtype=np.int64)
         self.routes = node_rows(tree, self.X)
-        everyone = self.routes[0]
+        self.current: dict[int, Option] = {}  # option chosen at each processed node
         self.P = np.zeros((self.n, self.width))
-        self.P[everyone[0]] = self.subtree(tree, 0, *everyone).values
+        for n in tree.walk():
+            if n.is_leaf:
+                idx, w = self.routes[n.id]
+                self.P[idx] += w[:, None] * np.asarray(n.value, dtype=float)[None, :]
         self.total_loss = self.loss(np.arange(self.n), self.P)
 
     # ----- rows --------------------------------------------------------------------------------
     def rows(self, node_id: int) -> tuple[np.ndarray, np.ndarray]:
         """(row indices, shares) of the rows reaching ``node_id`` in the tree the scorer was built on."""
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0))
-        return self.routes.get(node_id, empty)
-
-    def weight(self, node_id: int) -> float:
-        """Weighted number of rows reaching the node."""
-        idx, w = self.rows(node_id)
-        return float((w * self.sw[idx]).sum())
+        return self.routes.get(node_id, (np.zeros(0, dtype=np.int64), np.zeros(0)))
 
     # ----- options -----------------------------------------------------------------------------
-    def _pred_code(self, node) -> int | float:
-        if self.task == "classification":
-            return int(np.argmax(node.value))
-        return float(node.value[0])
-
-    def _leaf_count(self, leaf_id: int, pred, idx, w) -> LeafCount:
+    def _count(self, leaf_id: int, value, idx, w) -> LeafCount:
         rw = w * self.sw[idx]
         n = float(rw.sum())
         if self.task == "classification":
-            return LeafCount(leaf_id, n, n - float(rw[self.y[idx] == pred].sum()))
-        return LeafCount(leaf_id, n, float((rw * (self.y[idx] - pred) ** 2).sum()))
+            errors = n - float(rw[self.y[idx] == int(value.argmax())].sum())
+        else:
+            errors = float((rw * (self.y[idx] - float(value[0])) ** 2).sum())
+        return LeafCount(leaf_id, n, errors, self.estimate(n, errors) if self.estimate else 0.0)
 
-    def subtree(self, tree, start: int, idx, w) -> Option:
-        """Rows ``idx`` (shares ``w``) entering ``start``'s subtree of ``tree``, wherever that subtree now sits."""
+    def leaf(self, node_id: int, value, idx, w) -> Option:
+        """Rows ``idx`` (shares ``w``) at one leaf with ``value`` (class shares, or (mean,))."""
+        value = np.asarray(value, dtype=float)
+        count = self._count(node_id, value, idx, w)
+        return Option(w[:, None] * value[None, :], (count,), 1, count.est)
+
+    def subtree(self, tree, start: int, idx, w, n_nodes: int | None = None) -> Option:
+        """Rows ``idx`` (shares ``w``) sent through ``start``'s current subtree of ``tree``, node by node."""
         out = np.zeros((idx.size, self.width))
         leaves = []
         if idx.size:
             self._pos[idx] = np.arange(idx.size)
-        for nid, (r, rw) in node_rows(tree, self.X, start=start, idx=idx, weights=w).items():
+        for nid, (r, rw) in node_rows(tree, self.X, start=start, idx=idx, weights=w, skip_empty=True).items():
             node = tree.nodes[nid]
             if node.is_leaf:
-                out[self._pos[r]] += rw[:, None] * np.asarray(node.value, dtype=float)[None, :]
-                leaves.append(self._leaf_count(nid, self._pred_code(node), r, rw))
-        return Option(out, tuple(leaves), sum(1 for _ in tree.walk(start)))
+                value = np.asarray(node.value, dtype=float)
+                out[self._pos[r]] += rw[:, None] * value[None, :]
+                leaves.append(self._count(nid, value, r, rw))
+        n_nodes = sum(1 for _ in tree.walk(start)) if n_nodes is None else n_nodes
+        return Option(out, tuple(leaves), n_nodes, sum(c.est for c in leaves))
 
-    def leaf(self, node_id: int, value, idx, w) -> Option:
-        """Rows ``idx`` (shares ``w``) at a leaf with ``value`` (class shares, or (mean,))."""
-        value = np.asarray(value, dtype=float)
-        pred = int(np.argmax(value)) if self.task == "classification" else float(value[0])
-        out = w[:, None] * value[None, :]
-        return Option(out, (self._leaf_count(node_id, pred, idx, w),), 1)
+    def option_for(self, tree, node_id: int) -> Option:
+        """The current subtree at ``node_id`` for its rows: the option chosen there, or (an untouched leaf) the leaf."""
+        if node_id in self.current:
+            return self.current[node_id]
+        node = tree.nodes[node_id]
+        if not node.is_leaf:
+            raise ValueError(f"node {node_id} has not been scored yet (walk the tree bottom-up)")
+        return self.leaf(node_id, node.value, *self.rows(node_id))
+
+    def keep(self, tree, node_id: int) -> Option:
+        """The current subtree at ``node_id``, composed from its children's options (all scored already)."""
+        idx, _ = self.rows(node_id)
+        out = np.zeros((idx.size, self.width))
+        self._pos[idx] = np.arange(idx.size)
+        leaves, n_nodes, est = [], 1, 0.0
+        for c in tree.nodes[node_id].children:
+            opt = self.option_for(tree, c)
+            cidx, _ = self.rows(c)
+            out[self._pos[cidx]] += opt.values
+            leaves.extend(opt.leaves)
+            n_nodes += opt.n_nodes
+            est += opt.est
+        return Option(out, tuple(leaves), n_nodes, est)
+
+    def raised(self, tree, node_id: int, child_index: int) -> Option:
+        """All of ``node_id``'s rows sent through its ``child_index``-th child's current subtree.
+
+        Rows that went to that child already have their option; only the others are routed. A row
+        with a missing value at the node is split among children, so then every row is routed.
+        """
+        node = tree.nodes[node_id]
+        child = node.children[child_index]
+        idx, w = self.rows(node_id)
+        mine = self.option_for(tree, child)
+        route = node.split.route(self.X[idx, node.split.feature_index])
+        if (route < 0).any():
+            return self.subtree(tree, child, idx, w, mine.n_nodes)
+        home = route == child_index
+        other = self.subtree(tree, child, idx[~home], w[~home], mine.n_nodes)
+        values = np.zeros((idx.size, self.width))
+        values[home], values[~home] = mine.values, other.values
+        counts = {c.leaf: c for c in mine.leaves}
+        est = mine.est
+        for c in other.leaves:
+            old = counts.get(c.leaf)
+            if old is None:
+                counts[c.leaf] = c
+                est += c.est
+            else:
+                n, errors = old.n + c.n, old.errors + c.errors
+                new = LeafCount(c.leaf, n, errors, self.estimate(n, errors) if self.estimate else 0.0)
+                counts[c.leaf] = new
+                est += new.est - old.est
+        return Option(values, tuple(counts.values()), mine.n_nodes, est)
 
     # ----- loss --------------------------------------------------------------------------------
     def loss(self, idx, values) -> float:
@@ -134,3 +195,13 @@ class RowScorer:
         new = self.new_values(idx, w, current, option)
         self.total_loss += self.loss(idx, new) - self.loss(idx, self.P[idx])
         self.P[idx] = new
+
+    def commit(self, node_id: int, current: Option, option: Option, *, moved_leaf: int | None = None) -> None:
+        """Node ``node_id`` now holds ``option`` (``moved_leaf``: id of a raised leaf, now at ``node_id``)."""
+        idx, w = self.rows(node_id)
+        if option is not current:
+            self.apply(idx, w, current, option)
+        if moved_leaf is not None:
+            option = replace(option, leaves=tuple(replace(c, leaf=node_id) if c.leaf == moved_leaf else c
+                                                  for c in option.leaves))
+        self.current[node_id] = option

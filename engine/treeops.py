@@ -9,7 +9,7 @@ node ids stable (ids removed from the tree become ``None`` entries).
 - :func:`refit` recomputes each node's statistics (class counts or (w, sum wy, sum wy^2)), impurity,
   value and prediction, and each split's child statistics and gain, from data routed through the
   structure. Subtree raising needs it: the raised subtree then receives all of the node's rows.
-- :func:`raise_child` replaces a node by one of its children's subtrees.
+- :func:`raise_child`, :func:`cut` and :class:`Draft` (tree edits) live in :mod:`engine.treeedit`.
 - :func:`is_subtree_of` checks that a pruned tree is the original with some subtrees cut to leaves.
 """
 
@@ -24,9 +24,10 @@ from .errors import DataError
 from .impurity import get_criterion
 from .nodes import make_node, unit_stats
 from .tree import Node, Tree
+from .treeedit import Draft, cut, leaf_predicting, raise_child
 
-__all__ = ["node_rows", "refit", "cut", "raise_child", "leaf_predicting", "is_subtree_of", "removed_ids",
-           "collapsed_ids", "as_xy", "target_codes"]
+__all__ = ["node_rows", "refit", "refit_changes", "Draft", "cut", "raise_child", "leaf_predicting", "is_subtree_of",
+           "removed_ids", "collapsed_ids", "as_xy", "target_codes"]
 
 
 # ------------------------------------------------------------------------------------------ data
@@ -82,12 +83,13 @@ def _child_shares(split) -> np.ndarray:
     return cw / cw.sum() if cw.sum() > 0 else np.full(cw.size, 1.0 / max(cw.size, 1))
 
 
-def node_rows(tree: Tree, X: np.ndarray, *, start: int = 0, idx=None, weights=None) -> dict:
+def node_rows(tree: Tree, X: np.ndarray, *, start: int = 0, idx=None, weights=None, skip_empty: bool = False) -> dict:
     """``{node id: (row indices, weights)}`` for every node of ``start``'s subtree.
 
     ``idx``/``weights`` are the rows entering ``start`` (default: all rows of ``X`` with weight 1).
     Rows keep their own weight times the branch shares taken at missing values; rows reaching a node
-    with zero weight are dropped.
+    with zero weight are dropped. ``skip_empty=True`` leaves out (and does not descend into) nodes no
+    row reaches, so routing a few rows through a big subtree costs little.
     """
     X = np.asarray(X, dtype=float)
     idx = np.arange(X.shape[0]) if idx is None else np.asarray(idx, dtype=np.int64)
@@ -102,11 +104,20 @@ def node_rows(tree: Tree, X: np.ndarray, *, start: int = 0, idx=None, weights=No
             continue
         route = node.split.route(X[rows, node.split.feature_index])
         miss = route < 0
+        if not miss.any():  # the common case: every row goes down exactly one branch, whole
+            for c, child in enumerate(node.children):
+                sel = route == c
+                if skip_empty and not sel.any():
+                    continue
+                stack.append((child, rows[sel], rw[sel]))
+            continue
         share = _child_shares(node.split)
         for c, child in enumerate(node.children):
             sel = (route == c) | miss
             cw = np.where(miss[sel], rw[sel] * share[c], rw[sel])
             keep = cw > 0
+            if skip_empty and not keep.any():
+                continue
             stack.append((child, rows[sel][keep], cw[keep]))
     return out
 
@@ -114,7 +125,15 @@ def node_rows(tree: Tree, X: np.ndarray, *, start: int = 0, idx=None, weights=No
 # ------------------------------------------------------------------------------------------ refit
 def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
           keep_predictions: bool = False) -> Tree:
-    """The same structure with every node's numbers recomputed from the rows routed through it.
+    """The same structure with every node's numbers recomputed from the rows routed through it
+    (:func:`refit_changes` applied to ``tree``)."""
+    return tree.replace_nodes(refit_changes(tree, X, y, weights, start=start, entering=entering,
+                                            keep_predictions=keep_predictions))
+
+
+def refit_changes(tree, X, y, weights=None, *, start: int = 0, entering=None,
+                  keep_predictions: bool = False) -> dict[int, Node]:
+    """``{node id: refitted node}`` for ``start``'s subtree of ``tree`` (a Tree or a Draft).
 
     ``weights`` are per-row sample weights (default 1). ``entering = (row indices, weights)`` are the
     rows entering ``start`` (default: every row with its sample weight; give the node's own rows, e.g.
@@ -186,58 +205,7 @@ def refit(tree: Tree, X, y, weights=None, *, start: int = 0, entering=None,
                 pos = cw > 0
                 stack.append((child, r[sel][pos], cw[pos]))
         changed[nid] = node
-    return tree.replace_nodes(changed)
-
-
-# ------------------------------------------------------------------------------------- surgery
-def cut(tree: Tree, node_id: int, reason: str = "pruned") -> Tree:
-    """``node_id``'s subtree replaced by a leaf: like ``Tree.prune_to_leaf``, and the removed
-    descendants' entries become ``None`` (so ``tree.nodes`` holds no unreachable nodes)."""
-    node = tree.node(node_id)
-    changed: dict[int, Node | None] = {n.id: None for c in node.children for n in tree.walk(c)}
-    changed[node_id] = node.as_leaf(reason)
-    return tree.replace_nodes(changed)
-
-
-def raise_child(tree: Tree, node_id: int, child_index: int) -> Tree:
-    """Replace ``node_id`` by the subtree of its ``child_index``-th child ("subtree raising").
-
-    The child's content moves up into ``node_id``'s place (keeping ``node_id``, its parent, depth and
-    branch label); the child's descendants keep their ids and move one level up; the child's own id and
-    the other children's subtrees are removed. Statistics are left as they were: call :func:`refit`
-    to route the node's rows through the raised subtree.
-    """
-    node = tree.node(node_id)
-    if node.is_leaf:
-        raise DataError(f"Node {node_id} is a leaf; it has no subtree to raise.")
-    if not 0 <= child_index < len(node.children):
-        raise DataError(f"Node {node_id} has {len(node.children)} children; there is no child {child_index}.")
-    child = tree.node(node.children[child_index])
-    changed: dict[int, Node | None] = {}
-    for c in node.children:
-        for n in tree.walk(c):
-            changed[n.id] = None
-    changed[node_id] = replace(child, id=node_id, parent=node.parent, depth=node.depth, branch=node.branch)
-    for g in child.children:
-        for n in tree.walk(g):
-            changed[n.id] = replace(n, depth=n.depth - 1, parent=node_id if n.id == g else n.parent)
-    return tree.replace_nodes(changed)
-
-
-def leaf_predicting(node: Node, prediction, classes: tuple[str, ...], reason: str = "pruned") -> Node:
-    """``node`` as a leaf that predicts ``prediction`` (a class label, or a value for regression).
-
-    Its statistics stay those of the rows that reach it; a classification leaf gets the one-hot value
-    of the class, so the tree predicts that class there.
-    """
-    leaf = node.as_leaf(reason)
-    if not classes:
-        return replace(leaf, value=(float(prediction),), prediction=float(prediction))
-    if prediction not in classes:
-        raise DataError(f"{prediction!r} is not one of the classes {', '.join(classes)}.")
-    k = classes.index(prediction)
-    value = tuple(1.0 if i == k else 0.0 for i in range(len(classes)))
-    return replace(leaf, value=value, prediction=prediction)
+    return changed
 
 
 # ---------------------------------------------------------------------------------- comparisons
