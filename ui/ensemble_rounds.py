@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.narration import narrate_boost_round
+from engine.narration import narrate_boost_round, row_noun
 from engine.viz import ensemble_figs as figs
+from ui import classroom, state
 from ui.ensemble_views import member_diagram, memo, pick_xy
 
 W_ROUND = "_w_ens_round"
@@ -45,7 +46,8 @@ def render_rounds(ens, train) -> None:
     c[2].metric("correct rows × e/(1−e)" if len(ens.classes) == 2 else "correct rows × e^(−z)",
                 f"{rnd.factor:.4f}" if rnd.kept else "–")
     c[3].metric("rows misclassified", f"{int(rnd.misclassified.sum())} of {rnd.misclassified.size}")
-    st.text(narrate_boost_round(rnd, n_classes=len(ens.classes)))
+    st.text(narrate_boost_round(rnd, n_classes=len(ens.classes), lang=classroom.switches().lang,
+                                noun=row_noun(state.current_dataset_name())))
     if rnd.note:
         st.warning(rnd.note)
     xy = pick_xy(train, prefix="rounds")
