@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+from .evaluation import kfold_indices  # the Evaluate page's folds: same partition for the same seed
 from .pruning import PruneResult, PruneStep
 from .pruning_scoring import Option, RowScorer
 from .tree import Tree
@@ -218,20 +219,6 @@ def prune_ccp(tree: Tree, alpha: float) -> PruneResult:
 
 
 # ------------------------------------------------------------------------------- cross-validation
-def kfold_indices(n: int, k: int, *, seed: int = 0, y=None) -> list[np.ndarray]:
-    """``k`` disjoint index arrays covering range(n) (held-out part of each fold), shuffled with
-    ``default_rng(seed)``; stratified by the class codes ``y`` when given (each class dealt round-robin)."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n:
-        raise ConfigError(f"k (number of folds) must be a whole number between 2 and the number of rows ({n}); got {k!r}.")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(n)
-    if y is not None:
-        y = np.asarray(y)[perm]
-        perm = perm[np.argsort(y, kind="stable")]  # classes in blocks, shuffled inside
-    folds = [perm[i::k] for i in range(k)]
-    return [np.sort(f) for f in folds]
-
-
 @dataclass(frozen=True, repr=False)
 class CCPCrossValidation:
     """k-fold cross-validation of the main path's subtrees (Breiman's method, see module docstring).

@@ -155,7 +155,7 @@ def test_kfold_indices_partition_and_stratify():
     assert sorted(np.concatenate(folds).tolist()) == list(range(40))
     assert [int((y[f] == 1).sum()) for f in folds] == [2, 2, 2, 2, 2]
     assert [f.tolist() for f in folds] == [f.tolist() for f in kfold_indices(40, 5, seed=3, y=y)]
-    with pytest.raises(ConfigError, match="between 2 and the number of rows"):
+    with pytest.raises(engine.DataError, match="5 folds need at least 5 rows"):
         kfold_indices(4, 5)
 
 
