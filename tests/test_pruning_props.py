@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
 from engine.pruning import prune_manual, prune_reduced_error
 from engine.pruning_bottomup import prune_bottom_up
-from engine.pruning_c45 import prune_pessimistic
+from engine.pruning_c45 import c45_node_table, prune_pessimistic
 from engine.pruning_ccp import ccp_path, prune_ccp
+from engine.theory import tree_mdl_bound
 from engine.treeops import is_subtree_of, refit
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,8 +95,12 @@ def test_bottom_up_never_increases_f_and_keeps_predictions_of_raised_subtrees(pr
     assert summary["f after"] <= summary["f before"] + 1e-12
     fs = [s.number("f after") for s in res.steps]
     assert all(b <= a + 1e-12 for a, b in zip([summary["f before"]] + fs, fs))
-    if evaluation == "validation":
+    if evaluation == "validation":  # f after, recomputed from scratch on the pruned tree
         assert abs(1 - summary["f after"] - accuracy(res.tree, val)) < 1e-9
+    elif evaluation == "mdl":
+        assert summary["f after"] == pytest.approx(tree_mdl_bound(res.tree, train.X, train.y, 0.05).bound)
+    else:
+        assert summary["f after"] == pytest.approx(c45_node_table(res.tree)["subtree_estimate"].iloc[0] / len(train))
     if all("subtree" not in s.action for s in res.steps):
         assert is_subtree_of(res.tree, tree)
 
