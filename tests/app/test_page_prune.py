@@ -237,3 +237,26 @@ def test_open_tree_regression_and_grow_to_the_end():
     assert {t["name"] for t in chart["data"]} == {"leaves", "train", "validation"}
     at = _method(at, "reduced_error")
     assert "validation MSE after" in _metrics(at)
+
+
+def test_big_tree_diagram_controls(moons):
+    at, split, grower = _open(moons)
+    assert grower.tree.n_nodes > 50
+    depth = at.select_slider(key="_w_prune_depth")
+    assert depth.value < grower.tree.depth and "nodes" in _dot(at, 0)  # folded: "+k nodes" boxes
+    depth.set_value(2).run()
+    assert not at.exception
+    assert "n0 " in _dot(at, 0) and "n1 " in _dot(at, 0)
+    compact = _dot(at, 0)
+    at.toggle(key="_w_prune_compact").set_value(False).run()
+    assert len(_dot(at, 0)) > len(compact) and "gini" in _dot(at, 0)
+    at.toggle(key="_w_prune_side").set_value(False).run()
+    assert not at.exception and len(at.get("graphviz_chart")) == 2
+
+
+def test_small_tree_has_no_diagram_controls():
+    ds = engine.load_sample("play_tennis")
+    at, split, grower = _open(ds, test_size=0.0, validation_size=0.0, config=engine.TreeConfig(algorithm="id3"))
+    _method(at, "manual")
+    assert not at.get("select_slider") and len(at.get("graphviz_chart")) == 2
+    assert 'n0 [label="#0  Outlook = ?' in _dot(at, 0)
