@@ -16,6 +16,7 @@ import streamlit as st
 
 from engine import ensembles
 from ui import state
+from ui.ensemble_views import MEMO
 
 METHODS = {"bagging": "Bagging", "random_forest": "Random forest", "adaboost": "AdaBoost"}
 BASES = {"stump": "decision stump", "tree": "depth-k tree", "random_stump": "randomised stump"}
@@ -94,6 +95,7 @@ def train(train_ds, settings: dict):
                   **kwargs)
     finally:
         bar.empty()
+    st.session_state.pop(MEMO, None)  # views remembered for the previous ensemble
     st.session_state[RESULT] = {"version": state.data_version(), "ensemble": ens, "method": method,
                                 "seconds": time.perf_counter() - started, "settings": dict(settings)}
     return ens
