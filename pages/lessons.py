@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import urllib.parse
 from pathlib import Path
 
 import streamlit as st
 
-from ui.lessons import LESSONS
+from ui import state
+from ui.lessons import LESSONS, lesson_url
 from ui.widgets import md_escape
 
+state.leave_legacy_pages_mode()  # a deep link on a fresh server: run through the frame (app.py)
 st.title("Lessons")
 st.caption("Each lesson opens a page with the data set, settings, step and classroom switches ready. "
            "Send the address to your class, or open it on the projector.")
@@ -27,13 +28,6 @@ with st.expander("Classroom mode in short"):
     )
 
 
-def lesson_url(page: str, params: dict[str, str]) -> str:
-    """Absolute address of a lesson (relative when the app's address is unknown, as in tests)."""
-    base = (st.context.url or "").rstrip("/")
-    path = Path(page).stem
-    return f"{base}/{path}?{urllib.parse.urlencode(params)}"
-
-
 for lesson in LESSONS:
     with st.container(border=True, key=f"lesson_{lesson.slug}"):
         st.subheader(lesson.title)
@@ -43,7 +37,7 @@ for lesson in LESSONS:
             c1, c2 = st.columns([1, 3], vertical_alignment="center")
             c1.page_link(lesson.page, label="Open the lesson", icon=":material/play_lesson:",
                          query_params=lesson.query_params())
-            c2.code(lesson_url(lesson.page, lesson.query_params()), language=None, wrap_lines=True)
+            c2.code(lesson_url(lesson), language=None, wrap_lines=True)
         else:
             st.info(f"This lesson opens the {Path(lesson.page).stem.capitalize()} page, which is not part "
                     "of this version yet.", icon=":material/hourglass_empty:")

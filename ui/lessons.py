@@ -13,6 +13,7 @@ copies the address shares the current state; the lesson parameter stays for the 
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +123,23 @@ LESSONS: tuple[Lesson, ...] = (
         params=(("method", "adaboost"),)),
 )
 BY_SLUG: dict[str, Lesson] = {lesson.slug: lesson for lesson in LESSONS}
+
+
+def app_base_url() -> str:
+    """The app's address without the current page's path ("" when unknown, as in tests).
+
+    ``st.context.url`` keeps the page path on some runs and trims it on others, so the last path
+    segment is dropped here when it names a page.
+    """
+    url = (st.context.url or "").rstrip("/")
+    head, _, last = url.rpartition("/")
+    pages = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    return head if head and last in pages else url
+
+
+def lesson_url(lesson: Lesson) -> str:
+    """The lesson's full address, e.g. ``http://host:8501/grow?lesson=id3-play-tennis``."""
+    return f"{app_base_url()}/{Path(lesson.page).stem}?{urllib.parse.urlencode(lesson.query_params())}"
 
 
 # ----------------------------------------------------------------------------- applying a lesson

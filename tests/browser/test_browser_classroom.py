@@ -1,0 +1,118 @@
+"""End to end: classroom mode on the Grow page in Chromium.
+
+A lesson link opens presenter view with the quiz; the keyboard steps (→), undoes (←) and resets
+(Home); a quiz answer reveals the gain table; the controls come back when presenter view is off and
+the Step button can be reached with Tab alone. Screenshots land in test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+STEP_RE = re.compile(r"Step (\d+) · ")
+
+
+def _step_count(page) -> int:
+    text = page.get_by_text(STEP_RE).first.inner_text()
+    return int(STEP_RE.search(text).group(1))
+
+
+def _narration(page) -> str:
+    return page.locator(".st-key-narration").inner_text()
+
+
+def _press(page, key: str, wait_idle) -> None:
+    page.locator("body").click(position={"x": 5, "y": 300})  # focus the page, not an input
+    page.keyboard.press(key)
+    wait_idle(page)
+
+
+def test_presenter_view_quiz_and_keyboard_stepping(page, wait_idle, screenshot):
+    page.goto("/grow?lesson=id3-play-tennis")
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Grow")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    # presenter view: the sidebar and the settings are hidden, the switches are on
+    expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    expect(page.get_by_text("Settings: algorithm, impurity, stopping rules")).to_have_count(0)
+    expect(page.get_by_role("tab", name="Step log")).to_have_count(0)
+    expect(page.get_by_role("checkbox", name="Presenter view")).to_be_checked()
+    expect(page.get_by_role("checkbox", name="Quiz")).to_be_checked()
+    expect(page.get_by_test_id("stGraphVizChart")).to_have_count(1)
+    assert _step_count(page) == 0
+    expect(page.get_by_text("Which feature will split node 0")).to_be_visible()
+    screenshot(page, "classroom_presenter_quiz_start")
+
+    # the class guesses Humidity; the reveal marks the pick and the winner in words
+    page.get_by_test_id("stRadio").get_by_text("Humidity", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Check and step").click()
+    wait_idle(page)
+    expect(page.get_by_text("you picked Humidity; the winner is Outlook")).to_be_visible()
+    expect(page.get_by_text("Quiz score: 0 of 1 right")).to_be_visible()
+    assert _step_count(page) == 1
+    assert _narration(page).startswith("Node 0 (14 days, 9 Yes / 5 No, entropy 0.940) is split on Outlook")
+    screenshot(page, "classroom_presenter_quiz_reveal")
+
+    # keyboard: → steps, ← undoes, Home resets
+    _press(page, "ArrowRight", wait_idle)
+    assert _step_count(page) == 2
+    assert "Node 2 (5 days, 3 Yes / 2 No, entropy 0.971) is split on Wind" in _narration(page)
+    _press(page, "ArrowRight", wait_idle)
+    assert _step_count(page) == 3
+    screenshot(page, "classroom_presenter_after_keys")
+    _press(page, "ArrowLeft", wait_idle)
+    assert _step_count(page) == 2
+    _press(page, "Home", wait_idle)
+    assert _step_count(page) == 0
+
+    # presenter view off: the controls come back
+    page.get_by_role("checkbox", name="Presenter view").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stSidebar")).to_be_visible()
+    expect(page.get_by_text("Settings: algorithm, impurity, stopping rules")).to_be_visible()
+    expect(page.get_by_role("tab", name="Step log")).to_be_visible()
+    screenshot(page, "classroom_normal_view")
+
+
+def test_german_narration_from_the_address_and_tab_to_step(page, wait_idle, screenshot):
+    page.goto("/grow?lesson=gini-entropy-misclassification&lang=Deutsch")
+    wait_idle(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert _step_count(page) == 1
+    assert _narration(page).startswith("Knoten 0 (80 Zeilen, ")
+    assert "wird nach Month bei 3,5 geteilt" in _narration(page)
+    # every control is reachable with the keyboard: Tab until the Step button has the focus, Enter
+    page.locator("body").click(position={"x": 5, "y": 300})
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("document.activeElement && document.activeElement.innerText || ''")
+        if focused.strip().startswith("Step") and "×" not in focused:
+            break
+    else:
+        raise AssertionError("Tab never reached the Step button")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    assert _step_count(page) == 2
+    screenshot(page, "classroom_german_narration")
+
+
+def test_lessons_page_opens_a_lesson(page, wait_idle, screenshot):
+    page.goto("/lessons")
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Lessons")).to_be_visible()
+    expect(page.get_by_role("heading", name="Gini vs entropy vs misclassification")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    screenshot(page, "lessons_page")
+    box = page.locator(".st-key-lesson_gini-entropy-misclassification")
+    code = box.get_by_test_id("stCode").inner_text().strip()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/grow\?lesson=gini-entropy-misclassification", code), code
+    box.get_by_role("link", name="Open the lesson").click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Grow")).to_be_visible()
+    assert "lesson=gini-entropy-misclassification" in page.url
+    expect(page.get_by_text("Lesson loaded: Gini vs entropy vs misclassification")).to_be_visible()
+    assert _step_count(page) == 1
+    expect(page.get_by_test_id("stException")).to_have_count(0)
