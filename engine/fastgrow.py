@@ -212,15 +212,12 @@ def grow_levelwise(grower) -> FastResult:
             valid = s_ok.copy()
             valid[:-1] &= xs[1:] > xs[:-1]
             valid[-1] = False
-            vi = np.flatnonzero(valid)
-            g = np.full(o.size, -np.inf)
-            if vi.size:
-                k = s_nd[vi]
-                kk = segs[k]
-                left = cum[:, vi] - base[:, k]
-                right = TOTT[:, kk] - left
-                children = (crit.weighted(left.T) + crit.weighted(right.T)) / W[kk]
-                g[vi] = P[kk] - children
+            # every position at once: np.repeat of per-node values is far cheaper than gathering
+            left = cum - np.repeat(base, s_cnt, axis=1)
+            right = np.repeat(TOTT[:, segs], s_cnt, axis=1) - left
+            with np.errstate(divide="ignore", invalid="ignore"):
+                children = (crit.weighted(left.T) + crit.weighted(right.T)) / np.repeat(W[segs], s_cnt)
+                g = np.where(valid, np.repeat(P[segs], s_cnt) - children, -np.inf)
             segmax, first = _segment_best(g, s_starts, s_nd, segs.size)
             ok = first >= 0
             at = segs[ok]
