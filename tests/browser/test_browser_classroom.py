@@ -8,9 +8,16 @@ the Step button can be reached with Tab alone. Screenshots land in test-artifact
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
+ROOT = Path(__file__).resolve().parents[2]
+# The Grow page gets its classroom bar in a separate change; until then these tests cannot run.
+needs_classroom_grow = pytest.mark.skipif(
+    "classroom_bar" not in (ROOT / "pages" / "grow.py").read_text(encoding="utf-8"),
+    reason="the Grow page has no classroom bar yet")
 STEP_RE = re.compile(r"Step (\d+) · ")
 
 
@@ -29,6 +36,7 @@ def _press(page, key: str, wait_idle) -> None:
     wait_idle(page)
 
 
+@needs_classroom_grow
 def test_presenter_view_quiz_and_keyboard_stepping(page, wait_idle, screenshot):
     page.goto("/grow?lesson=id3-play-tennis")
     wait_idle(page)
@@ -77,6 +85,7 @@ def test_presenter_view_quiz_and_keyboard_stepping(page, wait_idle, screenshot):
     screenshot(page, "classroom_normal_view")
 
 
+@needs_classroom_grow
 def test_german_narration_from_the_address_and_tab_to_step(page, wait_idle, screenshot):
     page.goto("/grow?lesson=gini-entropy-misclassification&lang=Deutsch")
     wait_idle(page)
