@@ -196,3 +196,24 @@ def test_cross_validation_regression_and_bad_alpha():
     for bad in (-1, float("nan"), "big", True):
         with pytest.raises(ConfigError, match="alpha must be a number >= 0"):
             prune_ccp(tree, bad)
+
+
+def test_path_and_cv_figures():
+    from engine.viz.prune_figs import alpha_path_figure, cv_figure
+
+    ds, tree = toy()
+    path = ccp_path(tree, train=ds, validation=ds)
+    fig = alpha_path_figure(path, chosen=float(path.ccp_alphas[1]))
+    leaves, train, val, chosen = fig.data
+    np.testing.assert_allclose(leaves.x[:4], path.ccp_alphas)
+    np.testing.assert_allclose(leaves.x[4], path.ccp_alphas[-1] * 1.08)
+    assert list(leaves.y) == [6, 4, 2, 1, 1] and leaves.line.shape == "hv"
+    np.testing.assert_allclose(train.y, [1.0, 0.9, 0.8, 0.6, 0.6])
+    assert chosen.name == "chosen α = 0.075" and list(chosen.y) == [4]
+    cv = ccp_cross_validate(engine.load_sample("iris"), engine.TreeConfig(), k=3, seed=0)
+    fig = cv_figure(cv)
+    line, best, one_se = fig.data
+    np.testing.assert_allclose(line.y, cv.table["cv_error"])
+    np.testing.assert_allclose(line.error_y.array, cv.table["se"])
+    assert list(best.x) == [cv.best_index] and list(one_se.x) == [cv.one_se_index]
+    assert fig.layout.shapes[0].y0 == pytest.approx(cv.table["cv_error"][cv.best_index] + cv.table["se"][cv.best_index])

@@ -26,6 +26,7 @@ from ui.grow_views import tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
 
 MEMO, MEMO_SIZE, BIG_TREE = "_prune_memo", 16, 100
+SMALL_WIDTH = 8  # at most this many boxes side by side: draw at natural size
 MANUAL, CV = "_prune_manual", "_prune_cv"
 W_USE_TEST, W_ALPHA, W_K = "_w_prune_use_test", "_w_prune_alpha", "_w_prune_k"
 W_CF, W_RAISE, W_COLLAPSE = "_w_prune_cf", "_w_prune_raise", "_w_prune_collapse"
@@ -208,8 +209,11 @@ PANELS = {"reduced_error": reduced_error_panel, "cost_complexity": ccp_panel, "p
 
 # ----------------------------------------------------------------------------------------- result
 def _diagram(tree, *, max_depth, compact, **kw) -> None:
+    """The tree's DOT; a small tree keeps its natural size, a wide one is scaled to the column."""
     depth = max_depth if max_depth is not None and max_depth < tree.depth else None
-    st.graphviz_chart(dot_source(tree, compact=compact, max_depth=depth, **kw), width="stretch")
+    shown = sum(1 for n in tree.walk() if n.is_leaf or (depth is not None and n.depth == depth))
+    st.graphviz_chart(dot_source(tree, compact=compact, max_depth=depth, **kw),
+                      width="content" if shown <= SMALL_WIDTH else "stretch")
 
 
 def diagram_options(tree) -> tuple[bool, int | None, bool]:

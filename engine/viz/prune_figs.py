@@ -51,8 +51,10 @@ def alpha_path_figure(path, *, chosen: float | None = None) -> go.Figure:
     if chosen is not None:
         i = path.index_for(chosen)
         fig.add_vline(x=chosen, line=dict(color=MUTED, dash="dash"))
-        fig.add_annotation(x=chosen, y=1.0, yref="paper", text=f"α = {chosen:.4g}: {path.n_leaves[i]} leaves",
-                           showarrow=False, yanchor="bottom", xanchor="left", font=dict(size=11))
+        fig.add_trace(go.Scatter(x=[chosen], y=[path.n_leaves[i]], mode="markers", name=f"chosen α = {chosen:.4g}",
+                                 marker=dict(size=12, symbol="diamond", color=MUTED),
+                                 hovertemplate=f"chosen α = {chosen:.4g}<br>{path.n_leaves[i]} leaves<extra></extra>"),
+                      row=1, col=1)
     fig.update_xaxes(title_text="α (complexity parameter)", row=2, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
     layout = dict(_LAYOUT, legend=dict(orientation="h", yanchor="bottom", y=1.07, xanchor="right", x=1.0),
