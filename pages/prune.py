@@ -8,7 +8,7 @@ from engine.errors import EngineError
 from engine.pruning import METHODS
 from ui import prune_views as views
 from ui import state
-from ui.errors import friendly_errors, show_engine_error
+from ui.errors import friendly_errors
 from ui.widgets import flash, md_escape
 
 W_METHOD = "_w_prune_method"
