@@ -108,7 +108,7 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
             raise ConfigError(f"The {evaluation} evaluation counts misclassified rows, so it needs a classification tree.")
         if train is None:
             raise ConfigError(f"The {evaluation} evaluation is computed on the training rows: give them.")
-    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0 < delta < 1:
         raise ConfigError(f"delta must be a number between 0 and 1 (exclusive); got {delta!r}.")
     cf = _check_cf(cf)
     f = _F(tree, evaluation, train, validation, delta, cf, sample_weight)
