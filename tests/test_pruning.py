@@ -185,3 +185,28 @@ def test_records_are_frozen_and_readable():
         step.action = "keep"
     frame = res.log_frame()
     assert list(frame.columns) == ["step", "node", "action", "nodes removed", "leaves after", "note"]
+
+
+def test_every_method_on_a_single_leaf_and_on_a_narrower_schema():
+    from engine.pruning_bottomup import prune_bottom_up
+    from engine.pruning_c45 import prune_pessimistic
+    from engine.pruning_ccp import ccp_path, prune_ccp
+
+    ds = engine.load_sample("titanic_small")
+    split = ds.split(test_size=0.2, validation_size=0.25, seed=0)
+    stump = engine.fit_tree(split.train, engine.TreeConfig(max_depth=0))
+    assert stump.n_nodes == 1
+    assert prune_reduced_error(stump, split.validation).steps == ()
+    assert ccp_path(stump).ccp_alphas.tolist() == [0.0] and prune_ccp(stump, 1.0).tree.n_nodes == 1
+    assert prune_pessimistic(stump, subtree_raising=True, train=split.train).tree.n_nodes == 1
+    assert prune_bottom_up(stump, evaluation="mdl", train=split.train).steps == ()
+    # the Grow page's two-feature mode grows on Dataset.with_features: rows of the full schema still fit
+    narrow = split.train.with_features(list(ds.feature_names[:2]))
+    tree = engine.fit_tree(narrow, engine.TreeConfig(algorithm="c45"))
+    res = prune_reduced_error(tree, split.validation)
+    truth = np.asarray(ds.classes, dtype=object)[split.validation.y]
+    after = np.mean(res.tree.predict(split.validation.frame) == truth)
+    assert dict(res.summary)["validation accuracy after"] == pytest.approx(after)
+    summary = dict(prune_bottom_up(tree, evaluation="validation", train=narrow, validation=split.validation).summary)
+    assert summary["f after"] <= summary["f before"]
+    assert len(res.scores({"train": narrow, "test": split.test})) == 2
