@@ -10,6 +10,7 @@ distributions it reaches are averaged with those weights.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -179,7 +180,10 @@ class Tree:
         return X
 
     def leaf_weights(self, data) -> tuple[np.ndarray, np.ndarray]:
-        """(leaf ids, weight matrix (n_rows, n_leaves)): how much of each row reaches each leaf."""
+        """(leaf ids, weight matrix (n_rows, n_leaves)): how much of each row reaches each leaf.
+
+        Dense: meant for small trees and explanations; prediction uses sparse routing instead.
+        """
         X = self._encode(data)
         leaves = [n.id for n in self.leaves]
         col = {lid: i for i, lid in enumerate(leaves)}
@@ -202,20 +206,103 @@ class Tree:
                     stack.append((child, rows[sel], w[sel] * f))
         return np.array(leaves, dtype=np.int64), W
 
-    def _leaf_values(self, leaf_ids) -> np.ndarray:
-        return np.array([self.nodes[i].value for i in leaf_ids], dtype=float)
+    @cached_property
+    def _arrays(self):
+        """Per-node routing tables (index = node id) for vectorised prediction."""
+        n = len(self.nodes)
+        feat = np.zeros(n, dtype=np.int64)
+        thr = np.zeros(n)
+        threshold = np.zeros(n, dtype=bool)
+        leaf = np.ones(n, dtype=bool)
+        child = np.zeros((n, 2), dtype=np.int64)
+        width = len(self.schema.classes) if self.task == "classification" else 1
+        values = np.zeros((n, width))
+        rank = np.full(n, n, dtype=np.int64)
+        for r, node in enumerate(self.walk()):
+            rank[node.id] = r
+            values[node.id] = node.value
+            if node.is_leaf:
+                continue
+            leaf[node.id] = False
+            feat[node.id] = node.split.feature_index
+            if node.split.kind == "threshold":
+                threshold[node.id] = True
+                thr[node.id] = node.split.threshold
+                child[node.id] = node.children
+        return feat, thr, threshold, leaf, child, values, rank
+
+    def _route(self, X: np.ndarray):
+        """Leaf of every row that meets no missing value on its path, and the mask of rows that do."""
+        feat, thr, threshold, leaf, child, _, _ = self._arrays
+        cur = np.zeros(X.shape[0], dtype=np.int64)
+        frac = np.zeros(X.shape[0], dtype=bool)
+        active = np.flatnonzero(~leaf[cur])
+        while active.size:
+            nodes = cur[active]
+            is_t = threshold[nodes]
+            at, nt = active[is_t], nodes[is_t]
+            v = X[at, feat[nt]]
+            miss = np.isnan(v)
+            frac[at[miss]] = True
+            ok = ~miss
+            cur[at[ok]] = np.where(v[ok] <= thr[nt[ok]], child[nt[ok], 0], child[nt[ok], 1])
+            ac = active[~is_t]
+            for nid in np.unique(cur[ac]).tolist():
+                rows = ac[cur[ac] == nid]
+                node = self.nodes[nid]
+                route = node.split.route(X[rows, node.split.feature_index])
+                frac[rows[route < 0]] = True
+                good = route >= 0
+                cur[rows[good]] = np.asarray(node.children, dtype=np.int64)[route[good]]
+            active = active[~frac[active] & ~leaf[cur[active]]]
+        return cur, frac
+
+    def _fractional(self, X: np.ndarray):
+        """Rows meeting missing values: weighted mix of leaf values, and the leaf with the largest share
+        (ties: the first leaf in pre-order)."""
+        *_, values, rank = self._arrays
+        out = np.zeros((X.shape[0], values.shape[1]))
+        best_w = np.full(X.shape[0], -1.0)
+        best_leaf = np.zeros(X.shape[0], dtype=np.int64)
+        stack = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
+        while stack:
+            nid, rows, w = stack.pop()
+            node = self.nodes[nid]
+            if node.is_leaf:
+                out[rows] += w[:, None] * values[nid]
+                cur_rank = rank[best_leaf[rows]]
+                better = (w > best_w[rows] + 1e-12) | ((np.abs(w - best_w[rows]) <= 1e-12) & (rank[nid] < cur_rank))
+                best_w[rows[better]] = w[better]
+                best_leaf[rows[better]] = nid
+                continue
+            route = node.split.route(X[rows, node.split.feature_index])
+            cw = np.asarray(node.split.child_weights, dtype=float)
+            share = cw / cw.sum() if cw.sum() > 0 else np.full(cw.size, 1.0 / cw.size)
+            miss = route < 0
+            for c, child in enumerate(node.children):
+                sel = (route == c) | miss
+                if sel.any():
+                    stack.append((child, rows[sel], w[sel] * np.where(miss[sel], share[c], 1.0)))
+        return out, best_leaf
+
+    def _values_and_leaves(self, data):
+        X = self._encode(data)
+        leaf, frac = self._route(X)
+        vals = self._arrays[5][leaf]
+        if frac.any():
+            sub = np.flatnonzero(frac)
+            vals[sub], leaf[sub] = self._fractional(X[sub])
+        return vals, leaf
 
     def predict_proba(self, data) -> np.ndarray:
         """Class probabilities (n_rows, n_classes) in ``schema.classes`` order (classification)."""
         if self.task != "classification":
             raise DataError("Class probabilities exist only for classification trees.")
-        ids, W = self.leaf_weights(data)
-        return W @ self._leaf_values(ids)
+        return self._values_and_leaves(data)[0]
 
     def predict(self, data) -> np.ndarray:
         """Predicted class labels (classification) or values (regression)."""
-        ids, W = self.leaf_weights(data)
-        vals = W @ self._leaf_values(ids)
+        vals = self._values_and_leaves(data)[0]
         if self.task == "regression":
             return vals[:, 0]
         return np.asarray(self.schema.classes, dtype=object)[first_argmax(vals)]
@@ -226,8 +313,7 @@ class Tree:
 
     def apply(self, data) -> np.ndarray:
         """Leaf id of each row (with missing values: the leaf receiving the largest share)."""
-        ids, W = self.leaf_weights(data)
-        return ids[np.argmax(W, axis=1)]
+        return self._values_and_leaves(data)[1]
 
     def decision_path(self, row) -> list[tuple[int, str]]:
         """Node ids from the root to the row's leaf with the test passed at each (missing: largest branch)."""

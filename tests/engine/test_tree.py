@@ -134,3 +134,23 @@ def test_predict_requires_feature_columns(tennis):
     tree = engine.fit_tree(tennis)
     with pytest.raises(DataError, match="no column 'Temperature'"):
         tree.predict(pd.DataFrame({"Outlook": ["Sunny"]}))
+
+
+def test_sparse_prediction_equals_dense_leaf_weights():
+    ds = engine.load_sample("titanic_small")          # missing values: fractional paths
+    for cfg in (engine.TreeConfig(algorithm="c45"), engine.TreeConfig()):
+        tree = engine.fit_tree(ds, cfg)
+        ids, W = tree.leaf_weights(ds.X)
+        dense = W @ np.array([tree.node(i).value for i in ids])
+        assert np.allclose(tree.predict_proba(ds.X), dense)
+        assert np.array_equal(tree.apply(ds.X), ids[np.argmax(W, axis=1)])
+
+
+def test_prediction_on_a_tree_with_many_leaves_needs_no_dense_matrix():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=30_000), "b": rng.normal(size=30_000)})
+    df["y"] = rng.normal(size=30_000)
+    ds = frame_dataset(df, task="regression")
+    tree = engine.fit_tree(ds, engine.TreeConfig())
+    assert tree.n_leaves > 20_000                       # a dense rows x leaves matrix would need > 4 GB
+    assert np.allclose(tree.predict(ds.X), ds.y)
