@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+from .pruning_checks import check_choice, check_node_ids
 from .pruning_scoring import RowScorer
 from .tree import Tree
 from .treeops import Draft, as_xy, collapsed_ids, is_subtree_of, removed_ids
@@ -186,6 +187,8 @@ def prune_reduced_error(tree: Tree, validation) -> PruneResult:
     reaching j change prediction, so comparing j's rows is comparing the whole tree. A node no
     validation row reaches ties, so it is pruned. ``validation`` is a Dataset or an (X, y) pair.
     """
+    if validation is None:
+        raise ConfigError("Reduced-error pruning needs validation rows: set a validation share on the Data page.")
     X, y = as_xy(tree, validation)
     if y.size == 0:
         raise ConfigError("Reduced-error pruning needs validation rows; there are none.")
@@ -218,8 +221,8 @@ def prune_reduced_error(tree: Tree, validation) -> PruneResult:
 def prune_manual(tree: Tree, node_ids) -> PruneResult:
     """Cut the subtree below each of ``node_ids`` (in the given order): each becomes a leaf."""
     draft, steps, leaves = Draft(tree), [], tree.n_leaves
-    for j in np.atleast_1d(np.asarray(node_ids, dtype=np.int64)).tolist():
-        if not 0 <= j < len(draft.nodes) or draft.nodes[j] is None:
+    for j in check_node_ids(node_ids, len(tree.nodes)):
+        if draft.nodes[j] is None:
             raise ConfigError(f"There is no node {j} in the tree (it may have been pruned already).")
         node = draft.node(j)
         if node.is_leaf:
@@ -240,6 +243,7 @@ def prune(tree: Tree, method: str, **kwargs) -> PruneResult:
     ``collapse``, ``train``; bottom_up: ``evaluation``, ``train``, ``validation``, ``delta``, ``cf``;
     manual: ``node_ids``.
     """
+    check_choice("method", method, tuple(METHODS))
     if method == "reduced_error":
         return prune_reduced_error(tree, **kwargs)
     if method == "manual":
@@ -250,7 +254,5 @@ def prune(tree: Tree, method: str, **kwargs) -> PruneResult:
     if method == "pessimistic":
         from .pruning_c45 import prune_pessimistic
         return prune_pessimistic(tree, **kwargs)
-    if method == "bottom_up":
-        from .pruning_bottomup import prune_bottom_up
-        return prune_bottom_up(tree, **kwargs)
-    raise ConfigError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    from .pruning_bottomup import prune_bottom_up
+    return prune_bottom_up(tree, **kwargs)

@@ -28,7 +28,8 @@ import numpy as np
 
 from .errors import ConfigError
 from .pruning import PruneResult, PruneStep, postorder_internal
-from .pruning_c45 import _check_cf, estimated_errors
+from .pruning_c45 import _check_cf, _estimate
+from .pruning_checks import check_choice, check_number
 from .pruning_scoring import RowScorer
 from .theory import mdl_error_bound
 from .tree import Tree
@@ -55,7 +56,7 @@ class _F:
         if y.size == 0:
             raise ConfigError(f"The {evaluation} evaluation has no rows to work on.")
         weights = None if evaluation == "validation" else sample_weight
-        estimate = (lambda n, e: estimated_errors(n, e, cf)) if evaluation == "pessimistic" else None
+        estimate = (lambda n, e: _estimate(n, e, cf)) if evaluation == "pessimistic" else None
         self.scorer = RowScorer(tree, X, y, weights, estimate=estimate)
         self.m = int(y.size)
         self.total_weight = float(self.scorer.sw.sum())
@@ -99,8 +100,7 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
     ``train``/``validation``: Dataset or (X, y). "validation" needs validation rows; "mdl" and
     "pessimistic" need the training rows and a classification tree.
     """
-    if evaluation not in EVALUATIONS:
-        raise ConfigError(f"evaluation must be one of {', '.join(EVALUATIONS)}; got {evaluation!r}.")
+    check_choice("evaluation", evaluation, tuple(EVALUATIONS))
     if evaluation == "validation" and validation is None:
         raise ConfigError("The validation evaluation needs validation rows: set a validation share on the Data page.")
     if evaluation != "validation":
@@ -108,8 +108,8 @@ def prune_bottom_up(tree: Tree, *, evaluation: str = "validation", train=None, v
             raise ConfigError(f"The {evaluation} evaluation counts misclassified rows, so it needs a classification tree.")
         if train is None:
             raise ConfigError(f"The {evaluation} evaluation is computed on the training rows: give them.")
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0 < delta < 1:
-        raise ConfigError(f"delta must be a number between 0 and 1 (exclusive); got {delta!r}.")
+    delta = check_number("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True,
+                         what="a number between 0 and 1 (exclusive)")
     cf = _check_cf(cf)
     f = _F(tree, evaluation, train, validation, delta, cf, sample_weight)
     classes = tree.schema.classes

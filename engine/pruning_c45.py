@@ -37,6 +37,7 @@ import pandas as pd
 
 from .errors import ConfigError
 from .pruning import PruneResult, PruneStep
+from .pruning_checks import check_flag, check_number
 from .tree import Tree
 from .treeops import Draft, as_xy, node_rows, refit_changes
 
@@ -46,9 +47,7 @@ TOLERANCE = 0.1  # J48/C4.5 compare estimated errors with a slack of 0.1 errors
 
 
 def _check_cf(cf) -> float:
-    if isinstance(cf, bool) or not isinstance(cf, (int, float, np.floating)) or not 0.0 < cf <= 0.5:
-        raise ConfigError(f"The confidence factor CF must be a number in (0, 0.5]; got {cf!r}.")
-    return float(cf)
+    return check_number("The confidence factor CF", cf, low=0.001, high=0.5, what="a number from 0.001 to 0.5")
 
 
 @lru_cache(maxsize=64)
@@ -57,17 +56,15 @@ def _z(cf: float) -> float:
     return NormalDist().inv_cdf(1.0 - cf)
 
 
-def added_errors(n: float, e: float, cf: float = 0.25) -> float:
-    """J48's ``addErrs(N, e, CF)``: the errors to add to ``e`` observed errors among ``n`` rows (see module)."""
-    cf = _check_cf(cf)
-    n, e = float(n), float(e)
+def _added(n: float, e: float, cf: float) -> float:
+    """J48's ``addErrs(N, e, CF)`` for checked numbers (see module docstring)."""
     if n <= 0:
         return 0.0
     if e < 1.0:
         base = n * (1.0 - cf ** (1.0 / n))
         if e == 0.0:
             return base
-        return base + e * (added_errors(n, 1.0, cf) - base)
+        return base + e * (_added(n, 1.0, cf) - base)
     if e + 0.5 >= n:
         return max(n - e, 0.0)
     z = _z(cf)
@@ -76,14 +73,36 @@ def added_errors(n: float, e: float, cf: float = 0.25) -> float:
     return r * n - e
 
 
+def _estimate(n: float, e: float, cf: float) -> float:
+    return 0.0 if n <= 0 else e + _added(n, e, cf)
+
+
+def _rate(n: float, e: float, cf: float) -> float:
+    return _estimate(n, e, cf) / n if n > 0 else float("nan")
+
+
+def _check_counts(n, e) -> tuple[float, float]:
+    n = check_number("n (rows at the leaf)", n, low=0.0, high=1e15, what="a number of rows from 0 to 1e15")
+    e = check_number("e (errors at the leaf)", e, low=0.0, high=1e15, what="a number of errors from 0 to 1e15")
+    return n, e
+
+
+def added_errors(n: float, e: float, cf: float = 0.25) -> float:
+    """J48's ``addErrs(N, e, CF)``: the errors to add to ``e`` observed errors among ``n`` rows (see module)."""
+    cf = _check_cf(cf)
+    return _added(*_check_counts(n, e), cf)
+
+
 def estimated_errors(n: float, e: float, cf: float = 0.25) -> float:
     """N * U_CF(E, N) = E + addErrs(N, E, CF); 0 for an empty node."""
-    return 0.0 if n <= 0 else float(e) + added_errors(n, e, cf)
+    cf = _check_cf(cf)
+    return _estimate(*_check_counts(n, e), cf)
 
 
 def upper_error_rate(n: float, e: float, cf: float = 0.25) -> float:
     """U_CF(E, N): the pessimistic (upper confidence limit) error rate; NaN for an empty node."""
-    return float("nan") if n <= 0 else estimated_errors(n, e, cf) / float(n)
+    n, e = _check_counts(n, e)
+    return float("nan") if n <= 0 else estimated_errors(n, e, cf) / n
 
 
 def _leaf_errors(node) -> tuple[float, float]:
@@ -99,7 +118,7 @@ def _subtree_sums(tree, cf: float, start: int = 0) -> dict[int, tuple[float, flo
     for node in reversed(list(tree.walk(start))):  # children before parents
         if node.is_leaf:
             n, e = _leaf_errors(node)
-            sums[node.id] = (e, estimated_errors(n, e, cf))
+            sums[node.id] = (e, _estimate(n, e, cf))
         else:
             parts = [sums[c] for c in node.children]
             sums[node.id] = (sum(p[0] for p in parts), sum(p[1] for p in parts))
@@ -118,7 +137,7 @@ def c45_node_table(tree: Tree, cf: float = 0.25) -> pd.DataFrame:
         n, e = _leaf_errors(node)
         rows.append({"node": node.id, "depth": node.depth,
                      "test": node.split.describe() if node.split else f"leaf: {node.prediction}",
-                     "N": n, "E": e, "U": upper_error_rate(n, e, cf), "leaf_estimate": estimated_errors(n, e, cf),
+                     "N": n, "E": e, "U": _rate(n, e, cf), "leaf_estimate": _estimate(n, e, cf),
                      "subtree_estimate": sums[node.id][1]})
     return pd.DataFrame(rows)
 
@@ -141,7 +160,7 @@ def _branch_estimate(draft, node_id: int, child_index: int, X, y, rows, sums, cf
         if leaf.is_leaf:
             counts = np.asarray(leaf.stats, dtype=float) + np.bincount(y[r], weights=rw, minlength=k)
             n = float(counts.sum())
-            total += estimated_errors(n, n - float(counts.max(initial=0.0)), cf) - estimated_errors(*_leaf_errors(leaf), cf)
+            total += _estimate(n, n - float(counts.max(initial=0.0)), cf) - _estimate(*_leaf_errors(leaf), cf)
     return total
 
 
@@ -171,6 +190,7 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
     :func:`c45_node_table` of the original tree with each node's decision.
     """
     cf = _check_cf(cf)
+    subtree_raising, collapse = check_flag("subtree_raising", subtree_raising), check_flag("collapse", collapse)
     if tree.task != "classification":
         raise ConfigError("Pessimistic error pruning counts misclassified rows, so it needs a classification tree.")
     table = c45_node_table(tree, cf)
@@ -197,9 +217,9 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
             stack.extend((c, "enter") for c in reversed(node.children))
             continue
         n, e = _leaf_errors(node)
-        leaf = estimated_errors(n, e, cf)
+        leaf = _estimate(n, e, cf)
         subtree = sum(sums[c][1] for c in node.children)
-        numbers = [("N", n), ("E", e), ("U", upper_error_rate(n, e, cf)), ("leaf estimate", leaf),
+        numbers = [("N", n), ("E", e), ("U", _rate(n, e, cf)), ("leaf estimate", leaf),
                    ("subtree estimate", subtree)]
         branch, largest = math.inf, None
         if subtree_raising:

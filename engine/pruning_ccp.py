@@ -29,6 +29,7 @@ import pandas as pd
 from .errors import ConfigError
 from .evaluation import kfold_indices  # the Evaluate page's folds: same partition for the same seed
 from .pruning import PruneResult, PruneStep
+from .pruning_checks import check_int, check_number, shown
 from .pruning_scoring import Option, RowScorer
 from .tree import Tree
 from .treeops import Draft, as_xy
@@ -193,9 +194,7 @@ def prune_ccp(tree: Tree, alpha: float) -> PruneResult:
     This is scikit-learn's ``ccp_alpha``: the largest subtree on the path whose cut alphas are all <= alpha.
     The log has one step per cut node with g(t), R(t), R(T_t) and the leaves removed.
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)) \
-            or not alpha >= 0 or math.isnan(alpha):
-        raise ConfigError(f"alpha must be a number >= 0; got {alpha!r}.")
+    alpha = check_number("alpha", alpha, low=0.0, what="a number >= 0")
     steps, _ = _weakest_links(tree)
     draft, log, total = Draft(tree), [], tree.root.weight
     for nid, g, impurity_after, leaves_after, _ in steps:
@@ -260,7 +259,12 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
     from .config import TreeConfig
     from .growth import fit_tree
 
+    if config is not None and not isinstance(config, TreeConfig):
+        raise ConfigError(f"config must be a TreeConfig; got {shown(config)}.")
     config = config or TreeConfig()
+    k = check_int("k (the number of folds)", k, low=2, high=max(len(dataset), 2),
+                  what=f"a whole number from 2 to the number of rows ({len(dataset)})")
+    seed = check_int("seed", seed, low=0, what="a whole number 0 or larger")
     grow_config = replace(config, validation=False) if config.validation else config
     tree = tree if tree is not None else fit_tree(dataset, grow_config)
     path = ccp_path(tree)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .pruning_checks import shown
 from .impurity import get_criterion
 from .nodes import make_node, unit_stats
 from .tree import Node, Tree
@@ -62,8 +63,13 @@ def as_xy(tree: Tree, data) -> tuple[np.ndarray, np.ndarray]:
     """(encoded X, targets) of a Dataset, or of an ``(X, y)`` pair, in ``tree``'s encoding."""
     if isinstance(data, tuple) and len(data) == 2:
         X, y = data
-        X = tree._encode(X)
-        y = target_codes(tree, y)
+        try:
+            X = tree._encode(X)
+            y = target_codes(tree, y)
+        except (TypeError, ValueError):
+            raise DataError("The rows must be numbers: an encoded X matrix and one target per row.") from None
+    elif not all(hasattr(data, a) for a in ("X", "y", "schema", "frame", "target")):
+        raise DataError(f"The rows must be a data set or an (X, y) pair; got {shown(data)}.")
     else:
         if getattr(data, "schema", None) == tree.schema:
             X, y = data.X, data.y

@@ -210,3 +210,38 @@ def test_every_method_on_a_single_leaf_and_on_a_narrower_schema():
     summary = dict(prune_bottom_up(tree, evaluation="validation", train=narrow, validation=split.validation).summary)
     assert summary["f after"] <= summary["f before"]
     assert len(res.scores({"train": narrow, "test": split.test})) == 2
+
+
+@pytest.mark.parametrize("call, value, message", [
+    ("manual", None, "node_ids must be a node id or a list of node ids; got None."),
+    ("manual", [1.5], "A node id must be a whole number; got 1.5."),
+    ("manual", 10**30, "There is no node 1000000000000000000000000000000 in the tree; node ids run from 0 to 6."),
+    ("rep", None, "Reduced-error pruning needs validation rows: set a validation share on the Data page."),
+    ("rep", "rows.csv", "The rows must be a data set or an (X, y) pair; got 'rows.csv'."),
+    ("rep", (np.array([[1.0]]), [[1, 2]]), "The target must be one value per row; got an array of shape (1, 2)."),
+    ("ccp", np.zeros((2, 2)), "alpha must be a number >= 0; got array([[0., 0.], [0., 0.]])."),
+    ("cf", 1e-300, "The confidence factor CF must be a number from 0.001 to 0.5; got 1e-300."),
+    ("raise", "yes", "subtree_raising must be True or False; got 'yes'."),
+    ("method", [], "method must be one of reduced_error, cost_complexity, pessimistic, bottom_up, manual; got []."),
+    ("evaluation", {"a": 1}, "evaluation must be one of validation, mdl, pessimistic; got {'a': 1}."),
+    ("cv_k", 1, "k (the number of folds) must be a whole number from 2 to the number of rows (8); got 1."),
+    ("cv_config", True, "config must be a TreeConfig; got True."),
+    ("upper", -1, "n (rows at the leaf) must be a number of rows from 0 to 1e15; got -1."),
+])
+def test_bad_arguments_are_one_plain_sentence(call, value, message):
+    from engine.pruning_bottomup import prune_bottom_up
+    from engine.pruning_c45 import prune_pessimistic, upper_error_rate
+    from engine.pruning_ccp import ccp_cross_validate, prune_ccp
+
+    ds, tree = toy_tree()
+    calls = {
+        "manual": lambda v: prune_manual(tree, v), "rep": lambda v: prune_reduced_error(tree, v),
+        "ccp": lambda v: prune_ccp(tree, v), "cf": lambda v: prune_pessimistic(tree, cf=v),
+        "raise": lambda v: prune_pessimistic(tree, subtree_raising=v), "method": lambda v: prune(tree, v),
+        "evaluation": lambda v: prune_bottom_up(tree, evaluation=v, train=ds),
+        "cv_k": lambda v: ccp_cross_validate(ds, k=v), "cv_config": lambda v: ccp_cross_validate(ds, v),
+        "upper": lambda v: upper_error_rate(v, 0),
+    }
+    with pytest.raises((ConfigError, DataError)) as err:
+        calls[call](value)
+    assert str(err.value) == message
