@@ -14,6 +14,7 @@ from ui.widgets import md_escape
 
 TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
 W_TAB = "_w_grow_tab"
+W_WIDE = "_w_grow_wide"
 
 st.title("Grow")
 st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Every split shows "
@@ -41,14 +42,20 @@ last = controls.last_split_node(grower)
 query_values = query.current_query(grower.dataset)
 query_result = query.query_result(tree, query_values, grower.dataset) if query_values else None
 
-status = controls.status_text(grower)
-st.markdown(f"**{status}** &nbsp;·&nbsp; {controls.config_summary(state.current_config(), train.task)}")
+status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
+status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
+                    f"{controls.config_summary(state.current_config(), train.task)}")
+wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
+                                                "moves below it.")
 feats = controls.two_features()
 if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
                "(see the region plot).")
 
-diagram_col, region_col = st.columns([1, 1], gap="large")
+if st.session_state.get(W_WIDE):
+    diagram_col, region_col = st.container(), st.container()
+else:
+    diagram_col, region_col = st.columns([1, 1], gap="large")
 with diagram_col:
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):

@@ -152,8 +152,11 @@ def test_file_stem():
 def test_rows_from_selection_reads_customdata_and_skips_other_points():
     event = {"selection": {"points": [
         {"customdata": [4], "x": 1.0}, {"customdata": 7}, {"x": 3.0, "text": "#2"},
-        {"customdata": ["label"]}, {"customdata": []}, {"customdata": [2.0]}, "junk"]}}
-    assert grow_views.rows_from_selection(event) == [4, 7, 2]
+        {"customdata": ["label"]}, {"customdata": []}, {"customdata": [2.0]}, "junk",
+        # what Streamlit 1.67 really sends for customdata=[[row], ...] (seen in Chromium)
+        {"curve_number": 0, "point_number": 5, "point_index": 5, "x": 11, "y": 380,
+         "customdata": {"0": 9}}, {"customdata": {}}]}}
+    assert grow_views.rows_from_selection(event) == [4, 7, 2, 9]
     assert grow_views.rows_from_selection(None) == []
     assert grow_views.rows_from_selection({"selection": {}}) == []
     assert grow_views.rows_from_selection({}) == []

@@ -323,7 +323,7 @@ def _tick() -> None:
     if not ss.get(PLAYING):
         return
     pace = float(ss.get(W_PACE, 1.0))
-    if time.monotonic() - float(ss.get(PLAY_LAST, 0.0)) < 0.8 * pace:
+    if time.monotonic() - float(ss.get(PLAY_LAST, 0.0)) < 0.95 * pace:
         return
     run_action("step")
     ss[PLAY_LAST] = time.monotonic()
@@ -331,4 +331,6 @@ def _tick() -> None:
 
 
 def _ticker(pace: float) -> None:
-    st.fragment(_tick, run_every=pace)()
+    # Ticks four times per pace; a tick steps once a whole pace has passed since the last step, so
+    # the time a step's full rerun takes does not add to the pace.
+    st.fragment(_tick, run_every=max(0.25, pace / 4))()

@@ -20,7 +20,8 @@ from ui.widgets import md_escape, shorten
 
 MEMO = "_grow_memo"
 MEMO_SIZE = 24
-BIG_TREE = 100  # more nodes than this: fold deep levels and compact the labels by default
+MEDIUM_TREE = 15  # more nodes than this: offer compact boxes (on by default)
+BIG_TREE = 100  # more nodes than this: fold levels deeper than a chosen depth
 STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its column
 LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
 
@@ -58,25 +59,27 @@ def diagram_source(tree, **kw) -> str:
 
 
 def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str:
-    """Draw the tree with ``st.graphviz_chart``; above :data:`BIG_TREE` nodes offer a depth limit.
+    """Draw the tree with ``st.graphviz_chart``; bigger trees get compact boxes and a depth limit.
 
     ``highlight``: node drawn with a thick border (the last split); ``path``: node ids of a query
     point's path. Returns the DOT text drawn (the Export panel reuses it).
     """
     max_depth, compact = None, False
-    if tree.n_nodes > BIG_TREE:
-        fold = fold_depth_for(tree, BIG_TREE)
-        c1, c2, c3 = st.columns([2, 1, 3], vertical_alignment="bottom")
-        depth_key, compact_key = f"_w_{key}_depth", f"_w_{key}_compact"
-        options = list(range(1, tree.depth + 1))
-        if st.session_state.get(depth_key) not in options:
-            st.session_state[depth_key] = fold if fold in options else options[0]
-        max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key)
-        compact = c2.toggle("Compact boxes", value=True, key=compact_key)
-        c3.caption(f"{tree.n_nodes:,} nodes: deeper levels are folded into “+k nodes” boxes. "
-                   "The export holds the whole tree.")
-        if max_depth >= tree.depth:
-            max_depth = None
+    if tree.n_nodes > MEDIUM_TREE:
+        c2, c1, c3 = st.columns([1.3, 2, 2.5], vertical_alignment="bottom")
+        compact = c2.toggle("Compact boxes", value=True, key=f"_w_{key}_compact",
+                            help="Only the test (or class) and n in each box; the inspector has the rest.")
+        note = f"{tree.n_nodes:,} nodes."
+        if tree.n_nodes > BIG_TREE:
+            depth_key = f"_w_{key}_depth"
+            options = list(range(1, tree.depth + 1))
+            if st.session_state.get(depth_key) not in options:
+                fold = fold_depth_for(tree, BIG_TREE)
+                st.session_state[depth_key] = fold if fold in options else options[0]
+            max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key)
+            max_depth = None if max_depth >= tree.depth else max_depth
+            note += " Deeper levels are folded into “+k nodes” boxes; the export holds the whole tree."
+        c3.caption(note)
     dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
                          compact=compact)
     # Small trees at their natural size (one box would fill the screen); from four leaves on the
@@ -165,8 +168,9 @@ def rows_from_selection(selection) -> list[int]:
     """Row positions carried in ``customdata`` by the selected points of a region plot event.
 
     ``selection`` is what ``st.plotly_chart(on_select=...)`` returns (or stores under its key):
-    ``{"selection": {"points": [{"customdata": [row, ...], ...}, ...]}}``. Points without row data
-    (leaf-id labels, the query star) are skipped.
+    ``{"selection": {"points": [{"customdata": {"0": row}, ...}, ...]}}`` (Streamlit 1.67 sends a
+    row of 2-D customdata as a dict; a list ``[row]`` or a bare number also work). Points without
+    row data (leaf-id labels, the query star) are skipped.
     """
     try:
         points = selection["selection"]["points"]
@@ -175,6 +179,8 @@ def rows_from_selection(selection) -> list[int]:
     rows = []
     for p in points or ():
         cd = p.get("customdata") if isinstance(p, dict) else None
+        if isinstance(cd, dict):  # a row of 2-D customdata arrives as {"0": row}
+            cd = cd.get("0", next(iter(cd.values()), None))
         if isinstance(cd, (list, tuple)):
             cd = cd[0] if cd else None
         if isinstance(cd, (int, float, np.integer, np.floating)) and not isinstance(cd, bool) \
@@ -200,6 +206,17 @@ def _on_region_select() -> None:
     leaf = leaf_of_rows(grower.tree, grower.dataset.X, rows_from_selection(st.session_state.get(REGION_KEY)))
     if leaf is not None:
         state.select_node(leaf)
+
+
+def clickable(fig):
+    """``fig`` with drag-to-zoom, so a click selects a point in Streamlit.
+
+    Streamlit turns Plotly's ``clickmode`` to plain "event" (no selection on click) whenever the
+    figure's ``dragmode`` is "select" or "lasso"; with "zoom" a click selects the point under the
+    mouse, and the box tool in the chart's toolbar still selects many.
+    """
+    fig.update_layout(dragmode="zoom")
+    return fig
 
 
 def default_axes(grower, numeric: list[str]) -> tuple[str, str]:
@@ -253,9 +270,9 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     hl = subtree_leaves(tree, highlight)
     labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
-    fig = memo(("regions", fp, x, y, hl, qkey), lambda: region_figure(
+    fig = memo(("regions", fp, x, y, hl, qkey), lambda: clickable(region_figure(
         tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed(),
-        height=REGION_HEIGHT))
+        height=REGION_HEIGHT)))
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")

@@ -298,7 +298,11 @@ def test_region_plot_and_two_feature_mode():
     click(at, "_w_grow_grow")
     ok(at)
     assert any(gv.REGION_KEY in i for i in chart_ids(at))
+    spec = json.loads([c for c in at.get("plotly_chart") if gv.REGION_KEY in c.proto.id][0].proto.spec)
+    # Streamlit selects a clicked point only when the drag mode is not box/lasso selection
+    assert spec["layout"]["dragmode"] == "zoom"
     x, y = at.selectbox(key=gv.W_X).value, at.selectbox(key=gv.W_Y).value
+    assert (x, y) == ("petal_length", "petal_width")
     at.selectbox(key=gv.W_X).set_value("sepal_length").run()
     at.selectbox(key=gv.W_Y).set_value("sepal_width").run()
     ok(at)

@@ -57,6 +57,16 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     screenshot(page, "grow-three-steps", full_page=False)
 
+    # clicking a point selects the leaf it falls in for the node inspector
+    point = regions.first.locator("g.points path.point").nth(7)
+    box = point.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.up()
+    wait_idle(page)
+    node_box = page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first
+    expect(node_box).to_have_value(re.compile(r"#\d+ · open leaf"))
+
     # undo takes one split back; the step log tab lists the two that remain
     page.locator(".st-key-_w_grow_undo button").click()
     wait_idle(page)
