@@ -10,7 +10,8 @@ c45        entropy      gain_ratio   multiway            thresholds; Quinlan's a
 cart       gini         gain         subset (binary)     thresholds
 =========  ===========  ===========  ==================  ======================================
 
-Regression always uses ``variance``. Stopping rules combine: a node becomes a leaf when it is pure, or
+Regression always uses ``variance``. ``split_search``: "exact" (every midpoint), "histogram" (bin edges,
+``max_bins`` per feature; much faster on large data) or "auto" (histogram above ``histogram_above_rows``). Stopping rules combine: a node becomes a leaf when it is pure, or
 ``depth == max_depth``, or it has fewer than ``min_samples_split`` rows, or no split leaves at least
 ``min_samples_leaf`` rows in every child, or the best gain is below ``min_impurity_decrease``, or the
 split's chi-square test is not significant at ``chi2_alpha``, or (``validation=True``) the split does not
@@ -25,13 +26,14 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, fields, replace
 
+from .checks import is_whole, shown
 from .errors import ConfigError
 
 ALGORITHMS = ("id3", "c45", "cart")
 SCORES = ("gain", "gain_ratio")
 CATEGORICAL_SPLITS = ("multiway", "subset", "equals")
 ORDERS = ("breadth", "depth", "best")
-SPLIT_SEARCHES = ("exact", "histogram")
+SPLIT_SEARCHES = ("exact", "histogram", "auto")
 PRESETS = {
     "id3": {"criterion": "entropy", "score": "gain", "categorical_split": "multiway"},
     "c45": {"criterion": "entropy", "score": "gain_ratio", "categorical_split": "multiway"},
@@ -42,16 +44,16 @@ PRESETS = {
 def _check_int(name, value, low, allow_none=False):
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+    if not is_whole(value) or value < low:
         extra = " or None" if allow_none else ""
-        raise ConfigError(f"{name} must be a whole number >= {low}{extra}; got {value!r}.")
+        raise ConfigError(f"{name} must be a whole number >= {low}{extra}; got {shown(value)}.")
 
 
 def _check_choice(name, value, allowed, allow_none=False):
     if value is None and allow_none:
         return
-    if value not in allowed:
-        raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}.")
+    if not isinstance(value, str) or value not in allowed:  # never truth-test arrays or pd.NA
+        raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {shown(value)}.")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class TreeConfig:
     entropy_base: float = 2.0
     split_search: str = "exact"
     max_bins: int = 255
+    histogram_above_rows: int = 100_000
 
     def __post_init__(self):
         _check_choice("algorithm", self.algorithm, ALGORITHMS)
@@ -87,39 +90,46 @@ class TreeConfig:
         _check_int("min_samples_leaf", self.min_samples_leaf, 1)
         _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
         _check_int("max_bins", self.max_bins, 2)
+        _check_int("histogram_above_rows", self.histogram_above_rows, 0)
+        if self.max_bins > 65_535:
+            raise ConfigError(f"max_bins must be at most 65,535; got {self.max_bins!r}.")
         _check_int("random_state", self.random_state, 0, allow_none=True)
         mid = self.min_impurity_decrease
         if isinstance(mid, bool) or not isinstance(mid, numbers.Real) or not (mid >= 0) or mid == float("inf"):
-            raise ConfigError(f"min_impurity_decrease must be a number >= 0; got {mid!r}.")
+            raise ConfigError(f"min_impurity_decrease must be a number >= 0; got {shown(mid)}.")
         a = self.chi2_alpha
         if a is not None and (isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1):
-            raise ConfigError(f"chi2_alpha must be between 0 and 1 (e.g. 0.05) or None; got {a!r}.")
+            raise ConfigError(f"chi2_alpha must be between 0 and 1 (e.g. 0.05) or None; got {shown(a)}.")
         if not isinstance(self.validation, bool):
-            raise ConfigError(f"validation must be True or False; got {self.validation!r}.")
+            raise ConfigError(f"validation must be True or False; got {shown(self.validation)}.")
         _check_choice("order", self.order, ORDERS)
         _check_choice("split_search", self.split_search, SPLIT_SEARCHES)
         b = self.entropy_base
         if isinstance(b, bool) or not isinstance(b, numbers.Real) or not b > 1 or b == float("inf"):
-            raise ConfigError(f"entropy_base must be a number > 1 (2 for bits, e for nats); got {b!r}.")
+            raise ConfigError(f"entropy_base must be a number > 1 (2 for bits, e for nats); got {shown(b)}.")
         mf = self.max_features
-        ok = (mf is None or mf in ("sqrt", "log2")
+        ok = (mf is None or (isinstance(mf, str) and mf in ("sqrt", "log2"))
               or (isinstance(mf, numbers.Integral) and not isinstance(mf, bool) and mf >= 1)
               or (isinstance(mf, numbers.Real) and not isinstance(mf, (bool, numbers.Integral)) and 0 < mf <= 1))
         if not ok:
             raise ConfigError(
                 "max_features must be None, 'sqrt', 'log2', a whole number >= 1 or a fraction in (0, 1]; "
-                f"got {mf!r}.")
+                f"got {shown(mf)}.")
 
-    def resolved(self, task: str = "classification") -> "TreeConfig":
-        """The same configuration with the preset's defaults filled in for ``task``."""
+    def resolved(self, task: str = "classification", n_rows: int | None = None) -> "TreeConfig":
+        """The same configuration with the preset's defaults filled in for ``task``; ``split_search="auto"``
+        becomes "histogram" when ``n_rows`` exceeds ``histogram_above_rows``, else "exact"."""
         preset = PRESETS[self.algorithm]
         criterion = self.criterion or preset["criterion"]
         if task == "regression":
             criterion = "variance"
         elif criterion == "variance":
             raise ConfigError("criterion 'variance' is for regression; the target here is a class.")
+        search = self.split_search
+        if search == "auto":
+            search = "histogram" if n_rows is not None and n_rows > self.histogram_above_rows else "exact"
         return replace(
-            self, criterion=criterion, score=self.score or preset["score"],
+            self, criterion=criterion, score=self.score or preset["score"], split_search=search,
             categorical_split=self.categorical_split or preset["categorical_split"])
 
     @property
@@ -146,8 +156,10 @@ class TreeConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "TreeConfig":
+        if not isinstance(d, dict):
+            raise ConfigError(f"Tree settings must be a mapping of setting names to values; got {shown(d)}.")
         known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
+        unknown = {k for k in d if not isinstance(k, str) or k not in known}
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(sorted(map(str, unknown)))}.")
         return cls(**d)

@@ -18,6 +18,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .checks import node_id as check_node_id
+from .checks import shown
 from .config import TreeConfig
 from .errors import ConfigError, DataError
 from .histogram import best_histogram, make_bins
@@ -65,7 +67,7 @@ class Grower:
 
     def __init__(self, dataset, config: TreeConfig | None = None, *, sample_weight=None,
                  validation_data=None):
-        config = config or TreeConfig()
+        config = TreeConfig() if config is None else config
         if not isinstance(config, TreeConfig):
             raise ConfigError("config must be a TreeConfig.")
         if len(dataset) == 0:
@@ -73,7 +75,7 @@ class Grower:
         if not dataset.feature_names:
             raise DataError("There is no feature to split on: mark at least one column numeric or categorical.")
         self.dataset = dataset
-        self.config = config.resolved(dataset.task)
+        self.config = config.resolved(dataset.task, len(dataset))
         if self.config.validation and dataset.task != "classification":
             raise ConfigError("validation=True compares accuracy on the validation rows, so it works for "
                               "classification only; turn validation stopping off for a regression target.")
@@ -85,7 +87,10 @@ class Grower:
         self.X = dataset.X
         self.y = dataset.y
         self.U = unit_stats(self.y, self.task, len(dataset.classes))
-        w = np.ones(len(dataset)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        try:
+            w = np.ones(len(dataset)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        except (TypeError, ValueError):
+            w = np.array([np.nan])  # refused just below, with the same sentence
         if w.shape != (len(dataset),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise DataError("sample_weight must hold one non-negative number per row, not all zero.")
         self.w0 = w
@@ -145,6 +150,8 @@ class Grower:
 
     def expand(self, node_id: int, split: Split) -> StepRecord:
         """Force ``split`` at ``node_id`` (replacing its subtree if it has one)."""
+        if not isinstance(split, Split):
+            raise ConfigError(f"A forced split must be one of the node's candidate splits; got {shown(split)}.")
         rec = self._expand(node_id, split)
         self._actions.append(("expand", node_id, split))
         return rec
@@ -157,11 +164,11 @@ class Grower:
 
     def candidates(self, node_id: int) -> list[Split]:
         """Every feature's best split at the node, ranked by the configured score."""
-        return list(self._evaluate(node_id)[2])
+        return list(self._evaluate(self._node_id(node_id))[2])
 
     def gain_table(self, node_id: int = 0, all_candidates: bool = False):
         from .gain import gain_table_for
-        return gain_table_for(self, node_id, all_candidates=all_candidates)
+        return gain_table_for(self, self._node_id(node_id), all_candidates=all_candidates)
 
     def node_rows(self, node_id: int):
         """(row indices into the training data, weights) of the rows reaching ``node_id``."""
@@ -264,11 +271,11 @@ class Grower:
         else:
             self._collapse(action[1])
 
+    def _node_id(self, node_id) -> int:
+        return check_node_id(node_id, self._nodes, where="the tree")
+
     def _node(self, node_id):
-        if not isinstance(node_id, (int, np.integer)) or not 0 <= node_id < len(self._nodes) \
-                or self._nodes[node_id] is None:
-            raise ConfigError(f"There is no node {node_id} in the tree.")
-        return self._nodes[node_id]
+        return self._nodes[self._node_id(node_id)]
 
     def _features_for(self, node_id) -> list[int]:
         return self._features_from_path(self._paths[node_id])

@@ -59,3 +59,14 @@ def test_coarse_bins_stay_close_on_big_data():
     assert abs(acc(exact) - acc(hist)) < 0.01
     g = engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=16))
     assert len(engine.gain.candidate_scan(g, 0, "f0")) <= 15
+
+
+def test_auto_search_switches_by_row_count():
+    ds = engine.load_sample("iris")
+    assert engine.Grower(ds, engine.TreeConfig(split_search="auto")).config.split_search == "exact"
+    small_limit = engine.TreeConfig(split_search="auto", histogram_above_rows=100)
+    assert engine.Grower(ds, small_limit).config.split_search == "histogram"
+    with pytest.raises(engine.ConfigError, match="histogram_above_rows"):
+        engine.TreeConfig(histogram_above_rows=-1)
+    with pytest.raises(engine.ConfigError, match="split_search must be one of"):
+        engine.TreeConfig(split_search="fast")
