@@ -23,15 +23,17 @@ the curve is the mean over the subsets with a band of one standard deviation.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
+from .checks import choice, shown, whole
+from .checks import rows as check_rows
 from .errors import ConfigError, DataError
 from .evaluation import _check_seed, fit_for_evaluation
 from .metrics import evaluate, metrics_for, r2_from_sums, true_codes
 from .tree import first_argmax
+
+MAX_REPEATS = 100  # the page offers up to 20 subsets per size; the engine refuses more than this
 
 
 def node_memberships(tree, X) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -88,6 +90,21 @@ def split_order(grower) -> list[int]:
     if missing or any(tree.nodes[n].parent is not None and pos[tree.nodes[n].parent] > pos[n] for n in order):
         return level_order(tree)
     return order
+
+
+def _node_list(order) -> list[int]:
+    """``order`` as a list of whole numbers (node ids), or a ConfigError sentence."""
+    if isinstance(order, (str, bytes, dict, set)) or not hasattr(order, "__iter__"):
+        raise ConfigError(f"order must be a list of internal node ids; got {shown(order)}.")
+    return [whole("A node id in order", v, 0) for v in order]
+
+
+def _named_sets(sets) -> list:
+    """``sets`` as a list of (name, Dataset or None) pairs, or a DataError sentence."""
+    pairs = list(sets) if isinstance(sets, (list, tuple)) else None
+    if pairs is None or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+        raise DataError(f"sets must be a list of (name, rows) pairs, e.g. [('test', test)]; got {shown(sets)}.")
+    return [(name, check_rows(f"The '{name}' rows", ds, allow_none=True)) for name, ds in pairs]
 
 
 def level_order(tree) -> list[int]:
@@ -190,9 +207,9 @@ def growth_curve(tree, sets, *, order=None) -> pd.DataFrame:
     then ``<set>_<metric>`` for every metric of the task (classification: accuracy, error;
     regression: r2, mse, mae).
     """
-    order = level_order(tree) if order is None else list(order)
+    order = level_order(tree) if order is None else _node_list(order)
     table = _structure(tree, order)
-    for name, ds in sets:
+    for name, ds in _named_sets(sets):
         if ds is None or len(ds) == 0:
             continue
         if ds.task != tree.task:
@@ -237,13 +254,11 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
     scores. The full training set is fitted once (every subset of that size is the same).
     ``progress(done, total)`` is called after each fit.
     """
-    if test is None or len(test) == 0:
+    if check_rows("test", test, allow_none=True) is None or len(test) == 0:
         raise DataError("A learning curve needs test rows: set a test share on the Data page.")
-    metric = metric or metrics_for(train.task)[0]
-    if metric not in metrics_for(train.task):
-        raise ConfigError(f"metric must be one of {', '.join(metrics_for(train.task))}; got {metric!r}.")
-    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-        raise ConfigError(f"repeats must be a whole number of at least 1; got {repeats!r}.")
+    metric = metrics_for(train.task)[0] if metric is None else metric
+    choice("metric", metric, metrics_for(train.task))
+    whole("repeats", repeats, 1, MAX_REPEATS)
     fractions = _check_sizes(sizes)
     rng = np.random.default_rng(_check_seed(seed))
     n = len(train)

@@ -266,7 +266,7 @@ class Dataset:
         if isinstance(names, str) or not hasattr(names, "__iter__"):
             raise ConfigError("names must be a list of column names.")
         names = list(names)
-        unknown = [n for n in names if n not in self._kinds]
+        unknown = [n for n in names if not isinstance(n, str) or n not in self._kinds]
         if unknown:
             raise DataError(f"These are not feature columns: {_listing(unknown)}.")
         if not names:

@@ -22,18 +22,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .checks import rows as check_rows
+from .checks import shown, whole
 from .config import TreeConfig
 from .errors import ConfigError, DataError
 from .growth import Grower
 from .metrics import check_metric, default_metric, evaluate, metric_label, metrics_for
 
+#: the most rows folds are dealt for (the loader refuses more than 2,000,000 rows anyway).
+MAX_ROWS = 100_000_000
 #: validation share carved out of a training part when the config needs validation rows.
 VALIDATION_SHARE = 0.2
 
 
 def _check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ConfigError(f"seed must be a whole number 0 or larger; got {seed!r}.")
+        raise ConfigError(f"seed must be a whole number 0 or larger; got {shown(seed)}.")
     return int(seed)
 
 
@@ -44,7 +48,7 @@ def holdout(train, test=None, *, test_size: float = 0.3, seed: int = 0):
     ``borrowed`` is True when the returned test rows were cut from ``train`` (stratified,
     ``test_size`` of it, seeded) and the returned train is the rest.
     """
-    if test is not None and len(test) > 0:
+    if check_rows("test", test, allow_none=True) is not None and len(test) > 0:
         return train, test, False
     if len(train) < 4:
         raise DataError(f"With {len(train)} training rows there is nothing to hold out; "
@@ -81,8 +85,9 @@ def kfold_indices(n: int, k: int = 5, *, y=None, seed: int = 0) -> tuple[np.ndar
     With ``y`` (class codes) the folds are stratified: each class's rows, shuffled, are dealt to
     folds 0, 1, ..., k-1, 0, ... continuing where the previous class stopped.
     """
+    n = whole("n (the number of rows)", n, 0, MAX_ROWS)
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
-        raise ConfigError(f"k (the number of folds) must be a whole number of at least 2; got {k!r}.")
+        raise ConfigError(f"k (the number of folds) must be a whole number of at least 2; got {shown(k)}.")
     if k > n:
         raise DataError(f"{k} folds need at least {k} rows; there are {n}. Choose fewer folds.")
     rng = np.random.default_rng(_check_seed(seed))

@@ -162,7 +162,7 @@ def explain_impurity(stats, criterion: str, *, latex: bool = False, digits: int 
 def explain_gain(split: Split, criterion: str | None = None, *, latex: bool = False, digits: int = 3) -> str:
     """``parent - (w1/w * I1 + ...) = gain`` with the split's real numbers (C4.5: times the known share)."""
     from .impurity import get_criterion
-    crit = get_criterion(criterion) if criterion else None
+    crit = None if criterion is None or (isinstance(criterion, str) and not criterion) else get_criterion(criterion)
     f = f"{{:.{digits}f}}"
     total = sum(split.child_weights)
     terms = []

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from .checks import real, shown
 from .errors import ConfigError
 
 __all__ = [
@@ -164,9 +165,9 @@ CRITERIA: dict[str, Criterion] = {
 
 def get_criterion(name: str, task: str | None = None, base: float = 2.0) -> Criterion:
     """Look a criterion up by name, checking it fits the task."""
-    if name not in CRITERIA:
+    if not isinstance(name, str) or name not in CRITERIA:  # never hash lists or truth-test arrays
         raise ConfigError(
-            f"criterion must be one of {', '.join(CRITERIA)}; got {name!r}.")
+            f"criterion must be one of {', '.join(CRITERIA)}; got {shown(name)}.")
     crit = CRITERIA[name]
     if task is not None and crit.task != task:
         allowed = [n for n, c in CRITERIA.items() if c.task == task]
@@ -181,8 +182,12 @@ def impurity(counts, criterion: str = "entropy", *, base: float = 2.0) -> float:
     ``counts`` are (weighted) class counts, e.g. ``impurity([9, 5], "entropy") == 0.940``;
     for ``"variance"`` pass the target values themselves.
     """
+    base = real("base", base, 1.0, low_open=True)
     crit = get_criterion(criterion, base=base)
-    values = np.asarray(counts, dtype=float)
+    try:
+        values = np.asarray(counts, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(f"counts must be a list of numbers, e.g. [9, 5]; got {shown(counts)}.") from None
     if crit.task == "regression":
         stats = np.array([values.size, values.sum(), (values ** 2).sum()])
         return float(crit.from_stats(stats))

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .checks import rows as check_rows
+from .checks import shown
 from .errors import DataError
 
 #: metric name -> (task, greater is better, label for people)
@@ -55,9 +57,9 @@ def greater_is_better(metric: str) -> bool:
 def check_metric(metric: str, task: str | None = None) -> str:
     """``metric`` if it is known (and fits ``task``); ConfigError otherwise."""
     from .errors import ConfigError
-    if metric not in METRICS or (task is not None and METRICS[metric][0] != task):
+    if not isinstance(metric, str) or metric not in METRICS or (task is not None and METRICS[metric][0] != task):
         allowed = metrics_for(task) if task else tuple(METRICS)
-        raise ConfigError(f"metric must be one of {', '.join(allowed)}; got {metric!r}.")
+        raise ConfigError(f"metric must be one of {', '.join(allowed)}; got {shown(metric)}.")
     return metric
 
 
@@ -152,6 +154,7 @@ def true_codes(tree, dataset) -> np.ndarray:
 
 
 def _check_fits(tree, dataset) -> None:
+    check_rows("The rows to evaluate", dataset)
     if dataset.task != tree.task:
         raise DataError(f"The tree does {tree.task} but the rows to score have a {dataset.task} target.")
     if len(dataset) == 0:
@@ -205,7 +208,7 @@ def evaluate(tree, dataset, name: str = "data") -> Evaluation:
 
 def score(tree, dataset, metric: str | None = None) -> float:
     """One metric (default: accuracy / R^2) of ``tree`` on ``dataset``."""
-    metric = check_metric(metric or default_metric(tree.task), tree.task)
+    metric = check_metric(default_metric(tree.task) if metric is None else metric, tree.task)
     return evaluate(tree, dataset).scores[metric]
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import shown
 from .errors import DataError
 from .splits import format_number
 
@@ -94,8 +95,8 @@ def regions(tree, x: str, y: str) -> list[Region]:
     """Axis-aligned rectangles of the leaves over two numeric features."""
     schema = tree.schema
     for name in (x, y):
-        if name not in schema.feature_names:
-            raise DataError(f"'{name}' is not a feature of this tree.")
+        if not isinstance(name, str) or name not in schema.feature_names:  # never truth-test arrays
+            raise DataError(f"{shown(name)} is not a feature of this tree.")
         if schema.kinds[schema.index(name)] != "numeric":
             raise DataError(f"'{name}' is not numeric: regions need two numeric features.")
     xi, yi = schema.index(x), schema.index(y)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine.checks import shown
 from engine.errors import DataError
 
 KINDS = ("numeric", "categorical")
@@ -161,11 +162,10 @@ class FeatureSchema:
 
     def index(self, name: str) -> int:
         """Position of feature ``name`` (the column of ``X`` holding it)."""
-        try:
+        if isinstance(name, str) and name in self.feature_names:  # never compare arrays or pd.NA
             return self.feature_names.index(name)
-        except ValueError:
-            raise DataError(f"There is no feature named '{name}'; the features are: "
-                            f"{_listing(self.feature_names)}.") from None
+        raise DataError(f"There is no feature named {shown(name, 60)}; the features are: "
+                        f"{_listing(self.feature_names)}.")
 
     def is_categorical(self, i: int | str) -> bool:
         """Whether feature ``i`` (position or name) is categorical."""
@@ -179,7 +179,13 @@ class FeatureSchema:
         if isinstance(frame, pd.Series):
             frame = frame.to_frame().T
         elif isinstance(frame, dict):
-            frame = pd.DataFrame(frame)
+            try:  # {column: values} or one row {column: value}
+                frame = pd.DataFrame(frame)
+            except (TypeError, ValueError):
+                try:
+                    frame = pd.DataFrame([frame])
+                except (TypeError, ValueError):
+                    raise DataError("Only a table (DataFrame) with the feature columns can be encoded.") from None
         if not isinstance(frame, pd.DataFrame):
             raise DataError("Only a table (DataFrame) with the feature columns can be encoded.")
         columns = {str(c).strip(): c for c in frame.columns}

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .checks import choice, shown, whole
+from .checks import rows as check_rows
 from .errors import ConfigError, DataError
 from .evaluation import _check_seed, fit_for_evaluation
 from .metrics import check_metric, default_metric, evaluate, regression_scores, true_codes
@@ -37,6 +39,7 @@ PERTURBATIONS: dict[str, str] = {
     "jitter": "add noise to the numeric features of a share of the rows",
 }
 JITTER_SCALE = 0.25  # noise sd as a multiple of each numeric feature's sd
+MAX_RUNS = 1000  # the page offers up to 50; the engine refuses more than this whatever it is sent
 
 
 def _rebuilt(dataset, frame):
@@ -48,10 +51,9 @@ def _rebuilt(dataset, frame):
 
 def perturb(dataset, method: str, *, fraction: float = 0.05, rng=None):
     """``(data, sample_weight or None, rows_changed)``: one perturbed copy of the training rows."""
-    if method not in PERTURBATIONS:
-        raise ConfigError(f"method must be one of {', '.join(PERTURBATIONS)}; got {method!r}.")
+    choice("method", method, PERTURBATIONS)
     if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction <= 0.5:
-        raise ConfigError(f"fraction must be a share between 0 and 0.5 (e.g. 0.05); got {fraction!r}.")
+        raise ConfigError(f"fraction must be a share between 0 and 0.5 (e.g. 0.05); got {shown(fraction)}.")
     rng = rng if rng is not None else np.random.default_rng(0)
     n = len(dataset)
     if method == "bootstrap":
@@ -156,11 +158,11 @@ def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap
 
     ``progress(done, total)`` is called after each tree (the original counts as the first).
     """
-    if test is None or len(test) == 0:
+    if check_rows("test", test, allow_none=True) is None or len(test) == 0:
         raise DataError("Comparing trees needs test rows: set a test share on the Data page.")
-    if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 1:
-        raise ConfigError(f"runs must be a whole number of at least 1; got {runs!r}.")
-    metric = check_metric(metric or default_metric(train.task), train.task)
+    whole("runs", runs, 1, MAX_RUNS)
+    choice("method", method, PERTURBATIONS)
+    metric = check_metric(default_metric(train.task) if metric is None else metric, train.task)
     seed = _check_seed(seed)
     rng = np.random.default_rng(seed)
     total = int(runs) + 1

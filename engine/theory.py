@@ -181,7 +181,7 @@ def node_share(tree, node_id: int) -> float | None:
     classes = getattr(tree.schema, "classes", ())
     if tree.schema.task != "classification" or len(classes) != 2:
         return None
-    stats = np.asarray(tree.node(int(node_id)).stats, dtype=float)
+    stats = np.asarray(tree.node(node_id).stats, dtype=float)  # tree.node checks the id
     total = float(stats.sum())
     return float(stats[0] / total) if total > 0 else None
 

@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .checks import node_id as check_node_id
 from .errors import DataError
 from .schema import FeatureSchema
 from .splits import Split
@@ -118,13 +119,11 @@ class Tree:
         return self.nodes[0]
 
     def node(self, node_id: int) -> Node:
-        if not 0 <= int(node_id) < len(self.nodes) or self.nodes[node_id] is None:
-            raise DataError(f"There is no node {node_id} in this tree.")
-        return self.nodes[node_id]
+        return self.nodes[check_node_id(node_id, self.nodes, where="this tree", error=DataError)]
 
     def walk(self, start: int = 0):
         """Nodes reachable from ``start`` in pre-order (parent before children, left to right)."""
-        stack = [start]
+        stack = [check_node_id(start, self.nodes, where="this tree", error=DataError)]
         while stack:
             n = self.nodes[stack.pop()]
             yield n
@@ -171,9 +170,14 @@ class Tree:
     def _encode(self, data) -> np.ndarray:
         if isinstance(data, pd.DataFrame):
             return self.schema.encode(data)
-        X = np.asarray(data, dtype=float)
+        try:
+            X = np.asarray(data, dtype=float)
+        except (TypeError, ValueError):
+            raise DataError("Rows to predict must be a table (DataFrame) or an array of numbers.") from None
         if X.ndim == 1:
             X = X[None, :]
+        if X.ndim != 2:
+            raise DataError("Rows to predict must be a table (DataFrame) or a 2-D array of numbers.")
         if X.shape[1] != len(self.schema.feature_names):
             raise DataError(
                 f"Expected {len(self.schema.feature_names)} feature columns, got {X.shape[1]}.")

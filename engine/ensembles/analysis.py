@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..checks import rows as check_rows
 from ..errors import DataError
 from .forest import _targets
 from .votes import Ensemble, score
@@ -41,7 +42,7 @@ def size_curve(ensemble: Ensemble, test=None) -> pd.DataFrame:
     w = ensemble.weights
     cls = ensemble.task == "classification"
     sets = {"train": (ensemble.train_outputs, ensemble.train_y)}
-    if test is not None and len(test):
+    if check_rows("test", test, allow_none=True) is not None and len(test):
         sets["test"] = (ensemble.member_outputs(test), _targets(ensemble, test))
     out = {"n_members": np.arange(1, k + 1)}
     for name, (outputs, y) in sets.items():

@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..errors import ConfigError, DataError
 from ..growth import fit_tree
@@ -138,5 +139,5 @@ def fit_bagging(dataset, *, n_estimators: int = 10, max_samples: float = 1.0, bo
     ``progress(done, total)`` is called after each member.
     """
     return fit_bagged(dataset, method="bagging", n_estimators=n_estimators, max_samples=max_samples,
-                      bootstrap=bootstrap, tree_config=tree_config or TreeConfig(), random_state=random_state,
+                      bootstrap=bootstrap, tree_config=check_config(tree_config), random_state=random_state,
                       progress=progress)

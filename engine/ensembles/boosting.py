@@ -37,6 +37,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..checks import choice
+from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..errors import ConfigError
 from ..gain import evaluate_test
@@ -161,12 +163,11 @@ def fit_adaboost(dataset, *, n_rounds: int = 50, base: str = "stump", max_depth:
     if dataset.task != "classification":
         raise ConfigError("AdaBoost here is for classes; for a numeric target use bagging or a random forest.")
     n_rounds = check_count("n_rounds", n_rounds)
-    if base not in BASES:
-        raise ConfigError(f"base must be one of {', '.join(BASES)}; got {base!r}.")
+    choice("base", base, BASES)
     depth = 1 if base != "tree" else check_count("max_depth", max_depth, 50)
     n_thresholds = check_count("n_thresholds", n_thresholds, 1000)
     rng = np.random.default_rng(check_seed(random_state))
-    cfg = replace(tree_config or TreeConfig(), max_depth=depth, max_leaf_nodes=None, validation=False)
+    cfg = replace(check_config(tree_config), max_depth=depth, max_leaf_nodes=None, validation=False)
     X, y = dataset.X, np.asarray(dataset.y)
     n, k = y.size, len(dataset.classes)
     w = np.full(n, 1.0 / n)

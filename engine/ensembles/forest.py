@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..errors import ConfigError, DataError
 from .bagging import Progress, check_count, check_seed, fit_bagged
@@ -41,7 +42,7 @@ def fit_random_forest(dataset, *, n_estimators: int = 100, max_features="sqrt", 
     ``max_features``: k as in ``TreeConfig.max_features`` ("sqrt", "log2", a count or a fraction).
     ``per_tree_features``: draw the k features once per tree instead of at every split.
     """
-    base = tree_config or TreeConfig()
+    base = check_config(tree_config)
     if not isinstance(base, TreeConfig):
         raise ConfigError("tree_config must be a TreeConfig.")
     if max_features is None:

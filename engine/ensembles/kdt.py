@@ -26,6 +26,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..data import Dataset
 from ..errors import ConfigError, DataError
@@ -144,7 +145,7 @@ def fit_kdt(dataset, *, k: int = 2, n_thresholds: int = 3, negations: bool = Tru
     expanded = Dataset.from_frame(frame, target=target, kinds={n: "numeric" for n in names},
                                   task=dataset.task, name=f"{dataset.name} ({k}-monomials)",
                                   max_columns=MAX_COLUMNS + 1)
-    cfg = tree_config or TreeConfig(algorithm="id3")
+    cfg = check_config(tree_config, TreeConfig(algorithm="id3"))
     grower = Grower(expanded, cfg)
     if grow:
         grower.grow()

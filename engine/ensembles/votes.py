@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ..checks import whole
 from ..errors import DataError
 from .compiled import ColumnAdapter, CompiledTree
 
@@ -95,16 +96,27 @@ class Ensemble:
             data = data.frame
         if isinstance(data, (pd.DataFrame, pd.Series, dict)):
             return self.schema.encode(data)
-        X = np.asarray(data, dtype=float)
+        try:
+            X = np.asarray(data, dtype=float)
+        except (TypeError, ValueError):
+            raise DataError("Rows to predict must be a table (DataFrame) or an array of numbers.") from None
         X = X[None, :] if X.ndim == 1 else X
         if X.ndim != 2 or X.shape[1] != len(self.schema.feature_names):
-            raise DataError(f"Expected {len(self.schema.feature_names)} feature columns, got {X.shape[-1]}.")
+            got = X.shape[1] if X.ndim == 2 else "a single value"
+            raise DataError(f"Expected {len(self.schema.feature_names)} feature columns, got {got}.")
         return X
+
+    def check_upto(self, upto) -> int | None:
+        """``upto`` (use the first ``upto`` members) checked: None, or a whole number >= 1 (capped at M)."""
+        if upto is None:
+            return None
+        return min(whole("upto (the number of members to use)", upto, 1), self.n_members)
 
     # ----------------------------------------------------------------------------- votes
     def member_outputs(self, data, upto: int | None = None) -> np.ndarray:
         """(M, n) each member's prediction: class codes (int) or values (float)."""
         X = self.encode(data)
+        upto = self.check_upto(upto)
         parts = self._compiled[: upto if upto is not None else None]
         dtype = np.int64 if self.task == "classification" else float
         out = np.empty((len(parts), X.shape[0]), dtype=dtype)
@@ -116,6 +128,7 @@ class Ensemble:
         """Weighted votes (n, K) from member outputs (classification), using the first ``upto`` members
         or the boolean/index selection ``members``; for regression (n, 2): sum of z*f and sum of z."""
         w = self.weights
+        upto = self.check_upto(upto)
         sel = np.arange(len(self.members))[: upto if upto is not None else None]
         if members is not None:
             sel = np.arange(len(self.members))[members]
@@ -159,6 +172,7 @@ class Ensemble:
         outputs = self.train_outputs if outputs is None else outputs
         if self.in_bag is None:
             raise DataError("Out-of-bag votes need bootstrap samples; this ensemble used every row.")
+        upto = self.check_upto(upto)
         k = self.n_members if upto is None else upto
         out_bag = self.in_bag[:k] == 0
         w = self.weights[:k]
@@ -189,7 +203,7 @@ class Ensemble:
         from .bagging import draw_bootstrap
         if self.in_bag is None:
             raise DataError("This ensemble used every training row: there was no bootstrap draw.")
-        m = self.members[member]
+        m = self.members[whole("member", member, 0, self.n_members - 1)]
         return draw_bootstrap(self.train_y.size, self.params["n_draws"], m.seed)
 
 
