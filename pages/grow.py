@@ -8,6 +8,7 @@ from engine.errors import EngineError
 from engine.viz.dot import dot_source
 from ui import exports, inspector, query, share, state
 from ui import grow_controls as controls
+from ui import grow_settings as settings
 from ui import grow_views as views
 from ui.errors import show_engine_error
 from ui.widgets import md_escape
@@ -24,7 +25,7 @@ share.apply_link_once()
 
 split = state.current_split()
 train = split.train
-controls.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
+settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
 
 try:
     grower = controls.session_grower()
@@ -44,7 +45,7 @@ query_result = query.query_result(tree, query_values, grower.dataset) if query_v
 
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
-                    f"{controls.config_summary(state.current_config(), train.task)}")
+                    f"{settings.config_summary(state.current_config(), train.task)}")
 wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
                                                 "moves below it.")
 feats = controls.two_features()

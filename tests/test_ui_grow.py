@@ -15,6 +15,7 @@ from engine.config import TreeConfig
 from engine.errors import ConfigError
 from ui import exports, grow_views, inspector, query, share
 from ui import grow_controls as gc
+from ui import grow_settings as gs
 
 
 # ----------------------------------------------------------------------------------------- links
@@ -47,7 +48,7 @@ def test_config_link_round_trip(cfg):
 def test_settings_widgets_round_trip(cfg):
     if cfg.entropy_base not in (2.0, math.e):
         return  # the widget offers bits and nats only
-    assert gc.config_from_widgets(gc.widget_values(cfg)) == cfg
+    assert gs.config_from_widgets(gs.widget_values(cfg)) == cfg
 
 
 def test_default_config_link_is_just_the_algorithm():
@@ -97,9 +98,9 @@ def test_encode_state_only_for_samples_and_only_non_default_parts():
 def test_config_summary_and_status_text():
     ds = engine.load_sample("play_tennis")
     cfg = TreeConfig(algorithm="id3", max_depth=2, chi2_alpha=0.05)
-    assert gc.config_summary(cfg, "classification") == (
+    assert gs.config_summary(cfg, "classification") == (
         "ID3 · entropy (bits) · gain · multiway categories · depth ≤ 2 · χ² α = 0.05 · breadth-first")
-    assert gc.config_summary(TreeConfig(), "regression").startswith("CART · variance · gain")
+    assert gs.config_summary(TreeConfig(), "regression").startswith("CART · variance · gain")
     g = engine.Grower(ds, cfg)
     g.step()  # chi-square: Outlook's p = 0.17 is not significant at 0.05, so the root stays a leaf
     assert gc.status_text(g) == "Step 1 · 1 nodes · 1 leaves · depth 0 · finished"

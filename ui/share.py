@@ -41,7 +41,6 @@ CFG_KEYS = {
     "mid": "min_impurity_decrease", "leaves": "max_leaf_nodes", "chi2": "chi2_alpha",
     "val": "validation", "order": "order", "base": "entropy_base",
 }
-_FIELD_TO_KEY = {v: k for k, v in CFG_KEYS.items()}
 _INTS = {"max_depth", "min_samples_split", "min_samples_leaf", "max_leaf_nodes"}
 _FLOATS = {"min_impurity_decrease", "chi2_alpha"}
 

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.data import SAMPLES
 from ui import grow_controls as gc
+from ui import grow_settings as gs
 from ui import grow_views as gv
 from ui import query as q
 from ui import state
@@ -150,14 +151,14 @@ def test_play_starts_steps_on_ticks_and_stops(grow):
 # ------------------------------------------------------------------------------------ settings
 def test_settings_change_builds_a_new_config_and_resets_the_tree(grow):
     at = click(grow, "_w_grow_step")
-    at.selectbox(key=gc.W_ALGO).set_value("cart").run()
+    at.selectbox(key=gs.W_ALGO).set_value("cart").run()
     ok(at)
     assert state.TREE_CONFIG in at.session_state and at.session_state[state.TREE_CONFIG].algorithm == "cart"
     assert grower(at).n_steps == 0
     assert any("tree was reset" in i.value for i in at.info)
-    at.number_input(key=gc.W_DEPTH).set_value(1).run()
-    at.selectbox(key=gc.W_CRIT).set_value("entropy").run()
-    at.radio(key=gc.W_BASE).set_value("nats").run()
+    at.number_input(key=gs.W_DEPTH).set_value(1).run()
+    at.selectbox(key=gs.W_CRIT).set_value("entropy").run()
+    at.radio(key=gs.W_BASE).set_value("nats").run()
     ok(at)
     cfg = at.session_state[state.TREE_CONFIG]
     assert (cfg.algorithm, cfg.max_depth, cfg.criterion) == ("cart", 1, "entropy")
@@ -172,12 +173,12 @@ def test_settings_change_builds_a_new_config_and_resets_the_tree(grow):
 def test_validation_without_validation_rows_is_shown_as_an_error(grow):
     at = grow
     assert any("validation share" in c.value for c in at.caption)
-    at.checkbox(key=gc.W_VAL).check().run()
+    at.checkbox(key=gs.W_VAL).check().run()
     assert not at.exception
     assert [e.value for e in at.error] == [
         "validation=True needs validation rows: set a validation share on the Data page."]
     assert any(link.label == "Set a validation share on the Data page" for link in at.page_link)
-    at.checkbox(key=gc.W_VAL).uncheck().run()
+    at.checkbox(key=gs.W_VAL).uncheck().run()
     ok(at)
     assert grower(at).n_steps == 0
 
@@ -186,7 +187,7 @@ def test_validation_stopping_with_a_validation_share():
     at = open_link(data="iris", split="0.2,0.25,0", cfg="alg:cart,val:1")
     ok(at)
     assert at.session_state[state.SPLIT_SETTINGS] == {"test_size": 0.2, "validation_size": 0.25, "seed": 0}
-    assert at.checkbox(key=gc.W_VAL).value is True
+    assert at.checkbox(key=gs.W_VAL).value is True
     click(at, "_w_grow_grow")
     ok(at)
     g = grower(at)
@@ -329,7 +330,7 @@ def test_regression_sample_shows_the_step_function():
     at.radio(key=gv.W_VIEW).set_value("Prediction along one feature").run()
     ok(at)
     assert any("grow_fit" in i for i in chart_ids(at))
-    assert at.checkbox(key=gc.W_VAL).disabled
+    assert at.checkbox(key=gs.W_VAL).disabled
 
 
 @pytest.mark.parametrize("name", list(SAMPLES))

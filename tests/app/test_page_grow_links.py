@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from engine.serialize import tree_from_json
 from ui import data_panels as panels
 from ui import exports
-from ui import grow_controls as gc
+from ui import grow_settings as gs
 from ui import state
 
 GROW = "pages/grow.py"
@@ -133,7 +133,7 @@ def test_a_link_opens_the_sample_at_step_n_with_its_settings():
     assert (cfg.algorithm, cfg.max_depth, cfg.order) == ("id3", 3, "depth")
     assert grower(at).n_steps == 4
     # widgets show the linked settings, and the sidebar the linked data set
-    assert at.selectbox(key=gc.W_ALGO).value == "id3" and at.number_input(key=gc.W_DEPTH).value == 3
+    assert at.selectbox(key=gs.W_ALGO).value == "id3" and at.number_input(key=gs.W_DEPTH).value == 3
     assert any("ski" in m.value for m in at.sidebar.markdown)
     assert at.query_params["step"] == "4" and at.query_params["data"] == "ski"
     at.button(key="_w_grow_step").click().run()

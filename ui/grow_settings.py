@@ -1,0 +1,180 @@
+"""Grow page settings: the widgets that make a ``TreeConfig``, kept in step with the active config.
+
+Settings widgets mirror the active config (``ui.state.current_config``): whenever that config is not
+the one the widgets were filled from (a new data set, a shared link, a return to the page), every
+widget is refilled from it. A change to any widget builds a new ``TreeConfig`` in a callback, which
+the engine validates; on success the config becomes active and the tree is reset (``state.set_config``),
+on a ``ConfigError`` the sentence is kept and shown with ``st.error`` and the old tree stays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import streamlit as st
+
+from engine.config import PRESETS, TreeConfig
+from engine.errors import ConfigError
+from ui import state
+from ui.widgets import flash
+
+P = "_w_grow_"
+W_ALGO, W_CRIT, W_SCORE, W_CAT = P + "algorithm", P + "criterion", P + "score", P + "categorical"
+W_DEPTH, W_MSS, W_MSL, W_MID = P + "max_depth", P + "min_split", P + "min_leaf", P + "min_decrease"
+W_LEAVES, W_CHI2, W_VAL, W_ORDER, W_BASE = (P + "max_leaves", P + "chi2", P + "validation", P + "order",
+                                            P + "base")
+SETTINGS = (W_ALGO, W_CRIT, W_SCORE, W_CAT, W_DEPTH, W_MSS, W_MSL, W_MID, W_LEAVES, W_CHI2, W_VAL,
+            W_ORDER, W_BASE)
+SYNCED = "_grow_widgets_cfg"  # the config the settings widgets were filled from
+CONFIG_ERROR = "_grow_config_error"  # sentence of the last rejected settings change
+PRESET = "preset"
+ALGO_LABELS = {"id3": "ID3", "c45": "C4.5", "cart": "CART"}
+CRITERIA = ("entropy", "gini", "misclassification")
+SCORES = ("gain", "gain_ratio")
+CAT_SPLITS = ("multiway", "subset", "equals")
+ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-first (largest gain)"}
+CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
+BASES = {"bits": 2.0, "nats": math.e}
+
+# ------------------------------------------------------------------------------- pure helpers
+def widget_values(cfg: TreeConfig) -> dict:
+    """The settings widgets' values showing ``cfg`` (None fields shown as "preset")."""
+    return {
+        W_ALGO: cfg.algorithm, W_CRIT: cfg.criterion if cfg.criterion in CRITERIA else PRESET,
+        W_SCORE: cfg.score or PRESET, W_CAT: cfg.categorical_split or PRESET,
+        W_DEPTH: cfg.max_depth, W_MSS: cfg.min_samples_split, W_MSL: cfg.min_samples_leaf,
+        W_MID: float(cfg.min_impurity_decrease), W_LEAVES: cfg.max_leaf_nodes,
+        W_CHI2: "off" if cfg.chi2_alpha is None else format(cfg.chi2_alpha, "g"),
+        W_VAL: bool(cfg.validation), W_ORDER: cfg.order,
+        W_BASE: "nats" if math.isclose(cfg.entropy_base, math.e) else "bits",
+    }
+
+
+def _opt(value):
+    return None if value in (None, PRESET) else value
+
+
+def _whole(value):
+    """A widget number as int when it is whole (number inputs may hand back floats)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def config_from_widgets(values: Mapping) -> TreeConfig:
+    """A ``TreeConfig`` from the settings widgets' values; the engine validates (ConfigError)."""
+    chi2 = values.get(W_CHI2, "off")
+    base = values.get(W_BASE, "bits")
+    return TreeConfig(
+        algorithm=values.get(W_ALGO, "cart"), criterion=_opt(values.get(W_CRIT)),
+        score=_opt(values.get(W_SCORE)), categorical_split=_opt(values.get(W_CAT)),
+        max_depth=_whole(values.get(W_DEPTH)), min_samples_split=_whole(values.get(W_MSS, 2)),
+        min_samples_leaf=_whole(values.get(W_MSL, 1)),
+        min_impurity_decrease=float(values.get(W_MID) or 0.0),
+        max_leaf_nodes=_whole(values.get(W_LEAVES)),
+        chi2_alpha=None if chi2 in (None, "off") else float(chi2),
+        validation=bool(values.get(W_VAL, False)), order=values.get(W_ORDER, "breadth"),
+        entropy_base=BASES.get(base, base) if isinstance(base, str) else float(base),
+    )
+
+
+def config_summary(cfg: TreeConfig, task: str) -> str:
+    """One line naming the resolved settings, e.g. ``ID3 · entropy (bits) · gain · multiway``."""
+    r = cfg.resolved(task)
+    crit = r.criterion + (" (nats)" if r.criterion == "entropy" and math.isclose(r.entropy_base, math.e)
+                          else " (bits)" if r.criterion == "entropy" else "")
+    parts = [ALGO_LABELS[r.algorithm], crit, r.score.replace("_", " "), f"{r.categorical_split} categories"]
+    if r.max_depth is not None:
+        parts.append(f"depth ≤ {r.max_depth}")
+    if r.min_samples_split != 2:
+        parts.append(f"split ≥ {r.min_samples_split} rows")
+    if r.min_samples_leaf != 1:
+        parts.append(f"leaf ≥ {r.min_samples_leaf} rows")
+    if r.min_impurity_decrease:
+        parts.append(f"gain ≥ {r.min_impurity_decrease:g}")
+    if r.max_leaf_nodes is not None:
+        parts.append(f"≤ {r.max_leaf_nodes} leaves")
+    if r.chi2_alpha is not None:
+        parts.append(f"χ² α = {r.chi2_alpha:g}")
+    if r.validation:
+        parts.append("validation stopping")
+    parts.append(ORDERS[r.effective_order].split(" ")[0])
+    return " · ".join(parts)
+
+
+def _on_settings_change() -> None:
+    ss = st.session_state
+    try:
+        cfg = config_from_widgets({k: ss.get(k) for k in SETTINGS})
+    except ConfigError as err:
+        ss[CONFIG_ERROR] = str(err)
+        return
+    grown = ss.get(state.GROWER) is not None and ss[state.GROWER].n_steps > 0
+    state.set_config(cfg)
+    ss[SYNCED] = cfg
+    ss.pop(CONFIG_ERROR, None)
+    ss["_grow_playing"] = False  # Play stops: the tree it was growing is gone
+    flash("info", "Settings changed: the tree was reset" + (" (its steps were discarded)" if grown else "")
+          + ". Step or grow it again with the new settings.")
+
+
+def _sync_widgets(cfg: TreeConfig) -> None:
+    ss = st.session_state
+    if ss.get(SYNCED) == cfg and all(k in ss for k in SETTINGS):
+        return
+    for key, value in widget_values(cfg).items():
+        ss[key] = value
+    ss[SYNCED] = cfg
+    ss.pop(CONFIG_ERROR, None)
+
+
+# ------------------------------------------------------------------------------------ widgets
+def settings_panel(task: str, has_validation: bool) -> None:
+    """The settings expander; shows a rejected change's sentence with ``st.error``."""
+    cfg = state.current_config()
+    _sync_widgets(cfg)
+    preset = PRESETS[st.session_state[W_ALGO]] if st.session_state[W_ALGO] in PRESETS else {}
+    kw = {"on_change": _on_settings_change}
+    with st.expander("Settings: algorithm, impurity, stopping rules", key=P + "settings_box"):
+        c = st.columns(4)
+        c[0].selectbox("Algorithm", list(ALGO_LABELS), format_func=ALGO_LABELS.get, key=W_ALGO,
+                       help="Presets: ID3 = entropy + gain + multiway; C4.5 = entropy + gain ratio; "
+                            "CART = Gini + binary subsets.", **kw)
+        if task == "regression":
+            c[1].selectbox("Impurity", ["variance"], disabled=True, key=P + "variance",
+                           help="Regression trees always use the variance of the target.")
+        else:
+            c[1].selectbox("Impurity", [PRESET, *CRITERIA], key=W_CRIT, **kw,
+                           format_func=lambda v: f"preset ({preset.get('criterion')})" if v == PRESET else v)
+        c[2].selectbox("Score", [PRESET, *SCORES], key=W_SCORE, **kw,
+                       format_func=lambda v: f"preset ({preset.get('score', '').replace('_', ' ')})"
+                       if v == PRESET else v.replace("_", " "))
+        c[3].selectbox("Categorical split", [PRESET, *CAT_SPLITS], key=W_CAT, **kw,
+                       format_func=lambda v: f"preset ({preset.get('categorical_split')})" if v == PRESET else v,
+                       help="multiway: one child per value; subset: best binary grouping; "
+                            "equals: one value against the rest.")
+        c = st.columns(4)
+        c[0].number_input("Max depth (empty = none)", min_value=0, value=None, step=1, key=W_DEPTH, **kw)
+        c[1].number_input("Min rows to split", min_value=2, step=1, key=W_MSS, **kw)
+        c[2].number_input("Min rows per leaf", min_value=1, step=1, key=W_MSL, **kw)
+        c[3].number_input("Min gain", min_value=0.0, step=0.01, format="%.3f", key=W_MID, **kw,
+                          help="A node is split only if its best gain reaches this value.")
+        c = st.columns(4)
+        c[0].number_input("Max leaves (empty = none)", min_value=2, value=None, step=1, key=W_LEAVES,
+                          help="Forces best-first growth.", **kw)
+        c[1].selectbox("χ² significance α", CHI2_LEVELS, key=W_CHI2, **kw,
+                       help="Split only when the chi-square test of the split is significant at α.")
+        c[2].selectbox("Expansion order", list(ORDERS), format_func=ORDERS.get, key=W_ORDER, **kw)
+        c[3].radio("Entropy unit", list(BASES), key=W_BASE, horizontal=True, **kw,
+                   help="bits: log base 2; nats: natural log. Only entropy changes.")
+        st.checkbox("Validation stopping: split only if accuracy on the validation rows improves",
+                    key=W_VAL, disabled=task == "regression" and not st.session_state.get(W_VAL), **kw)
+        if task == "regression":
+            st.caption("Validation stopping compares accuracy, so it is for classification targets only.")
+        elif not has_validation:
+            st.caption("Validation stopping needs validation rows: set a validation share on the Data page.")
+            st.page_link("pages/data.py", label="Open the Data page", icon=":material/table_view:")
+        st.caption("Changing any setting starts a new tree.")
+    if st.session_state.get(CONFIG_ERROR):
+        st.error(st.session_state[CONFIG_ERROR], icon=":material/error:")
