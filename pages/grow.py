@@ -69,7 +69,8 @@ with region_col:
 tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
 with tabs[0]:
     if tabs[0].open is not False:
-        inspector.render_inspector(grower)
+        # a fragment: choosing a node, a candidate or a threshold reruns only the inspector
+        st.fragment(inspector.render_inspector)(grower)
 with tabs[1]:
     if tabs[1].open is not False:
         views.render_step_log(grower)

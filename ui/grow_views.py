@@ -20,7 +20,8 @@ from ui.widgets import md_escape, shorten
 
 MEMO = "_grow_memo"
 MEMO_SIZE = 24
-MEDIUM_TREE = 15  # more nodes than this: offer compact boxes (on by default)
+MEDIUM_TREE = 15  # more nodes than this: offer compact boxes
+COMPACT_TREE = 40  # more nodes than this when the toggle first appears: compact boxes by default
 BIG_TREE = 100  # more nodes than this: fold levels deeper than a chosen depth
 STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its column
 LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
@@ -67,7 +68,10 @@ def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str
     max_depth, compact = None, False
     if tree.n_nodes > MEDIUM_TREE:
         c2, c1, c3 = st.columns([1.3, 2, 2.5], vertical_alignment="bottom")
-        compact = c2.toggle("Compact boxes", value=True, key=f"_w_{key}_compact",
+        compact_key = f"_w_{key}_compact"
+        if compact_key not in st.session_state:
+            st.session_state[compact_key] = tree.n_nodes > COMPACT_TREE
+        compact = c2.toggle("Compact boxes", key=compact_key,
                             help="Only the test (or class) and n in each box; the inspector has the rest.")
         note = f"{tree.n_nodes:,} nodes."
         if tree.n_nodes > BIG_TREE:
