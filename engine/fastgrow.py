@@ -20,6 +20,7 @@ import numpy as np
 
 from .nodes import make_nodes
 from .splits import Split
+from .featuredraw import child_key, draw_mask
 from .fasthist import node_thresholds, scan_hist_feature
 from .search import TIE_TOL
 from .stopping import EPS, post_split_reason, pre_split_reason
@@ -137,6 +138,7 @@ def grow_levelwise(grower) -> FastResult:
     members = [np.arange(m)]                      # compact row positions of each level node, ascending
     node_of = np.zeros(m, dtype=np.int64)         # level-local node of each row, -1 when done
     draw = cfg.n_features_to_draw(d) < d
+    keys = {0: 0}                                 # node id -> running CRC of its path (feature draws)
     while level:
         order.extend(level)
         L = len(level)
@@ -182,9 +184,8 @@ def grow_levelwise(grower) -> FastResult:
         TOTT = np.ascontiguousarray(TOT.T)
         allowed = None
         if draw:  # features each node may use (random forests): scan feature j only in those nodes
-            allowed = np.zeros((C, d), dtype=bool)
-            for c, k in enumerate(cand):
-                allowed[c, grower._features_from_path(paths[level[k]])] = True
+            lvl_keys = [keys[level[k]] for k in cand]
+            allowed = draw_mask(lvl_keys, cfg.random_state or 0, d, cfg.n_features_to_draw(d))
         if hist:
             BIN = np.zeros((C, d), dtype=np.int64)
             for j in range(d):
@@ -283,7 +284,10 @@ def grow_levelwise(grower) -> FastResult:
                 for b in (0, 1):
                     cid = ids[b]
                     nodes[cid] = made[2 * i + b](cid, nid, depth, labels[b])
-                    paths[cid] = paths[nid] + ((j, "threshold", thr, (), b),)
+                    step = (j, "threshold", thr, (), b)
+                    paths[cid] = paths[nid] + (step,)
+                    if draw:
+                        keys[cid] = child_key(keys[nid], step)
         if not new_level:
             break
         # route rows to children and regroup every feature's order

@@ -23,6 +23,7 @@ from .checks import shown
 from .config import TreeConfig
 from .errors import ConfigError, DataError
 from .histogram import best_histogram, make_bins
+from .featuredraw import draw_mask, path_key
 from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
 from .nodes import make_node, route_rows, unit_stats
@@ -281,14 +282,14 @@ class Grower:
         return self._features_from_path(self._paths[node_id])
 
     def _features_from_path(self, path) -> list[int]:
-        """Features a node may use: all, or (max_features) a draw seeded by random_state and the node's path."""
+        """Features a node may use: all, or (max_features) a draw seeded by random_state and the node's path
+        (see :mod:`engine.featuredraw`)."""
         d = len(self.schema.feature_names)
         k = self.config.n_features_to_draw(d)
         if k >= d:
             return list(range(d))
-        seed = zlib.crc32(repr(path).encode())
-        rng = np.random.default_rng([self.config.random_state or 0, seed])
-        return sorted(rng.choice(d, size=k, replace=False).tolist())
+        mask = draw_mask([path_key(path)], self.config.random_state or 0, d, k)[0]
+        return np.flatnonzero(mask).tolist()
 
     def _evaluate(self, node_id):
         """(reason or None, best split or None, ranked candidates); cached per node path."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError
+from ..tree import first_argmax
 
 #: Fallback rows are predicted in chunks so that chunk x n_leaves stays below this many cells.
 FALLBACK_CELLS = 4_000_000
@@ -166,5 +167,5 @@ class CompiledTree:
         """Class codes (argmax of the leaf distribution, first class on ties) or regression values."""
         vals = self.values(X)
         if self.tree.task == "classification":
-            return np.argmax(vals, axis=1)
+            return first_argmax(vals)   # the same tie rule as Tree.predict (fractional rows mix leaves)
         return vals[:, 0]

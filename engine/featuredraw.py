@@ -1,0 +1,50 @@
+"""Random feature subsets per node (random forests' ``max_features``), deterministic and vectorised.
+
+Each node has a 32-bit key: the CRC-32 of its path from the root (each step ``(feature, kind, threshold,
+categories, child)`` folded into the running CRC), so a node's draw depends only on ``random_state`` and
+where the node is, not on the order in which nodes are grown. The features a node may use are the ``k``
+with the smallest SplitMix64 scores of (seed, key, feature): a uniformly random k-subset for each node.
+Both growers (step by step and level-wise) draw through this module, so they agree exactly.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_FEATURE = np.uint64(0x632BE59BD9B4E019)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser on uint64 arrays (wrapping arithmetic)."""
+    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def child_key(parent_key: int, step: tuple) -> int:
+    """Key of a child: the parent's running CRC-32 extended by the step that leads to it."""
+    return zlib.crc32(repr(step).encode(), parent_key)
+
+
+def path_key(path: tuple) -> int:
+    key = 0
+    for step in path:
+        key = child_key(key, step)
+    return key
+
+
+def draw_mask(keys, seed: int, d: int, k: int) -> np.ndarray:
+    """Boolean (n_nodes, d): True for the k features each node may use."""
+    keys = np.atleast_1d(np.asarray(keys, dtype=np.uint64))
+    base = _splitmix(keys ^ _splitmix(np.array([seed], dtype=np.uint64)))
+    scores = _splitmix(base[:, None] + np.arange(1, d + 1, dtype=np.uint64)[None, :] * _FEATURE)
+    pick = np.argsort(scores, axis=1, kind="stable")[:, :k]
+    mask = np.zeros((keys.size, d), dtype=bool)
+    np.put_along_axis(mask, pick, True, axis=1)
+    return mask
