@@ -42,6 +42,15 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def text_safe(text: str) -> str:
+    """``text`` with every line a spreadsheet would run as a formula neutralised (see :func:`neutralise`).
+
+    For plain-text exports people open in Excel too (the rules file: a class line such as
+    ``=HYPERLINK(...) <=> ...`` or ``-1 <=> ...`` would otherwise become a formula).
+    """
+    return "\n".join(neutralise(line) for line in str(text).split("\n"))
+
+
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """``frame`` as UTF-8 CSV (with a BOM, so Excel reads accents), formulas neutralised."""
     return csv_safe(frame).to_csv(index=False).encode("utf-8-sig")
@@ -66,7 +75,7 @@ def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> 
     if svg is not None:
         c[1].download_button("Diagram (SVG)", svg, file_name=f"{stem}_tree.svg", mime="image/svg+xml",
                              key="_w_grow_dl_svg", icon=":material/download:", on_click="ignore")
-    c[2].download_button("Rules (text)", rules_text(tree), file_name=f"{stem}_rules.txt",
+    c[2].download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"{stem}_rules.txt",
                          mime="text/plain", key="_w_grow_dl_rules", icon=":material/download:",
                          on_click="ignore")
     c[3].download_button("Tree (JSON)", tree_to_json(tree), file_name=f"{stem}_tree.json",
