@@ -45,7 +45,7 @@ query_result = query.query_result(tree, query_values, grower.dataset) if query_v
 
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
-                    f"{settings.config_summary(state.current_config(), train.task)}")
+                    f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
 wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
                                                 "moves below it.")
 feats = controls.two_features()

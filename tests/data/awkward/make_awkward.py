@@ -71,6 +71,10 @@ def files() -> dict[str, bytes]:
         "weird_names.csv": u('"say ""hi""","back\\slash","new\nline","<script>alert(1)</script>",'
                             '"a -> b; }",label\n1,2,3,4,5,a\n6,7,8,9,10,b\n'),
         "weird_values.csv": u('v,label\n"a -> b; }",x\n"<b>bold</b>",y\n"$x^2$",x\n"{""k"": 1}",y\n'),
+        "markup_names.csv": u('**bold**,$x$,:red[z],{}|<>,"""]; n0 -> n1 [",[a](javascript:alert(1)),label\n'
+                              + "".join(f'{"*a*" if i % 2 else "_b_"},{i},"{"<i>" if i % 3 else "]["}",'
+                                        f'"{"{x}" if i % 4 else "|y|"}",{i % 5},"{"$$" if i % 2 else "`c`"}",'
+                                        f'{"=1+1" if i % 2 else "@cmd"}\n' for i in range(12))),
         "whitespace_padded.csv": b"  Outlook , Temp ,Play  \n  Sunny ,  85 , No \n Rain, 70 ,Yes\n",
         "missing_markers.csv": b"n,t,label\nNA,N/A,a\n?,-,b\nnull,NaN,a\n,,b\n1, ? ,a\n2,z,b\n",
         "dates.csv": b"day,label\n2024-01-05,a\n2024-01-05,b\n2024-02-11,a\n",
