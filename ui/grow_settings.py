@@ -24,8 +24,9 @@ W_ALGO, W_CRIT, W_SCORE, W_CAT = P + "algorithm", P + "criterion", P + "score", 
 W_DEPTH, W_MSS, W_MSL, W_MID = P + "max_depth", P + "min_split", P + "min_leaf", P + "min_decrease"
 W_LEAVES, W_CHI2, W_VAL, W_ORDER, W_BASE = (P + "max_leaves", P + "chi2", P + "validation", P + "order",
                                             P + "base")
+W_SEARCH, W_BINS, W_ABOVE = P + "split_search", P + "max_bins", P + "hist_above"
 SETTINGS = (W_ALGO, W_CRIT, W_SCORE, W_CAT, W_DEPTH, W_MSS, W_MSL, W_MID, W_LEAVES, W_CHI2, W_VAL,
-            W_ORDER, W_BASE)
+            W_ORDER, W_BASE, W_SEARCH, W_BINS, W_ABOVE)
 SYNCED = "_grow_widgets_cfg"  # the config the settings widgets were filled from
 CONFIG_ERROR = "_grow_config_error"  # sentence of the last rejected settings change
 PRESET = "preset"
@@ -36,6 +37,7 @@ CAT_SPLITS = ("multiway", "subset", "equals")
 ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-first (largest gain)"}
 CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
 BASES = {"bits": 2.0, "nats": math.e}
+SEARCHES = {"auto": "Automatic (histogram above N rows)", "exact": "Exact", "histogram": "Histogram"}
 
 # ------------------------------------------------------------------------------- pure helpers
 def widget_values(cfg: TreeConfig) -> dict:
@@ -48,6 +50,7 @@ def widget_values(cfg: TreeConfig) -> dict:
         W_CHI2: "off" if cfg.chi2_alpha is None else format(cfg.chi2_alpha, "g"),
         W_VAL: bool(cfg.validation), W_ORDER: cfg.order,
         W_BASE: "nats" if math.isclose(cfg.entropy_base, math.e) else "bits",
+        W_SEARCH: cfg.split_search, W_BINS: cfg.max_bins, W_ABOVE: cfg.histogram_above_rows,
     }
 
 
@@ -76,11 +79,34 @@ def config_from_widgets(values: Mapping) -> TreeConfig:
         chi2_alpha=None if chi2 in (None, "off") else float(chi2),
         validation=bool(values.get(W_VAL, False)), order=values.get(W_ORDER, "breadth"),
         entropy_base=BASES.get(base, base) if isinstance(base, str) else float(base),
+        split_search=values.get(W_SEARCH) or state.DEFAULT_SPLIT_SEARCH,
+        max_bins=_whole(values.get(W_BINS) or 255),
+        histogram_above_rows=_whole(values.get(W_ABOVE) if values.get(W_ABOVE) is not None else 100_000),
     )
 
 
-def config_summary(cfg: TreeConfig, task: str) -> str:
-    """One line naming the resolved settings, e.g. ``ID3 · entropy (bits) · gain · multiway``."""
+def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
+    """Which split search ``cfg`` uses on ``n_rows`` training rows, in words.
+
+    ``exact search`` (every midpoint between sorted values) or ``histogram search, 255 bins: thresholds
+    at bin edges``; an unresolved "auto" (``n_rows`` unknown) reads ``automatic search (histogram above
+    100,000 rows)``.
+    """
+    search = cfg.split_search
+    if search == "auto" and n_rows is not None:
+        search = cfg.resolved("classification", n_rows).split_search
+    if search == "histogram":
+        return f"histogram search, {cfg.max_bins:,} bins: thresholds at bin edges"
+    if search == "exact":
+        return "exact search"
+    return f"automatic search (histogram above {cfg.histogram_above_rows:,} rows)"
+
+
+def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str:
+    """One line naming the resolved settings, e.g. ``ID3 · entropy (bits) · gain · multiway``.
+
+    With ``n_rows`` (the training rows) it ends with the split search the tree uses (:func:`search_text`).
+    """
     r = cfg.resolved(task)
     crit = r.criterion + (" (nats)" if r.criterion == "entropy" and math.isclose(r.entropy_base, math.e)
                           else " (bits)" if r.criterion == "entropy" else "")
@@ -100,6 +126,8 @@ def config_summary(cfg: TreeConfig, task: str) -> str:
     if r.validation:
         parts.append("validation stopping")
     parts.append(ORDERS[r.effective_order].split(" ")[0])
+    if n_rows is not None:
+        parts.append(search_text(cfg, n_rows))
     return " · ".join(parts)
 
 
@@ -175,6 +203,16 @@ def settings_panel(task: str, has_validation: bool) -> None:
         elif not has_validation:
             st.caption("Validation stopping needs validation rows: set a validation share on the Data page.")
             st.page_link("pages/data.py", label="Open the Data page", icon=":material/table_view:")
+        c = st.columns([2, 1, 1])
+        c[0].selectbox("Split search", list(SEARCHES), key=W_SEARCH, **kw,
+                       format_func=SEARCHES.get,
+                       help="Exact: every midpoint between sorted values. Histogram: each numeric feature is "
+                            "cut once into at most 'max bins' quantile bins and thresholds sit at bin edges "
+                            "(much faster on big data; gain tables are then at bin resolution).")
+        c[1].number_input("Max bins", min_value=2, max_value=65_535, step=1, key=W_BINS, **kw,
+                          help="Bins per numeric feature for histogram search.")
+        c[2].number_input("Histogram above N rows", min_value=0, step=10_000, key=W_ABOVE, **kw,
+                          help="Automatic search uses histograms when the training rows exceed this.")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):
         st.error(st.session_state[CONFIG_ERROR], icon=":material/error:")

@@ -148,6 +148,9 @@ def render_inspector(grower) -> None:
         st.info("No feature can split this node (every feature takes one value here, or the children "
                 "would be too small).")
     else:
+        if grower.config.split_search == "histogram":
+            st.caption(f"Histogram search: numeric thresholds at bin resolution (bin edges of at most "
+                       f"{grower.config.max_bins:,} quantile bins per feature), not every midpoint.")
         view = gain_table_view(table)
         st.dataframe(view, hide_index=True, width="stretch", column_config={
             "best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose"),
@@ -183,6 +186,9 @@ def render_inspector(grower) -> None:
             if len(scan) > 1:
                 chosen = split.threshold if split.kind == "threshold" else split.describe()
                 st.plotly_chart(threshold_scan_figure(scan, chosen=chosen), key="grow_scan", width="stretch")
+                if grower.config.split_search == "histogram" and grower.schema.kinds[
+                        grower.schema.feature_names.index(feature)] == "numeric":
+                    st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
     with right:
         _override_buttons(grower, node, split)
 

@@ -4,7 +4,8 @@ The query string carries, for bundled samples only (an uploaded file cannot trav
 
 - ``data``: the sample name, e.g. ``ski``;
 - ``cfg``: the settings that differ from ``TreeConfig()``'s defaults, as ``name:value`` pairs joined
-  by commas, with short names (:data:`CFG_KEYS`), e.g. ``alg:id3,depth:3,chi2:0.05,base:e``;
+  by commas, with short names (:data:`CFG_KEYS`), e.g. ``alg:id3,depth:3,chi2:0.05,base:e``
+  (``search:auto,bins:64,above:50000`` for the split search; a link without ``search`` means exact);
 - ``split``: ``test,validation,seed`` when they differ from the sample's default split;
 - ``xy``: ``x,y`` in two-feature mode (the tree grows on these two numeric features only);
 - ``step``: how many automatic steps to replay (forced splits and collapses are not carried).
@@ -40,8 +41,11 @@ CFG_KEYS = {
     "depth": "max_depth", "mss": "min_samples_split", "msl": "min_samples_leaf",
     "mid": "min_impurity_decrease", "leaves": "max_leaf_nodes", "chi2": "chi2_alpha",
     "val": "validation", "order": "order", "base": "entropy_base",
+    # split search (added later: a link without them opens with exact search, as when it was made)
+    "search": "split_search", "bins": "max_bins", "above": "histogram_above_rows",
 }
-_INTS = {"max_depth", "min_samples_split", "min_samples_leaf", "max_leaf_nodes"}
+_INTS = {"max_depth", "min_samples_split", "min_samples_leaf", "max_leaf_nodes", "max_bins",
+         "histogram_above_rows"}
 _FLOATS = {"min_impurity_decrease", "chi2_alpha"}
 
 
@@ -105,7 +109,7 @@ def decode_config(text: str) -> TreeConfig:
         except ValueError:
             raise ConfigError(f"The link's setting {piece.strip()!r} has a value this app cannot read.") from None
     for name in ("min_samples_split", "min_samples_leaf", "min_impurity_decrease", "entropy_base",
-                 "order", "algorithm"):
+                 "order", "algorithm", "split_search", "max_bins", "histogram_above_rows"):
         if name in values and values[name] is None:
             values.pop(name)
     return TreeConfig(**values)

@@ -37,6 +37,8 @@ DEFAULT_TEST_SIZE = 0.25
 # Below this many rows a data set is a textbook example: train on every row by default, so the gain
 # tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
 SMALL_DATA_ROWS = 30
+# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above.
+DEFAULT_SPLIT_SEARCH = "auto"
 
 
 def init_state() -> None:
@@ -181,13 +183,15 @@ def suggested_config():
     """The config a freshly loaded data set starts with: its sample's textbook algorithm.
 
     E.g. ID3 for "play_tennis" (so the first Step shows Mitchell's Outlook, gain 0.246) and C4.5
-    for "play_tennis_numeric"; CART for uploads.
+    for "play_tennis_numeric"; CART for uploads. Split search "auto": histogram search only when
+    the training rows exceed ``histogram_above_rows`` (100,000), so textbook samples stay exact.
     """
     from engine.config import TreeConfig
     from engine.data import SAMPLES
 
     info = SAMPLES.get(current_dataset_name())
-    return TreeConfig(algorithm=info.algorithm if info is not None else "cart")
+    return TreeConfig(algorithm=info.algorithm if info is not None else "cart",
+                      split_search=DEFAULT_SPLIT_SEARCH)
 
 
 def current_config():

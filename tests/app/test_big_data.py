@@ -1,0 +1,182 @@
+"""The app on big data: the split-search control, links carrying it, a 100k-row upload end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.config import TreeConfig
+from ui import data_panels as panels
+from ui import grow_settings as gs
+from ui import share
+from ui import state
+
+GROW = "pages/grow.py"
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def status(at) -> str:
+    lines = [m.value for m in at.markdown if m.value.startswith("**Step ")]
+    assert lines, "no status line"
+    return lines[0]
+
+
+def grower(at):
+    return at.session_state[state.GROWER]
+
+
+@pytest.fixture
+def grow(app_test):
+    at = app_test(GROW)
+    ok(at)
+    return at
+
+
+def synthetic_csv(n: int, d: int = 20, seed: int = 0) -> bytes:
+    """Like ``benchmarks.bench_fit.make_data``: d numeric features, three classes from a noisy signal."""
+    rng = np.random.default_rng(seed)
+    X = (rng.normal(size=(n, d)) * 100).round(2)
+    signal = X[:, 0] + X[:, 1] * X[:, 2] / 100 - np.abs(X[:, 3]) + rng.normal(scale=70, size=n)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(d)])
+    frame["y"] = np.array(["a", "b", "c"])[np.searchsorted(np.quantile(signal, [1 / 3, 2 / 3]), signal)]
+    return frame.to_csv(index=False).encode()
+
+
+# ------------------------------------------------------------------------------- pure helpers
+def test_the_app_default_is_automatic_search(grow):
+    assert grow.selectbox(key=gs.W_SEARCH).value == "auto"
+    assert grower(grow).config.histogram_above_rows == 100_000
+    # a textbook sample is far below the threshold: the tree uses exact search and says so
+    assert grower(grow).config.split_search == "exact"
+    assert "exact search" in status(grow)
+
+
+def test_widget_values_round_trip_the_search_settings():
+    cfg = TreeConfig(algorithm="c45", split_search="histogram", max_bins=32, histogram_above_rows=5_000)
+    values = gs.widget_values(cfg)
+    assert (values[gs.W_SEARCH], values[gs.W_BINS], values[gs.W_ABOVE]) == ("histogram", 32, 5_000)
+    assert gs.config_from_widgets(values) == cfg
+    # a number input may hand back floats: they become whole numbers
+    values.update({gs.W_BINS: 16.0, gs.W_ABOVE: 1000.0})
+    back = gs.config_from_widgets(values)
+    assert (back.max_bins, back.histogram_above_rows) == (16, 1000)
+
+
+def test_search_text_names_the_search_in_use():
+    auto = TreeConfig(split_search="auto", histogram_above_rows=1_000, max_bins=64)
+    assert gs.search_text(auto, 500) == "exact search"
+    assert gs.search_text(auto, 5_000) == "histogram search, 64 bins: thresholds at bin edges"
+    assert gs.search_text(auto) == "automatic search (histogram above 1,000 rows)"
+    assert gs.config_summary(TreeConfig(split_search="histogram"), "classification", 10).endswith(
+        "histogram search, 255 bins: thresholds at bin edges")
+    assert "search" not in gs.config_summary(TreeConfig(), "classification")
+
+
+# ------------------------------------------------------------------------------------ control
+def test_the_control_changes_the_growers_search(grow):
+    grow.selectbox(key=gs.W_SEARCH).set_value("histogram").run()
+    ok(grow)
+    assert grower(grow).config.split_search == "histogram"
+    assert "histogram search, 255 bins: thresholds at bin edges" in status(grow)
+    grow.number_input(key=gs.W_BINS).set_value(4).run()
+    ok(grow)
+    assert grower(grow).config.max_bins == 4 and "4 bins" in status(grow)
+    grow.button(key="_w_grow_step").click().run()
+    ok(grow)
+    assert grower(grow).n_steps == 1
+    # the inspector's gain table says it is at bin resolution
+    assert any("bin resolution" in c.value for c in grow.caption)
+    grow.selectbox(key=gs.W_SEARCH).set_value("exact").run()
+    ok(grow)
+    assert grower(grow).config.split_search == "exact" and "exact search" in status(grow)
+    assert not any("bin resolution" in c.value for c in grow.caption)
+
+
+def test_automatic_search_follows_the_row_threshold(grow):
+    at = grow
+    n = len(grower(at).dataset)
+    at.number_input(key=gs.W_ABOVE).set_value(n - 1).run()
+    ok(at)
+    assert grower(at).config.split_search == "histogram" and "histogram search" in status(at)
+    at.number_input(key=gs.W_ABOVE).set_value(n).run()
+    ok(at)
+    assert grower(at).config.split_search == "exact" and "exact search" in status(at)
+
+
+def test_bad_bins_are_refused_by_the_widget_or_the_engine(grow):
+    # the widget's bounds keep max bins in 2..65,535; the engine's sentence covers anything else
+    with pytest.raises(Exception):
+        TreeConfig(max_bins=1)
+    assert grow.number_input(key=gs.W_BINS).min == 2 and grow.number_input(key=gs.W_BINS).max == 65_535
+
+
+# -------------------------------------------------------------------------------------- links
+def test_links_carry_the_search_settings():
+    cfg = TreeConfig(algorithm="id3", split_search="histogram", max_bins=64, histogram_above_rows=50_000)
+    text = share.encode_config(cfg)
+    assert "search:histogram" in text and "bins:64" in text and "above:50000" in text
+    assert share.decode_config(text) == cfg
+    auto = TreeConfig(split_search="auto")
+    assert share.decode_config(share.encode_config(auto)) == auto
+
+
+def test_old_links_still_open_with_exact_search():
+    # links made before the setting existed had exact search: they open the same tree
+    cfg = share.decode_config("alg:id3,depth:3,order:depth")
+    assert cfg == TreeConfig(algorithm="id3", max_depth=3, order="depth")
+    assert cfg.split_search == "exact"
+    assert share.encode_config(TreeConfig(algorithm="id3")) == "alg:id3"
+
+
+def test_a_link_opens_with_its_search_and_the_page_link_keeps_it():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"data": "ski", "cfg": "alg:cart,search:histogram,bins:8", "step": "2"})
+    at.switch_page(GROW)
+    at.run()
+    ok(at)
+    g = grower(at)
+    assert (g.config.split_search, g.config.max_bins, g.n_steps) == ("histogram", 8, 2)
+    assert at.selectbox(key=gs.W_SEARCH).value == "histogram" and at.number_input(key=gs.W_BINS).value == 8
+    assert "search:histogram" in at.query_params["cfg"] and "bins:8" in at.query_params["cfg"]
+
+
+# ------------------------------------------------------------------------------ 100k upload
+@pytest.mark.slow
+def test_a_hundred_thousand_row_upload_works_end_to_end():
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key=panels.W_UPLOAD).set_value(("big.csv", synthetic_csv(100_000), "text/csv")).run()
+    ok(at)
+    ds = at.session_state[state.DATASET]
+    assert len(ds) == 100_000 and len(ds.feature_names) == 20 and ds.classes == ("a", "b", "c")
+    split = at.session_state[state.DATA_SPLIT]
+    assert len(split.train) == 75_000 and len(split.test) == 25_000
+    at.switch_page(GROW).run()
+    ok(at)
+    # 75,000 training rows: below the automatic threshold, so exact; forcing histogram works too
+    assert grower(at).config.split_search == "exact"
+    at.button(key="_w_grow_step").click().run()
+    ok(at)
+    assert grower(at).n_steps == 1 and grower(at).tree.n_nodes == 3
+    at.selectbox(key=gs.W_SEARCH).set_value("histogram").run()
+    ok(at)
+    for _ in range(3):
+        at.button(key="_w_grow_step").click().run()
+        ok(at)
+    g = grower(at)
+    assert g.config.split_search == "histogram" and g.n_steps == 3 and g.tree.n_nodes == 7
+    assert "histogram search, 255 bins" in status(at)
+    # plots draw a sample (at most 20,000 points), never all 75,000 rows
+    drawn = [len(trace.get("x") or ()) for c in at.get("plotly_chart")
+             for trace in json.loads(c.proto.spec).get("data", [])]
+    assert drawn and max(drawn) <= 20_000
