@@ -53,12 +53,14 @@ if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
                "(see the region plot).")
 
-if st.session_state.get(W_WIDE):
+wide = bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)
+if wide:
     diagram_col, region_col = st.container(), st.container()
 else:
     diagram_col, region_col = st.columns([1, 1], gap="large")
 with diagram_col:
-    views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None)
+    views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
+                         stretch_from=views.STRETCH_LEAVES_WIDE if wide else views.STRETCH_LEAVES)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))

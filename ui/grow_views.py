@@ -23,7 +23,8 @@ MEMO_SIZE = 24
 MEDIUM_TREE = 15  # more nodes than this: offer compact boxes
 COMPACT_TREE = 40  # more nodes than this when the toggle first appears: compact boxes by default
 BIG_TREE = 100  # more nodes than this: fold levels deeper than a chosen depth
-STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its column
+STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its (half-width) column
+STRETCH_LEAVES_WIDE = 7  # the same when the diagram has the whole width
 LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
 
 
@@ -59,11 +60,13 @@ def diagram_source(tree, **kw) -> str:
     return memo(("dot", tree_fingerprint(tree), opts), lambda: dot_source(tree, **kw))
 
 
-def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str:
+def render_diagram(tree, *, highlight=None, path=None, key: str = "grow",
+                   stretch_from: int = STRETCH_LEAVES) -> str:
     """Draw the tree with ``st.graphviz_chart``; bigger trees get compact boxes and a depth limit.
 
     ``highlight``: node drawn with a thick border (the last split); ``path``: node ids of a query
-    point's path. Returns the DOT text drawn (the Export panel reuses it).
+    point's path. ``stretch_from``: from this many leaves the drawing is scaled to the container's
+    width (smaller trees keep their natural size). Returns the DOT text drawn.
     """
     max_depth, compact = None, False
     if tree.n_nodes > MEDIUM_TREE:
@@ -86,9 +89,9 @@ def render_diagram(tree, *, highlight=None, path=None, key: str = "grow") -> str
         c3.caption(note)
     dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
                          compact=compact)
-    # Small trees at their natural size (one box would fill the screen); from four leaves on the
-    # drawing fills the column, so a projector shows it large.
-    st.graphviz_chart(dot, width="stretch" if tree.n_leaves >= STRETCH_LEAVES else "content")
+    # Small trees at their natural size (one box would fill the screen); bigger ones fill the
+    # container, so a projector shows them large.
+    st.graphviz_chart(dot, width="stretch" if tree.n_leaves >= stretch_from else "content")
     return dot
 
 
@@ -235,6 +238,13 @@ def subtree_leaves(tree, node_id: int | None) -> tuple[int, ...]:
     if node_id is None:
         return ()
     return tuple(n.id for n in tree.walk(node_id) if n.is_leaf)
+
+
+def has_region_plot(grower) -> bool:
+    """Whether :func:`render_regions` draws a figure (two numeric features, or a regression tree)."""
+    train = state.current_split().train
+    numeric = [f for f in grower.dataset.feature_names if train.kind(f) == "numeric"]
+    return grower.task == "regression" or len(numeric) >= 2
 
 
 def render_regions(grower, *, highlight=None, query=None, two_features=None, set_two_features=None) -> None:
