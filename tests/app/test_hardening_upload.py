@@ -135,3 +135,25 @@ def test_uploaded_awkward_file_grows_and_exports_on_the_grow_page(name):
         at.run()
         ok_page(at)
         assert not at.error, (tab, [e.value for e in at.error])
+
+
+@pytest.mark.slow
+def test_a_200_mb_upload_shows_the_row_limit_sentence_and_keeps_the_data(session, tmp_path):
+    """Streamlit refuses files above ``server.maxUploadSize`` (200 MB) in the browser with its own
+    message; a file just at the limit reaches the engine, which stops at 2,000,000 rows."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["maxUploadSize"] == 200
+    line = b"0.12345,-1.5,2.25,yes\n"
+    data = b"a,b,c,label\n" + line * (200 * 1024 * 1024 // len(line) + 1)
+    assert len(data) > 200 * 1024 * 1024
+    at = session
+    before = at.session_state[state.DATASET_NAME]
+    at.file_uploader(key=panels.W_UPLOAD).set_value(("big.csv", data, "text/csv")).run()
+    ok_page(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "more than 2,000,000 rows" in errors[0].replace("\\", ""), errors
+    assert at.session_state[state.DATASET_NAME] == before
+    at.file_uploader(key=panels.W_UPLOAD).clear().run()
+    ok_page(at)
