@@ -126,7 +126,10 @@ class Grower:
 
     def grow(self, max_steps: int | None = None) -> "Grower":
         """Step until nothing is open (or ``max_steps`` steps were taken)."""
-        if max_steps is None and not self._actions and fast_eligible(self):
+        if max_steps is None and all(a == ("step",) for a in self._actions) and fast_eligible(self):
+            # automatic steps only: the level-wise result ends in the same state (see ``_install``)
+            if self._actions:
+                self._rebuild()
             self._install(self._fast_result())
             return self
         n = 0

@@ -259,3 +259,25 @@ def test_node_labels_gain_view_and_child_table():
     rg = engine.Grower(reg, TreeConfig(max_depth=1)).grow()
     rt = inspector.child_table(rg.tree.root.split, (), "regression")
     assert list(rt.columns) == ["branch", "weight", "mean"] and rt["weight"].sum() == len(reg)
+
+
+@pytest.mark.parametrize("name, cfg", [
+    ("iris", TreeConfig()), ("breast_cancer", TreeConfig(order="depth")),
+    ("wine", TreeConfig(max_depth=3)), ("noisy_moons", TreeConfig(min_samples_leaf=3)),
+])
+def test_grow_to_end_after_steps_equals_stepping_to_the_end(name, cfg):
+    """Engine: "Grow to end" after automatic steps uses the level-wise builder; same tree and log."""
+    ds = engine.load_sample(name)
+    fast = engine.Grower(ds, cfg)
+    for _ in range(5):
+        fast.step()
+    fast.grow()
+    slow = engine.Grower(ds, cfg)
+    while slow.step() is not None:
+        pass
+    assert fast.tree.to_dict() == slow.tree.to_dict()
+    assert [(r.action, r.node_id, r.children, r.stopped) for r in fast.history] == \
+        [(r.action, r.node_id, r.children, r.stopped) for r in slow.history]
+    assert fast.n_steps == slow.n_steps and fast.done
+    fast.undo()
+    assert fast.n_steps == slow.n_steps - 1
