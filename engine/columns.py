@@ -54,7 +54,8 @@ def labels_of(values: pd.Series) -> pd.Series:
 
 def finite(values: pd.Series) -> tuple[pd.Series, int]:
     """Float64 values with +-inf replaced by NaN, and how many were infinite."""
-    out = pd.to_numeric(values, errors="coerce").astype("float64")
+    # float64 columns are used as they are (copy-on-write keeps them safe): no copy of a big column
+    out = values if values.dtype == np.float64 else pd.to_numeric(values, errors="coerce").astype("float64")
     inf = np.isinf(out.to_numpy())
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 

@@ -27,7 +27,7 @@ from .dataset_build import build_parts, limits_of, natural_table, positions, spl
 from .errors import ConfigError, DataError
 from .samples import SAMPLES, SampleInfo, sample_path
 from .schema import FeatureSchema, _listing
-from .textio import decode, refuse_binary, source_bytes, unpack
+from .textio import decode, refuse_binary, source_bytes, unpack, utf8_head
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
 
@@ -44,12 +44,22 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     if not data or data.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)
-    text, encoding = decode(data)
+    raw = _read_raw(data, name, limits, notes)
     del data
-    raw = read_table(text, name=name, encoding=encoding, max_columns=limits.max_columns,
-                     max_rows=limits.max_rows, notes=notes)
     return Dataset._from_table(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
                                decimal_comma=raw.decimal_comma, notes=raw.notes)
+
+
+def _read_raw(data: bytes, name: str, limits, notes):
+    """The parsed table of ``data``. Plain UTF-8 is parsed from the bytes themselves (only the start
+    is decoded, for the separator and header), so a big file is never held twice as bytes and text."""
+    head = utf8_head(data)
+    if head is not None:
+        return read_table(head, name=name, encoding="utf-8", max_columns=limits.max_columns,
+                          max_rows=limits.max_rows, notes=notes, data=data)
+    text, encoding = decode(data)
+    return read_table(text, name=name, encoding=encoding, max_columns=limits.max_columns,
+                      max_rows=limits.max_rows, notes=notes)
 
 
 def load_sample(name: str) -> "Dataset":

@@ -81,7 +81,9 @@ def natural_table(frame: pd.DataFrame, *, limits: Limits, decimal_comma: bool,
                                                  decimal_comma=decimal_comma)
         cleaned[cname], natural[cname] = values, kind
         notes.extend(found)
-    return pd.DataFrame(cleaned, index=pd.RangeIndex(len(frame))), natural, tuple(notes)
+    # copy=False: the cleaned columns are new or (numbers already float64) the parsed ones; copying
+    # them into one block again would double the memory of a big file
+    return pd.DataFrame(cleaned, index=pd.RangeIndex(len(frame)), copy=False), natural, tuple(notes)
 
 
 def _check_overrides(overrides, names, target) -> dict:
@@ -183,7 +185,7 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
     if not any(k != "ignore" for k in kinds.values()):
         raise DataError("No column is left to learn from: every column except the target is ignored. "
                         "Mark a column numeric or categorical.")
-    out = pd.DataFrame(data, index=frame.index)
+    out = pd.DataFrame(data, index=frame.index, copy=False)  # shares unchanged columns with ``full``
     return Parts(out, target, task, classes, kinds, categories, overrides, tuple(notes))
 
 

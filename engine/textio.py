@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -149,6 +150,26 @@ def decode(data: bytes) -> tuple[str, str]:
         _refuse_nul(text)
         return text, encoding
     raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
+
+
+def utf8_head(data: bytes, limit: int = 1 << 20, *, chunk: int = 1 << 23) -> str | None:
+    """The first ``limit`` bytes of ``data`` as text when the whole of it is BOM-less UTF-8 without NUL
+    bytes (what :func:`decode` would read as plain "utf-8"), else None.
+
+    Validation runs over ``chunk``-sized slices with an incremental decoder, so a big file is checked
+    without holding a second, decoded copy of it: the parser then reads the bytes themselves.
+    """
+    if any(data.startswith(bom) for bom, _ in _BOMS) or b"\x00" in data:
+        return None
+    view = memoryview(data)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), chunk):
+            decoder.decode(view[start:start + chunk], final=start + chunk >= len(data))
+        head = view[:limit].tobytes()
+        return head.decode("utf-8", errors="ignore") if len(data) > limit else head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
