@@ -171,7 +171,8 @@ def render_inspector(grower) -> None:
         feature = st.selectbox("Explain the candidate split on", features, index=features.index(default),
                                key=f"_w_grow_cand_{sel}", format_func=lambda f: shorten(f, 50))
         best = ranked[features.index(feature)]
-        test = _test_for(grower, node, feature, best, key=f"_w_grow_test_{sel}")
+        j = grower.dataset.feature_names.index(feature)
+        test = _test_for(grower, node, feature, best, key=f"_w_grow_test_{sel}_{j}")
     split = None
     if test is not None:
         try:

@@ -229,7 +229,14 @@ def test_numeric_threshold_override_from_the_scan():
     at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
     ok(at)
     assert "grow_scan" in " ".join(chart_ids(at))
-    at.select_slider(key="_w_grow_test_0_thr").set_value(72.5).run()
+    at.select_slider(key="_w_grow_test_0_2_thr").set_value(72.5).run()
+    ok(at)
+    # another numeric candidate has its own threshold slider, starting at its best threshold
+    at.selectbox(key="_w_grow_cand_0").set_value("Temperature").run()
+    ok(at)
+    assert at.select_slider(key="_w_grow_test_0_1_thr").value == 84.0
+    at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
+    at.select_slider(key="_w_grow_test_0_2_thr").set_value(72.5).run()
     ok(at)
     click(at, "_w_grow_force")
     ok(at)
