@@ -299,6 +299,6 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         others = sorted({n.split.feature for n in tree.internal_nodes} - {x, y})
         st.caption(f"The tree also tests {md_escape(', '.join(others[:6]))}"
                    f"{' …' if len(others) > 6 else ''}: the rectangles only show its tests on these two axes.")
-        st.button(f"Grow on {shorten(x, 20)} and {shorten(y, 20)} only", on_click=set_two_features,
+        st.button(f"Grow on {md_escape(shorten(x, 20))} and {md_escape(shorten(y, 20))} only", on_click=set_two_features,
                   args=((x, y),), key="_w_grow_two_feats", icon=":material/filter_2:",
                   help="Starts a new tree that may only use these two features (clearly labelled).")

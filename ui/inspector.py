@@ -21,7 +21,7 @@ from engine.viz.figures import class_distribution_figure, threshold_scan_figure
 from ui import state
 from ui.errors import show_engine_error
 from ui.exports import csv_bytes, file_stem
-from ui.grow_views import tree_fingerprint
+from ui.grow_views import memo, tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
 
 W_NODE = "_w_grow_node"
@@ -78,13 +78,19 @@ def _on_node(key: str) -> None:
         state.select_node(value)
 
 
+def _scan(grower, node_id: int, feature: str):
+    """``candidate_scan`` of one feature at a node, remembered for the current tree."""
+    return memo(("scan", tree_fingerprint(grower.tree), node_id, feature),
+                lambda: candidate_scan(grower, node_id, feature))
+
+
 def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split | None:
     """Widgets choosing the test on ``feature`` (threshold / value / subset); the chosen Split."""
     ds = grower.dataset
     j = ds.feature_names.index(feature)
     current = node.split if node.split is not None and node.split.feature == feature else best
     if ds.kind(feature) == "numeric":
-        scan = candidate_scan(grower, node.id, feature)
+        scan = _scan(grower, node.id, feature)
         if scan.empty:
             return None
         thr = scan["threshold"].to_numpy(dtype=float)
@@ -93,10 +99,10 @@ def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split
             opts = [float(t) for t in thr]
             if default not in opts:
                 default = opts[int(np.argmin(np.abs(thr - default)))]
-            t = st.select_slider(f"Threshold: {shorten(feature, 30)} <= t", opts, value=default,
+            t = st.select_slider(f"Threshold: {md_escape(shorten(feature, 30))} <= t", opts, value=default,
                                  format_func=format_number, key=key + "_thr")
         else:
-            t = st.number_input(f"Threshold: {shorten(feature, 30)} <= t", value=default, key=key + "_thr",
+            t = st.number_input(f"Threshold: {md_escape(shorten(feature, 30))} <= t", value=default, key=key + "_thr",
                                 format="%.6g")
         return Split(feature=feature, feature_index=j, kind="threshold", threshold=float(t))
     mode = grower.config.categorical_split
@@ -105,12 +111,12 @@ def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split
         return current
     if mode == "equals":
         default = current.categories[0] if current is not None else cats[0]
-        v = st.selectbox(f"{shorten(feature, 30)} = value (against the rest)", cats,
+        v = st.selectbox(f"{md_escape(shorten(feature, 30))} = value (against the rest)", cats,
                          index=cats.index(default) if default in cats else 0, key=key + "_eq")
         return Split(feature=feature, feature_index=j, kind="equals", categories=(v,),
                      category_codes=(cats.index(v),))
     default = list(current.categories) if current is not None else [cats[0]]
-    left = st.multiselect(f"{shorten(feature, 30)}: values going left (the rest go right)", cats,
+    left = st.multiselect(f"{md_escape(shorten(feature, 30))}: values going left (the rest go right)", cats,
                           default=[c for c in default if c in cats], key=key + "_sub")
     if not left:
         st.caption("Choose at least one value for the left branch.")
@@ -161,7 +167,8 @@ def render_inspector(grower) -> None:
                            mime="text/csv", icon=":material/download:")
     left, right = st.columns([1, 1], gap="large")
     with left:
-        st.plotly_chart(class_distribution_figure(tree, sel), key="grow_class_dist", width="stretch")
+        fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
+        st.plotly_chart(fig, key="grow_class_dist", width="stretch")
     if table.empty:
         return
     ranked = grower.candidates(sel)
@@ -183,10 +190,12 @@ def render_inspector(grower) -> None:
         with left:
             _explain(grower, node, split)
         with right:
-            scan = candidate_scan(grower, sel, feature)
+            scan = _scan(grower, sel, feature)
             if len(scan) > 1:
                 chosen = split.threshold if split.kind == "threshold" else split.describe()
-                st.plotly_chart(threshold_scan_figure(scan, chosen=chosen), key="grow_scan", width="stretch")
+                fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
+                           lambda: threshold_scan_figure(scan, chosen=chosen))
+                st.plotly_chart(fig, key="grow_scan", width="stretch")
                 if grower.config.split_search == "histogram" and grower.schema.kinds[
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
