@@ -128,10 +128,10 @@ def render_quiz(grower, step_action) -> None:
     with st.container(border=True, key="quiz_question"):
         st.markdown(f"**Which feature will split node {question.node_id}** ({question.n_rows} {noun})?")
         pick = st.radio("Your guess", question.features, index=None, horizontal=True, key=_key(W_PICK),
-                        format_func=str)
+                        format_func=md_escape)  # radio options are Markdown: show column names literally
         if pick is not None and question.needs_threshold(pick):
             lo, hi = question.range_of(pick)
-            st.number_input(f"Threshold: the split is {pick} <= t (values here run from "
+            st.number_input(f"Threshold: the split is {md_escape(pick)} <= t (values here run from "
                             f"{format_number(lo)} to {format_number(hi)})", min_value=float(lo),
                             max_value=float(hi), value=None, key=_key(W_THRESHOLD), format="%g")
         elif question.ask_threshold and pick is None:

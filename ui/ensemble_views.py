@@ -18,6 +18,7 @@ from engine import ensembles
 from engine.viz import ensemble_figs as figs
 from engine.viz.dot import dot_source, fold_depth_for
 from engine.viz.regions import region_figure
+from ui.widgets import md_escape
 
 MEMO = "_ens_memo"
 W_MEMBER, W_SOURCE, W_ROW = "_w_ens_member", "_w_ens_source", "_w_ens_row"
@@ -64,10 +65,11 @@ def _query_row(train) -> pd.DataFrame:
             key = f"_w_ens_q_{j}"
             box = cols[j % 4]
             if train.schema.kinds[j] == "numeric":
-                values[name] = box.number_input(name, value=float(base[name]), key=key, format="%.4g")
+                values[name] = box.number_input(md_escape(name), value=float(base[name]), key=key, format="%.4g")
             else:
                 cats = list(train.schema.categories[j])
-                values[name] = box.selectbox(name, cats, index=cats.index(base[name]) if base[name] in cats else 0,
+                values[name] = box.selectbox(md_escape(name), cats,
+                                             index=cats.index(base[name]) if base[name] in cats else 0,
                                              key=key)
     return pd.DataFrame([values])
 

@@ -115,7 +115,7 @@ def render_query_form(ds) -> None:
         cols = st.columns(min(MAX_COLUMNS, max(1, len(ds.feature_names))))
         for i, f in enumerate(ds.feature_names):
             col = cols[i % len(cols)]
-            label = shorten(f, 40)
+            label = md_escape(shorten(f, 40))  # widget labels are Markdown: show the name literally
             if ds.kind(f) == "numeric":
                 col.number_input(label, value=None, key=_widget_key(i), format="%.6g",
                                  placeholder="missing", help="Leave empty for a missing value.")
