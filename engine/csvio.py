@@ -34,9 +34,11 @@ DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 #: Extra spellings of "no value" given to pandas (case variants of ``schema.MISSING_MARKERS``).
 NA_VALUES = sorted({v for m in MISSING_MARKERS for v in (m, m.upper(), m.title(), m.capitalize())})
 
-#: Files larger than this are parsed in blocks of CHUNK_ROWS rows (see ``_parse``).
-CHUNKED_ABOVE_BYTES = 32 << 20
-CHUNK_ROWS = 100_000
+#: Files larger than this are parsed in blocks of about CHUNK_BYTES (see ``_parse``); CHUNK_ROWS, when
+#: set, fixes the rows per block instead.
+CHUNKED_ABOVE_BYTES = 8 << 20
+CHUNK_BYTES = 8 << 20
+CHUNK_ROWS: int | None = None
 
 _SEP_LINE = re.compile(r'"?sep=([,;\t|])"?[ \t]*\n', re.IGNORECASE)
 _C_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -165,7 +167,7 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
 def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip_spaces: bool):
     """``pandas.read_csv`` with this module's settings; returns the frame and the warnings raised.
 
-    Files above :data:`CHUNKED_ABOVE_BYTES` are parsed in blocks of :data:`CHUNK_ROWS` rows (the C
+    Files above :data:`CHUNKED_ABOVE_BYTES` are parsed in blocks of about :data:`CHUNK_BYTES` (the C
     tokenizer otherwise holds every field of the file at once: about 3x the file size on top of the
     result); the blocks are joined column by column. If a column's type differs between blocks (text
     in one, numbers in another), the file is parsed again in one piece so every column gets the type
@@ -186,7 +188,11 @@ def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip
 def _parse_blocks(data: bytes, kw: dict) -> pd.DataFrame | None:
     """The table parsed block by block, or None when a column's type differs between blocks."""
     blocks: list[dict] = []
-    with pd.read_csv(io.BytesIO(data), chunksize=CHUNK_ROWS, **kw) as reader:
+    rows = CHUNK_ROWS
+    if rows is None:  # rows per block from the length of the first lines
+        head = data[:1 << 16]
+        rows = max(1_000, CHUNK_BYTES * max(head.count(b"\n"), 1) // max(len(head), 1))
+    with pd.read_csv(io.BytesIO(data), chunksize=rows, **kw) as reader:
         for chunk in reader:
             # own copies of numeric columns, so each block's 2-D array is freed right away
             blocks.append({c: (chunk[c].to_numpy(copy=True) if chunk[c].dtype.kind in "iuf" else chunk[c])

@@ -1,9 +1,10 @@
 """Cached loaders shared by all sessions.
 
 Uploads are cached on the SHA-256 of their bytes (computed once here), never on a large DataFrame:
-Streamlit would otherwise hash the whole argument on every call. ``st.cache_data`` hands each caller
-its own copy, and :class:`engine.data.Dataset` is immutable, so nothing cached can be changed by one
-user under another's feet. Errors are not cached: a bad file raises ``DataError`` every time.
+Streamlit would otherwise hash the whole argument on every call. Uploads use ``st.cache_resource``
+(one shared object, no pickled copies: a 1M-row file would otherwise be held several times) and
+samples ``st.cache_data``; :class:`engine.data.Dataset` is immutable, so nothing cached can be
+changed by one user under another's feet. Errors are not cached: a bad file raises ``DataError`` every time.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ def bytes_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@st.cache_data(max_entries=16, show_spinner="Reading the file...")
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _load_uploaded(digest: str, name: str, _data: bytes) -> Dataset:
+    # cache_resource, not cache_data: cache_data would pickle the Dataset into the cache and unpickle a
+    # copy for every caller, holding two or three copies of a 1M-row table; a Dataset is immutable
+    # (``frame`` hands out copies, ``X``/``y`` are read-only), so sessions can share the one object.
     # ``_data`` is not hashed (leading underscore); ``digest`` stands for it in the cache key.
     source = io.BytesIO(_data)
     source.name = name  # like Streamlit's UploadedFile: lets the engine name the data set

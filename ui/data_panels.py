@@ -33,6 +33,7 @@ TASKS = ("auto", "classification", "regression")
 TASK_LABELS = {"auto": "Detect from the target", "classification": "Classification",
                "regression": "Regression"}
 RESET_NOTE = "The tree was reset: grow it again on the Grow page."
+BIG_UPLOAD_BYTES = 5 << 20  # uploads above this show their loading stages in an st.status box
 
 
 def sample_info(name: str) -> tuple[str, str]:
@@ -64,12 +65,18 @@ def _on_upload() -> None:
     st.session_state.pop(UPLOAD_ERROR, None)
     if upload is None:  # the user removed the file: keep the data set it gave
         return
+    size = int(getattr(upload, "size", 0) or 0)
+    box = st.status(f"Loading {shorten(upload.name)} ({size / 2**20:,.0f} MB)", expanded=True) \
+        if size > BIG_UPLOAD_BYTES else None
     try:
-        ds = load_uploaded(upload.getvalue(), upload.name)
-        state.set_dataset(ds, upload.name)
+        ds = load_stages(upload, box)
     except EngineError as err:
+        if box is not None:
+            box.update(label="The file could not be loaded", state="error", expanded=False)
         st.session_state[UPLOAD_ERROR] = (upload.file_id, str(err))
         return
+    if box is not None:
+        box.update(label=f"Loaded {shorten(upload.name)}: {len(ds):,} rows", state="complete", expanded=False)
     flash("success", f"Loaded **{md_escape(shorten(upload.name))}** ({len(ds):,} rows, "
                      f"{len(ds.feature_names)} features). {RESET_NOTE}")
 
@@ -117,6 +124,28 @@ def _restore() -> None:
         state.restore_loaded_dataset()
         flash("success", f"Kinds, target and task are back to what was detected. {RESET_NOTE}")
     _guard(action)
+
+
+def load_stages(upload, box=None):
+    """Load an upload and make it the active data set, naming each stage in ``box`` (an ``st.status``).
+
+    Stages: reading (the bytes and their digest), parsing (cached on the digest: CSV -> cleaned
+    columns and kinds), encoding the target, splitting, encoding the training features (the arrays
+    the Grow page needs; done here so the first Step does not pay for it).
+    """
+    say = box.write if box is not None else (lambda _text: None)
+    say("Reading the file...")
+    data = upload.getvalue()
+    say("Parsing rows and columns...")
+    ds = load_uploaded(data, upload.name)
+    del data
+    say(f"Encoding the target ({len(ds):,} rows)...")
+    ds.y  # noqa: B018 - computed once, cached on the data set (the split needs the class codes)
+    say("Splitting into training and test rows...")
+    state.set_dataset(ds, upload.name)
+    say("Encoding the training features...")
+    state.current_split().train.X  # noqa: B018 - cached on the split's data set
+    return ds
 
 
 # ------------------------------------------------------------------------------------- panels

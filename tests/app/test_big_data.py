@@ -151,7 +151,6 @@ def test_a_link_opens_with_its_search_and_the_page_link_keeps_it():
 
 
 # ------------------------------------------------------------------------------ 100k upload
-@pytest.mark.slow
 def test_a_hundred_thousand_row_upload_works_end_to_end():
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.switch_page("pages/data.py").run()
@@ -180,3 +179,42 @@ def test_a_hundred_thousand_row_upload_works_end_to_end():
     drawn = [len(trace.get("x") or ()) for c in at.get("plotly_chart")
              for trace in json.loads(c.proto.spec).get("data", [])]
     assert drawn and max(drawn) <= 20_000
+
+
+# ------------------------------------------------------------------------------ upload stages
+def _stages_script():
+    import streamlit as st
+
+    from ui import data_panels as panels
+    from ui import state as st_state
+
+    class Box:  # records what the st.status box would show
+        def __init__(self):
+            self.lines = []
+
+        def write(self, text):
+            self.lines.append(text)
+
+    class Upload:  # the parts of Streamlit's UploadedFile the handler uses
+        name, file_id = "stages.csv", "stages-1"
+
+        def getvalue(self):
+            return st.session_state["_csv"]
+
+    box = Box()
+    ds = panels.load_stages(Upload(), box)
+    st.session_state["_stages"] = box.lines
+    st.session_state["_train_x"] = st_state.current_split().train.X.shape
+    st.write(f"{len(ds)} rows")
+
+
+def test_an_upload_names_its_loading_stages():
+    at = AppTest.from_function(_stages_script, default_timeout=60)
+    at.session_state["_csv"] = synthetic_csv(400, d=4)
+    at.run()
+    ok(at)
+    stages = [s.split(" ")[0] for s in at.session_state["_stages"]]
+    assert stages == ["Reading", "Parsing", "Encoding", "Splitting", "Encoding"]
+    assert at.session_state["_train_x"] == (300, 4)
+    assert at.session_state[state.DATASET_NAME] == "stages.csv"
+

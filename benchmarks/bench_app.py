@@ -1,0 +1,229 @@
+"""The app on big data: load time and peak memory of a CSV upload, and server time per Step.
+
+    python benchmarks/bench_app.py                          # everything (about 5 minutes on 2 cores)
+    python benchmarks/bench_app.py --load-sizes 100000 --step-sizes 10000 --steps 3   # quick look
+
+Every figure is measured in a fresh child process (so one measurement's memory never inflates the next):
+
+- Load: a synthetic CSV of N rows x 20 numeric columns + a 3-class target (1M rows: about 150 MB).
+  ``engine``: ``engine.load_csv(path)`` then the default 75/25 split. ``page``: the Data page's upload
+  handler through AppTest (the uploaded bytes, held by Streamlit, count too). Peak = the process's
+  high-water mark (VmHWM) minus its resident size just before loading, shown as a multiple of the file size.
+- Step: AppTest of the whole app: upload on the Data page, open Grow, choose the split search, then
+  press Step ``--steps`` times; each Step is one AppTest run (a full server rerun: tree step, diagram,
+  region plot, inspector with gain table and threshold scan). The first Step also builds the search's
+  presorted columns or bins, so it is shown apart; the median is over the later ones.
+- Breakdown: the same pieces called directly on the same data (no Streamlit), to see where a Step goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def make_frame(n: int, d: int = 20, n_classes: int = 3, seed: int = 0) -> pd.DataFrame:
+    """Like ``bench_fit.make_data``, with values written to 3 decimals (1M rows = about 150 MB of CSV)."""
+    rng = np.random.default_rng(seed)
+    X = (rng.normal(size=(n, d)) * 100).round(3)
+    z = X / 100
+    signal = z[:, 0] + z[:, 1] * z[:, 2] - np.abs(z[:, 3]) + 0.5 * np.sin(3 * z[:, 4])
+    noisy = signal + rng.normal(scale=0.7, size=n)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(d)])
+    cuts = np.quantile(noisy, np.linspace(0, 1, n_classes + 1)[1:-1])
+    frame["y"] = np.array([f"c{i}" for i in range(n_classes)])[np.searchsorted(cuts, noisy)]
+    return frame
+
+
+def write_csv(n: int, folder: Path) -> Path:
+    path = folder / f"bench_{n}.csv"
+    if not path.exists():
+        make_frame(n).to_csv(path, index=False)
+    return path
+
+
+# ----------------------------------------------------------------------------------- children
+def _rss_mb() -> tuple[float, float]:
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def _reset_peak() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS
+    except OSError:
+        pass
+
+
+def _app(timeout: float = 600):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
+    at.switch_page("pages/data.py").run()
+    return at
+
+
+def _upload(at, path: Path) -> None:
+    from ui import data_panels as panels
+
+    at.file_uploader(key=panels.W_UPLOAD).set_value((path.name, path.read_bytes(), "text/csv")).run()
+    problems = [e.value for e in at.exception] + [e.value for e in at.error]
+    if problems:
+        raise SystemExit(f"upload failed: {problems}")
+
+
+def child_load(mode: str, path: Path) -> dict:
+    import engine
+
+    at = _app() if mode == "page" else None
+    _reset_peak()
+    base = _rss_mb()[0]
+    start = time.perf_counter()
+    if mode == "engine":
+        ds = engine.load_csv(path)
+        loaded = time.perf_counter() - start
+        ds.split(test_size=0.25, seed=0)
+    else:
+        _upload(at, path)
+        loaded = time.perf_counter() - start
+    total = time.perf_counter() - start
+    now, peak = _rss_mb()
+    return {"load_s": loaded, "total_s": total, "peak_mb": peak - base, "after_mb": now - base,
+            "file_mb": path.stat().st_size / 2**20}
+
+
+def child_steps(path: Path, search: str, steps: int) -> dict:
+    from ui import grow_settings as gs
+    from ui import state
+
+    at = _app()
+    _upload(at, path)
+    at.switch_page("pages/grow.py").run()
+    at.selectbox(key=gs.W_SEARCH).set_value(search).run()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        at.button(key="_w_grow_step").click().run()
+        times.append(time.perf_counter() - start)
+        if at.exception or at.error:
+            raise SystemExit(f"step failed: {[e.value for e in at.exception] + [e.value for e in at.error]}")
+    grower = at.session_state[state.GROWER]
+    start = time.perf_counter()
+    at.run()
+    rerun = time.perf_counter() - start
+    return {"times": times, "rerun_s": rerun, "search": grower.config.split_search,
+            "rows": len(grower.dataset), "nodes": grower.tree.n_nodes}
+
+
+def child_breakdown(n: int, search: str, steps: int) -> dict:
+    import engine
+    from engine.gain import candidate_scan
+    from engine.viz.dot import dot_source
+    from engine.viz.figures import threshold_scan_figure
+    from engine.viz.regions import region_figure
+
+    ds = engine.Dataset.from_frame(make_frame(n), target="y")
+    train = ds.split(test_size=0.25, seed=0).train
+    g = engine.Grower(train, engine.TreeConfig(split_search=search))
+    out: dict[str, list[float]] = {k: [] for k in ("step", "diagram", "regions", "gain_table", "scan")}
+
+    def timed(key, fn):
+        t = time.perf_counter()
+        value = fn()
+        out[key].append(time.perf_counter() - t)
+        return value
+
+    labels = np.asarray(train.classes, dtype=object)[train.y]
+    frame = train.frame
+    for _ in range(steps):
+        rec = timed("step", g.step)
+        tree = g.tree
+        timed("diagram", lambda: dot_source(tree, highlight=rec.node_id))
+        timed("regions", lambda: region_figure(tree, frame, labels, "f0", "f3", seed=0))
+        node = rec.node_id if rec.node_id is not None else 0
+        timed("gain_table", lambda: g.gain_table(node))
+        timed("scan", lambda: threshold_scan_figure(candidate_scan(g, node, "f0")))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- main
+def run_child(*args: str) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
+                          cwd=ROOT)
+    if proc.returncode != 0:
+        raise SystemExit(f"child {args} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--load-sizes", type=int, nargs="*", default=[100_000, 1_000_000])
+    ap.add_argument("--step-sizes", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--searches", nargs="+", default=["exact", "histogram"])
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--modes", nargs="+", default=["engine", "page"])
+    ap.add_argument("--no-breakdown", action="store_true")
+    ap.add_argument("--folder", default=None, help="where the CSV files are written (default: a temp dir)")
+    ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        if kind == "load":
+            result = child_load(rest[0], Path(rest[1]))
+        elif kind == "steps":
+            result = child_steps(Path(rest[0]), rest[1], int(rest[2]))
+        else:
+            result = child_breakdown(int(rest[0]), rest[1], int(rest[2]))
+        print(json.dumps(result))
+        return
+
+    folder = Path(args.folder or tempfile.mkdtemp(prefix="bench_app_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {os.cpu_count()} cores; numpy {np.__version__}; pandas {pd.__version__}; files in {folder}")
+    if args.load_sizes:
+        print("\nLoad (N rows x 20 numeric + target; peak = high-water mark over the RSS before loading)")
+        print(f"{'rows':>9s} {'file MB':>8s} {'mode':>7s} {'load s':>7s} {'peak MB':>8s} {'x file':>7s} "
+              f"{'after MB':>9s}")
+        for n in args.load_sizes:
+            path = write_csv(n, folder)
+            for mode in args.modes:
+                r = run_child("load", mode, str(path))
+                print(f"{n:9,d} {r['file_mb']:8.0f} {mode:>7s} {r['load_s']:7.2f} {r['peak_mb']:8.0f} "
+                      f"{r['peak_mb'] / r['file_mb']:7.2f} {r['after_mb']:9.0f}", flush=True)
+    if args.step_sizes:
+        print(f"\nStep latency (AppTest run per Step, {args.steps} Steps; 75% of the rows train the tree)")
+        print(f"{'rows':>9s} {'search':>10s} {'used':>10s} {'first s':>8s} {'median s':>9s} {'max s':>7s} "
+              f"{'rerun s':>8s}")
+        for n in args.step_sizes:
+            path = write_csv(n, folder)
+            for search in args.searches:
+                r = run_child("steps", str(path), search, str(args.steps))
+                later = r["times"][1:] or r["times"]
+                print(f"{n:9,d} {search:>10s} {r['search']:>10s} {r['times'][0]:8.3f} "
+                      f"{statistics.median(later):9.3f} {max(later):7.3f} {r['rerun_s']:8.3f}", flush=True)
+    if args.step_sizes and not args.no_breakdown:
+        print("\nWhere a Step goes (direct calls, median seconds over the Steps; first Step in brackets)")
+        keys = ("step", "diagram", "regions", "gain_table", "scan")
+        print(f"{'rows':>9s} {'search':>10s} " + " ".join(f"{k:>17s}" for k in keys))
+        for n in args.step_sizes:
+            for search in args.searches:
+                r = run_child("breakdown", str(n), search, str(args.steps))
+                cells = [f"{statistics.median(r[k][1:] or r[k]):8.3f} ({r[k][0]:6.3f})" for k in keys]
+                print(f"{n:9,d} {search:>10s} " + " ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
