@@ -122,7 +122,7 @@ def r2_from_sums(sse: float, sst: float, n: int) -> float:
     if n < 2:
         return float("nan")
     if sst <= 0:
-        return 1.0 if sse <= 1e-12 * max(1.0, sst) else 0.0
+        return 1.0 if sse == 0 else 0.0   # scikit-learn's convention for a constant target
     return float(1.0 - sse / sst)
 
 
