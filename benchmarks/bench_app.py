@@ -69,8 +69,18 @@ def _reset_peak() -> None:
 
 
 def _app(timeout: float = 600):
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
+    # as tests/conftest.py does: AppTest would otherwise rerun the page script alone after the first
+    # run (Streamlit's old pages-folder mode), not app.py as the server does
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
     at.switch_page("pages/data.py").run()
     return at
@@ -121,6 +131,8 @@ def child_steps(path: Path, search: str, steps: int) -> dict:
         if at.exception or at.error:
             raise SystemExit(f"step failed: {[e.value for e in at.exception] + [e.value for e in at.error]}")
     grower = at.session_state[state.GROWER]
+    if grower.n_steps != steps:
+        raise SystemExit(f"{steps} Steps clicked but the tree has {grower.n_steps}")
     start = time.perf_counter()
     at.run()
     rerun = time.perf_counter() - start

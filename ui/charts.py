@@ -38,12 +38,27 @@ def class_balance_figure(ds) -> go.Figure:
     return fig
 
 
+#: Above this many target values the histogram is counted with numpy and drawn as bars.
+MAX_RAW_VALUES = 20_000
+
+
 def target_histogram_figure(ds, *, bins: int = 30) -> go.Figure:
-    """Histogram of a regression target (missing values are not drawn), with its mean marked."""
+    """Histogram of a regression target (missing values are not drawn), with its mean marked.
+
+    Above :data:`MAX_RAW_VALUES` rows the counts are computed here over all rows (equal-width bins
+    from min to max) and only the bars go to the browser.
+    """
     y = np.asarray(ds.y, dtype=float)
     y = y[np.isfinite(y)]
-    fig = go.Figure(go.Histogram(x=y, nbinsx=bins, marker_color=OKABE_ITO[0],
-                                 hovertemplate="%{x}<br>%{y} rows<extra></extra>"))
+    if y.size > MAX_RAW_VALUES:  # count here (every row) and send only the bars, not a million values
+        counts, edges = np.histogram(y, bins=bins)
+        trace = go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges) * 0.95,
+                       customdata=np.column_stack([edges[:-1], edges[1:]]), marker_color=OKABE_ITO[0],
+                       hovertemplate="%{customdata[0]:.4g} to %{customdata[1]:.4g}<br>%{y} rows<extra></extra>")
+    else:
+        trace = go.Histogram(x=y, nbinsx=bins, marker_color=OKABE_ITO[0],
+                             hovertemplate="%{x}<br>%{y} rows<extra></extra>")
+    fig = go.Figure(trace)
     if y.size:
         mean = float(y.mean())
         fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[5],

@@ -218,3 +218,18 @@ def test_an_upload_names_its_loading_stages():
     assert at.session_state["_train_x"] == (300, 4)
     assert at.session_state[state.DATASET_NAME] == "stages.csv"
 
+
+
+def test_the_data_pages_histogram_sends_bars_not_every_value_on_big_data():
+    from engine.data import Dataset
+    from ui.charts import MAX_RAW_VALUES, target_histogram_figure
+
+    rng = np.random.default_rng(0)
+    n = MAX_RAW_VALUES + 5_000
+    ds = Dataset.from_frame(pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n)}), target="y",
+                            task="regression")
+    fig = target_histogram_figure(ds, bins=30)
+    bars = fig.data[0]
+    assert bars.type == "bar" and len(bars.x) == 30 and int(np.sum(bars.y)) == n
+    small = target_histogram_figure(ds.subset(np.arange(100)))
+    assert small.data[0].type == "histogram" and len(small.data[0].x) == 100
