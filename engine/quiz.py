@@ -222,7 +222,8 @@ def make_question(grower) -> QuizQuestion | None:
         if f in accepted:
             scan = candidate_scan(grower, node_id, f)
             windows.append((f, threshold_windows(scan["threshold"], scan["gain"], lo, hi)))
-    key = AnswerKey(winner.feature, winner.describe(), accepted, tuple(windows))
+    test = winner.feature if winner.kind == "multiway" else winner.describe()  # not "Outlook = ?"
+    key = AnswerKey(winner.feature, test, accepted, tuple(windows))
     return QuizQuestion(node_id, features, ask, numeric, tuple(ranges), int(idx.size), key)
 
 

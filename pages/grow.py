@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from engine.errors import EngineError
 from engine.viz.dot import dot_source
-from ui import exports, inspector, query, share, state
+from ui import classroom, classroom_quiz, exports, inspector, query, share, state
 from ui import grow_controls as controls
 from ui import grow_settings as settings
 from ui import grow_views as views
@@ -25,7 +27,9 @@ share.apply_link_once()
 
 split = state.current_split()
 train = split.train
-settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
+sw = classroom.classroom_bar()  # presenter view, quiz, narration language (may come from the URL)
+if not sw.presenter:
+    settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
 
 try:
     grower = controls.session_grower()
@@ -46,27 +50,41 @@ query_result = query.query_result(tree, query_values, grower.dataset) if query_v
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
-wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
-                                                "moves below it.")
+if not sw.presenter:
+    wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
+                                                    "moves below it.")
 feats = controls.two_features()
 if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
                "(see the region plot).")
 
-wide = bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)
+step_action = partial(controls.run_action, "step")
+if sw.quiz and not sw.presenter:
+    classroom_quiz.render_quiz(grower, step_action)
+
+wide = (bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)) and not (sw.presenter and sw.quiz)
 if wide:
     diagram_col, region_col = st.container(), st.container()
 else:
-    diagram_col, region_col = st.columns([1, 1], gap="large")
-with diagram_col:
+    diagram_col, region_col = st.columns([3, 2] if sw.presenter else [1, 1], gap="large")
+with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
-                         stretch_from=views.STRETCH_LEAVES_WIDE if wide else views.STRETCH_LEAVES)
+                         stretch_from=2 if sw.presenter else views.STRETCH_LEAVES_WIDE if wide
+                         else views.STRETCH_LEAVES)
+    classroom.render_narration(grower, sw.lang)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))
 with region_col:
-    views.render_regions(grower, highlight=last, query=query_values, two_features=feats,
-                         set_two_features=controls.set_two_features)
+    if sw.quiz and sw.presenter:  # projector: the question beside the diagram
+        classroom_quiz.render_quiz(grower, step_action)
+    if views.has_region_plot(grower) or not sw.presenter:
+        views.render_regions(grower, highlight=last, query=query_values, two_features=feats,
+                             set_two_features=controls.set_two_features, big=sw.presenter)
+
+if sw.presenter:  # projector: nothing below the pictures
+    share.sync_link(grower)
+    st.stop()
 
 tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
 with tabs[0]:
@@ -76,6 +94,7 @@ with tabs[0]:
 with tabs[1]:
     if tabs[1].open is not False:
         views.render_step_log(grower)
+        classroom.render_narrated_log(grower, sw.lang)
 with tabs[2]:
     if tabs[2].open is not False:
         left, right = st.columns([3, 2], gap="large")
@@ -93,7 +112,8 @@ with tabs[3]:
         kind, sentence = share.share_note(grower, wanted)
         getattr(st, kind)(sentence)
         if wanted:
-            st.code(share.link_for(st.context.url, wanted), language=None, wrap_lines=True)
+            st.code(share.link_for(st.context.url, {**wanted, **classroom.link_params()}), language=None,
+                    wrap_lines=True)
         st.subheader("Import a tree")
         exports.render_import(lambda t: st.graphviz_chart(dot_source(t), width="stretch"))
 

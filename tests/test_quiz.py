@@ -130,7 +130,7 @@ def test_play_tennis_id3_questions():
     q = make_question(g)
     assert q.node_id == 0 and q.features == ("Outlook", "Temperature", "Humidity", "Wind")
     assert not q.ask_threshold and q.numeric == () and q.n_rows == 14
-    assert q.key.winner == "Outlook" and q.key.accepted == ("Outlook",)
+    assert q.key.winner == "Outlook" and q.key.accepted == ("Outlook",) and q.key.winner_test == "Outlook"
     assert judge(q, QuizAnswer("Outlook")).correct and not judge(q, QuizAnswer("Humidity")).correct
     g.step()
     q = make_question(g)

@@ -36,10 +36,9 @@ PRESENTER_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stSidebarCollapseButton"] { display: none !important; }
-html { font-size: 21px; }
+html { font-size: 19px; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 3.5rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
-.st-key-grow_diagram svg { min-height: 62vh; }
 </style>
 """
 NARRATION_CSS = """
@@ -98,6 +97,19 @@ def classroom_bar() -> Switches:
     sw = switches()
     st.html(PRESENTER_CSS if sw.presenter else NARRATION_CSS)
     return sw
+
+
+def link_params() -> dict[str, str]:
+    """The switches as query parameters for a shared link (only those that are on / not English)."""
+    sw = switches()
+    out = {}
+    if sw.presenter:
+        out[PRESENTER] = "true"
+    if sw.quiz:
+        out[QUIZ] = "true"
+    if sw.lang != "en":
+        out[LANG] = LANGUAGES[sw.lang]
+    return out
 
 
 # ----------------------------------------------------------------------------------- narration

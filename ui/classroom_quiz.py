@@ -79,8 +79,8 @@ def _answer(question, grower, step_action) -> None:
     table = reveal_table(grower.gain_table(question.node_id), result)
     table.insert(0, "mark", marks(table))
     ss[SCORE] = score().add(result)
-    ss[LAST] = {"result": result, "table": table}
     step_action()
+    ss[LAST] = {"result": result, "table": table, "steps": grower.n_steps}
 
 
 def _key(base: str) -> str:
@@ -90,16 +90,23 @@ def _key(base: str) -> str:
     return f"{base}_{state.data_version()}_{steps}"
 
 
-def render_reveal() -> None:
-    """The last answer: verdict, and the node's gain table with the pick and the winner marked."""
+def render_reveal(grower) -> None:
+    """The last answer: verdict, and the node's gain table with the pick and the winner marked.
+
+    Shown until the tree moves on (another step, undo or reset), so the next question has the room.
+    """
     last = st.session_state.get(LAST)
-    if not last:
+    if not last or last.get("steps") != grower.n_steps:
         return
     result, table = last["result"], last["table"]
     box = st.success if result.correct else st.warning
     box(("✓ " if result.correct else "✗ ") + verdict_text(result),
         icon=":material/check_circle:" if result.correct else ":material/cancel:")
     cols = [c for c in TABLE_COLUMNS if c in table.columns]
+    if "split" in cols and table["split"].astype(str).str.endswith("= ?").all():
+        cols.remove("split")  # multiway splits: "Outlook = ?" adds nothing to the feature
+    if "eligible" in cols and table["eligible"].all():
+        cols = [c for c in cols if c not in ("gain_ratio", "eligible")]  # no C4.5 filter at work
     st.dataframe(table[cols], hide_index=True, width="stretch", key="quiz_reveal_table", column_config={
         "mark": st.column_config.TextColumn("", width="small"),
         "feature": "Feature", "split": "Best split of the feature",
@@ -112,11 +119,11 @@ def render_reveal() -> None:
 def render_quiz(grower, step_action) -> None:
     """The quiz panel: running score, last reveal, and the next question (``step_action`` steps)."""
     s = score()
-    head, reset = st.columns([5, 1], vertical_alignment="center")
+    head, reset = st.columns([3, 1.4], vertical_alignment="center")
     head.markdown(f"**Quiz score: {s.correct} of {s.asked} right**"
                   + (f" · features right: {s.features_correct}" if s.asked else ""))
     reset.button("Reset score", key="_w_quiz_reset", on_click=reset_score, disabled=not s.asked)
-    render_reveal()
+    render_reveal(grower)
     if grower.done:
         st.info(f"The tree is finished. Final score: {s.correct} of {s.asked}.", icon=":material/flag:")
         return

@@ -121,22 +121,22 @@ def run_action(name: str) -> None:
 def toolbar(grower) -> None:
     """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line."""
     done, empty = grower.done, grower.n_steps == 0
-    cols = st.columns([1, 1, 1.3, 1, 1, 1.1, 1.6], vertical_alignment="bottom")
-    cols[0].button("Step", key=P + "step", type="primary", disabled=done, on_click=run_action,
+    cols = st.columns([1, 1, 1.3, 1, 1.3, 1.1, 1.4], vertical_alignment="bottom")  # Reset + its key hint
+    cols[0].button("Step", key=P + "step", shortcut="Right", type="primary", disabled=done, on_click=run_action,
                    args=("step",), width="stretch", icon=":material/skip_next:")
     cols[1].button("Step ×5", key=P + "step5", disabled=done, on_click=run_action, args=("step5",),
                    width="stretch")
     cols[2].button("Grow to end", key=P + "grow", disabled=done, on_click=run_action, args=("grow",),
                    width="stretch", icon=":material/fast_forward:")
-    cols[3].button("Undo", key=P + "undo", disabled=empty, on_click=run_action, args=("undo",),
+    cols[3].button("Undo", key=P + "undo", shortcut="Left", disabled=empty, on_click=run_action, args=("undo",),
                    width="stretch", icon=":material/undo:")
-    cols[4].button("Reset", key=P + "reset", disabled=empty, on_click=run_action, args=("reset",),
+    cols[4].button("Reset", key=P + "reset", shortcut="Home", disabled=empty, on_click=run_action, args=("reset",),
                    width="stretch", icon=":material/restart_alt:")
     if st.session_state.get(PLAYING):
-        cols[5].button("Pause", key=P + "pause", on_click=_set_playing, args=(False,), width="stretch",
+        cols[5].button("Pause", key=P + "pause", shortcut="P", on_click=_set_playing, args=(False,), width="stretch",
                        icon=":material/pause:")
     else:
-        cols[5].button("Play", key=P + "play", disabled=done, on_click=_set_playing, args=(True,),
+        cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True,),
                        width="stretch", icon=":material/play_arrow:")
     st.session_state.setdefault(W_PACE, 1.0)
     cols[6].select_slider("Seconds per step", PACES, key=W_PACE, format_func=lambda v: f"{v:g} s")

@@ -164,6 +164,14 @@ def stop_reason_legend(tree) -> str:
 W_X, W_Y, W_VIEW = "_w_grow_x", "_w_grow_y", "_w_grow_view"
 REGION_KEY = "grow_regions"
 REGION_HEIGHT = 500  # pixels: the plot and the diagram fit one screen under the toolbar
+REGION_HEIGHT_BIG = 640  # presenter view
+
+
+def presenter_figure(fig, big: bool):
+    """``fig`` with projector-sized text (presenter view), else as it is."""
+    if big:
+        fig.update_layout(font_size=19, legend_font_size=19)
+    return fig
 AXES_AUTO = "_grow_axes_auto"  # True while the axes follow the tree (the user has not picked any)
 
 
@@ -247,8 +255,12 @@ def has_region_plot(grower) -> bool:
     return grower.task == "regression" or len(numeric) >= 2
 
 
-def render_regions(grower, *, highlight=None, query=None, two_features=None, set_two_features=None) -> None:
-    """The region plot of two numeric features (regression with one: the step function)."""
+def render_regions(grower, *, highlight=None, query=None, two_features=None, set_two_features=None,
+                   big: bool = False) -> None:
+    """The region plot of two numeric features (regression with one: the step function).
+
+    ``big``: presenter view (taller plot, larger text).
+    """
     from engine.viz.regions import region_figure, regression_fit_figure
 
     tree, ds = grower.tree, grower.dataset
@@ -262,7 +274,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
             horizontal=True, label_visibility="collapsed") != "Regions of two features"):
         feats = list(ds.feature_names)
         f = st.selectbox("Feature", feats, key=W_X + "_fit", format_func=lambda v: shorten(v, 40))
-        fig = memo(("fit", fp, f, qkey), lambda: regression_fit_figure(tree, ds.frame, ds.y, f, query=query))
+        fig = memo(("fit", fp, f, qkey, big), lambda: presenter_figure(
+            regression_fit_figure(tree, ds.frame, ds.y, f, query=query), big))
         st.plotly_chart(fig, key="grow_fit", width="stretch")
         return
     if len(usable) < 2:
@@ -284,9 +297,9 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     hl = subtree_leaves(tree, highlight)
     labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
-    fig = memo(("regions", fp, x, y, hl, qkey), lambda: clickable(region_figure(
+    fig = memo(("regions", fp, x, y, hl, qkey, big), lambda: presenter_figure(clickable(region_figure(
         tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed(),
-        height=REGION_HEIGHT)))
+        height=REGION_HEIGHT_BIG if big else REGION_HEIGHT)), big))
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")

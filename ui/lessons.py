@@ -98,10 +98,11 @@ LESSONS: tuple[Lesson, ...] = (
         GROW, "play_tennis_day", TreeConfig(algorithm="c45"), steps=0, kinds=(("Day", "categorical"),)),
     Lesson(
         "gini-entropy-misclassification", "Gini vs entropy vs misclassification",
-        "The ski data (month x altitude) grown with the misclassification rate: its root split is "
-        "Month <= 3.5 and the finished tree has 26 leaves. Switch Impurity to gini or entropy: both "
-        "split Altitude <= 2440 first and need only 14 leaves. The Theory page's zero-gain split shows "
-        "why: misclassification is flat on each side of p = 1/2, so it misses splits that purify.",
+        "The ski data (month x altitude, 60 training rows) grown with the misclassification rate: its "
+        "root split is Month <= 3.5 and the finished tree has 25 leaves. Switch Impurity to gini or "
+        "entropy: both split Month <= 11.5 first and finish with 15 and 13 leaves. The Theory page's "
+        "zero-gain split shows why: misclassification is straight on each side of p = 1/2, so it misses "
+        "splits that only purify.",
         GROW, "ski", TreeConfig(algorithm="cart", criterion="misclassification"), steps=1),
     Lesson(
         "overfitting-and-pruning", "Overfitting and pruning on a noisy set",

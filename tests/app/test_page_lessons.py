@@ -86,6 +86,16 @@ def test_gini_lesson_shows_the_misclassification_root_split():
     grower = at.session_state[state.GROWER]
     assert grower.config.criterion == "misclassification"
     assert grower.tree.root.split.describe() == "Month <= 3.5"
+    from engine.growth import Grower
+
+    train = at.session_state[state.DATA_SPLIT].train
+    assert len(train) == 60
+    leaves = {}
+    for crit in ("misclassification", "gini", "entropy"):
+        g = Grower(train, TreeConfig(algorithm="cart", criterion=crit))
+        leaves[crit] = g.grow().tree.n_leaves
+        assert g.tree.root.split.describe() == ("Month <= 3.5" if crit == "misclassification" else "Month <= 11.5")
+    assert leaves == {"misclassification": 25, "gini": 15, "entropy": 13}  # as the lesson text says
 
 
 def test_pruning_lesson_narrates_the_decisions():
