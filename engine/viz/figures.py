@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from engine.errors import ConfigError, DataError
 
 from . import palette
-from .regions import FONT, escape
+from .regions import FONT, escape, new_figure
 
 __all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS"]
 
@@ -26,8 +26,8 @@ OTHER = "#B8B8B8"
 
 
 def _empty(message: str, height: int) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(template="plotly_white", height=height, font=FONT,
+    fig = new_figure()
+    fig.update_layout(height=height, font=FONT,
                       xaxis={"visible": False}, yaxis={"visible": False},
                       annotations=[{"text": escape(message), "showarrow": False, "x": 0.5, "y": 0.5,
                                     "xref": "paper", "yref": "paper", "font": {"size": 15}}])
@@ -54,7 +54,7 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
                         errors="coerce").to_numpy(dtype=float)
     feature = escape(scan_df["feature"].iloc[0]) if "feature" in scan_df.columns else "threshold"
     best = int(np.nanargmax(values)) if np.isfinite(values).any() else 0
-    fig = go.Figure()
+    fig = new_figure()
     if np.isfinite(thr).all():
         extra = ""
         custom = pos[:, None]
@@ -85,7 +85,7 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
         fig.update_layout(yaxis={"autorange": "reversed", "automargin": True},
                           xaxis={"title": {"text": label}, "rangemode": "tozero"}, showlegend=False)
         height = min(max(160, 90 + 40 * len(texts)), max(height, 900))
-    fig.update_layout(template="plotly_white", height=height, font=FONT,
+    fig.update_layout(height=height, font=FONT,
                       margin={"l": 20, "r": 30, "t": 30, "b": 50})
     return fig
 
@@ -105,7 +105,7 @@ def class_distribution_figure(tree, node_id: int, *, height: int = 380) -> go.Fi
     """
     node = tree.node(node_id)
     ids, names = _node_names(tree, node)
-    fig = go.Figure()
+    fig = new_figure()
     if tree.task == "classification":
         classes = tree.schema.classes
         colors = palette.class_colors(classes)
@@ -131,7 +131,7 @@ def class_distribution_figure(tree, node_id: int, *, height: int = 380) -> go.Fi
         fig.update_layout(yaxis={"title": {"text": "mean ± 1 sd"}}, showlegend=False)
     else:  # pragma: no cover - the schema validates the task
         raise DataError(f"Unknown task '{tree.task}'.")
-    fig.update_layout(template="plotly_white", height=height, font=FONT,
+    fig.update_layout(height=height, font=FONT,
                       margin={"l": 60, "r": 20, "t": 30, "b": 60}, xaxis={"type": "category"})
     return fig
 
@@ -155,7 +155,7 @@ def gain_bar_figure(gain_df: pd.DataFrame, score: str = "gain", *, height: int |
     names = [escape(f) for f in gain_df["feature"].astype(str)]
     tests = [escape(s) for s in gain_df["split"].astype(str)] if "split" in gain_df.columns else names
     notes = ["" if e else "<br>not eligible: gain below the average of the candidates" for e in eligible]
-    fig = go.Figure(go.Bar(
+    fig = new_figure(go.Bar(
         x=np.nan_to_num(values), y=names, orientation="h", customdata=np.column_stack([tests, notes]),
         marker={"color": [WINNER if w else OTHER for w in winner],
                 "pattern": {"shape": ["" if e else "/" for e in eligible], "fillmode": "overlay",
@@ -163,7 +163,7 @@ def gain_bar_figure(gain_df: pd.DataFrame, score: str = "gain", *, height: int |
         text=[f"{v:.3f}" if np.isfinite(v) else "n/a" for v in values], textposition="outside",
         cliponaxis=False, hovertemplate=f"%{{customdata[0]}}<br>{label} = %{{x:.4f}}%{{customdata[1]}}<extra></extra>"))
     fig.update_layout(
-        template="plotly_white", font=FONT, height=height or min(80 + 36 * len(gain_df), 900),
+        font=FONT, height=height or min(80 + 36 * len(gain_df), 900),
         xaxis={"title": {"text": label}, "rangemode": "tozero"},
         yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
         margin={"l": 20, "r": 40, "t": 20, "b": 50}, showlegend=False)

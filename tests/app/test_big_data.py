@@ -233,3 +233,26 @@ def test_the_data_pages_histogram_sends_bars_not_every_value_on_big_data():
     assert bars.type == "bar" and len(bars.x) == 30 and int(np.sum(bars.y)) == n
     small = target_histogram_figure(ds.subset(np.arange(100)))
     assert small.data[0].type == "histogram" and len(small.data[0].x) == 100
+
+
+def test_figures_get_the_white_template_without_revalidating_it():
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from engine.viz.regions import TEMPLATE, new_figure
+
+    slow = go.Figure(go.Bar(x=[1, 2], y=[3, 4])).update_layout(template=TEMPLATE, height=300)
+    fast = new_figure(go.Bar(x=[1, 2], y=[3, 4])).update_layout(height=300)
+    assert fast.to_plotly_json() == slow.to_plotly_json()
+    # whatever default Streamlit (or anyone) sets, these figures stay on the white template
+    saved = pio.templates.default
+    try:
+        pio.templates.default = "ggplot2"
+        assert new_figure().layout.template == pio.templates[TEMPLATE]
+    finally:
+        pio.templates.default = saved
+    # changing one figure's template never changes the registered template (or the next figure)
+    fig = new_figure()
+    fig.layout.template.layout.paper_bgcolor = "red"
+    assert pio.templates[TEMPLATE].layout.paper_bgcolor == "white"
+    assert new_figure().layout.template.layout.paper_bgcolor == "white"
