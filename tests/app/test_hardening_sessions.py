@@ -114,7 +114,7 @@ def test_edits_in_one_session_never_reach_another():
     assert a.session_state[state.DATASET].kind("weight") == "categorical"
 
 
-def test_settings_and_pruning_stay_in_their_session():
+def test_tree_settings_stay_in_their_session():
     a = grow_page(session())
     b = grow_page(session())
     a.session_state[state.TREE_CONFIG] = engine.TreeConfig(algorithm="cart", max_depth=1)
