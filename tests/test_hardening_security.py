@@ -298,3 +298,26 @@ def test_csv_safe_neutralises_every_text_cell(cells, name):
         if isinstance(value, str):
             assert not value.startswith(FORMULA_START), value
     csv_bytes(frame)  # and it writes
+
+
+# ------------------------------------------------------------------------------------- downloads
+def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
+    """CSV downloads go through ``csv_bytes`` and text downloads through ``text_safe``; only DOT, SVG
+    and JSON (not opened in spreadsheets) may pass data as it is."""
+    seen = []
+    for path in APP_FILES:
+        for call in calls(parsed(path)):
+            if not (isinstance(call.func, ast.Attribute) and call.func.attr == "download_button"):
+                continue
+            data = call.args[1] if len(call.args) > 1 else next(k.value for k in call.keywords if k.arg == "data")
+            mime = next((k.value.value for k in call.keywords if k.arg == "mime"), "")
+            file_name = ast.unparse(next((k.value for k in call.keywords if k.arg == "file_name"), ast.Constant("")))
+            wrapped = call_name(data) if isinstance(data, ast.Call) else ""
+            seen.append((where(path, call), mime, wrapped))
+            if "csv" in mime or ".csv" in file_name or "Gain table" in ast.unparse(call.args[0]):
+                assert wrapped == "csv_bytes", f"CSV download without csv_bytes at {where(path, call)}"
+            elif mime.startswith("text/plain") or ".txt" in file_name:
+                assert wrapped == "text_safe", f"text download without text_safe at {where(path, call)}"
+            else:
+                assert mime in ("text/vnd.graphviz", "image/svg+xml", "application/json"), (where(path, call), mime)
+    assert len(seen) >= 5, seen
