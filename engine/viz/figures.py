@@ -17,7 +17,8 @@ from engine.errors import ConfigError, DataError
 from . import palette
 from .regions import FONT, escape, new_figure
 
-__all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS"]
+__all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS", "scan_points",
+           "MAX_SCAN_POINTS"]
 
 SCORE_LABELS = {"gain": "gain", "gain_ratio": "gain ratio", "split_info": "split info", "chi2": "chi-square",
                 "impurity_children": "impurity of the children", "p_value": "p-value"}
@@ -32,6 +33,27 @@ def _empty(message: str, height: int) -> go.Figure:
                       annotations=[{"text": escape(message), "showarrow": False, "x": 0.5, "y": 0.5,
                                     "xref": "paper", "yref": "paper", "font": {"size": 15}}])
     return fig
+
+
+#: A threshold scan with more candidates than this is drawn as a min/max envelope of this many points.
+MAX_SCAN_POINTS = 4000
+
+
+def scan_points(values: np.ndarray, best: int, max_points: int = MAX_SCAN_POINTS) -> np.ndarray:
+    """Positions of the scan rows to draw: all of them, or above ``max_points`` the highest and the
+    lowest score in each of ``max_points / 2`` equal slices of the (sorted) thresholds, plus the best
+    and both ends, so every peak and dip of the curve stays visible (exact search at 1M rows has
+    about as many thresholds as rows; a browser cannot draw that many)."""
+    n = len(values)
+    if n <= max_points:
+        return np.arange(n)
+    k = max(max_points // 2, 1)
+    bounds = np.linspace(0, n, k + 1).astype(np.int64)
+    slice_of = np.repeat(np.arange(k), np.diff(bounds))
+    v = np.where(np.isfinite(values), values, -np.inf)
+    hi = np.lexsort((-v, slice_of))[bounds[:-1]]  # first of each slice when sorted by score, descending
+    lo = np.lexsort((np.where(np.isfinite(values), values, np.inf), slice_of))[bounds[:-1]]
+    return np.unique(np.concatenate([hi, lo, [best, 0, n - 1]]))
 
 
 def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "gain",
@@ -61,10 +83,16 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
         if {"n_left", "n_right"} <= set(scan_df.columns):
             custom = np.column_stack([pos, scan_df["n_left"].to_numpy(), scan_df["n_right"].to_numpy()])
             extra = "<br>rows: %{customdata[1]} left, %{customdata[2]} right"
+        keep = scan_points(values, best)
         fig.add_trace(go.Scatter(
-            x=thr, y=values, mode="lines+markers", name=label, customdata=custom,
-            line={"color": WINNER, "width": 2.5}, marker={"size": 8, "color": WINNER},
+            x=thr[keep], y=values[keep], mode="lines+markers" if keep.size <= 500 else "lines", name=label,
+            customdata=custom[keep], line={"color": WINNER, "width": 2.5}, marker={"size": 8, "color": WINNER},
             hovertemplate=f"{feature} <= %{{x:.6g}}<br>{label} = %{{y:.4f}}{extra}<extra></extra>"))
+        if keep.size < len(values):
+            fig.add_annotation(text=f"{len(values):,} thresholds: drawn as the highest and lowest {label} "
+                                    f"in each of {MAX_SCAN_POINTS // 2:,} slices",
+                               xref="paper", yref="paper", x=0, y=1.06, showarrow=False, xanchor="left",
+                               font={"size": 12, "color": "#555555"})
         fig.add_trace(go.Scatter(
             x=[thr[best]], y=[values[best]], mode="markers", name="best", hoverinfo="skip",
             marker={"size": 16, "symbol": "diamond", "color": palette.OKABE_ITO[1],

@@ -256,3 +256,33 @@ def test_figures_get_the_white_template_without_revalidating_it():
     fig.layout.template.layout.paper_bgcolor = "red"
     assert pio.templates[TEMPLATE].layout.paper_bgcolor == "white"
     assert new_figure().layout.template.layout.paper_bgcolor == "white"
+
+
+def test_a_long_threshold_scan_draws_its_envelope_not_every_threshold():
+    from engine.viz.figures import MAX_SCAN_POINTS, scan_points, threshold_scan_figure
+
+    rng = np.random.default_rng(1)
+    n = 50_000
+    thr = np.sort(rng.normal(size=n))
+    gain = np.abs(np.sin(thr * 3)) * 0.2 + rng.random(n) * 0.01
+    gain[123] = np.nan  # an ineligible candidate
+    best = int(np.nanargmax(gain))
+    keep = scan_points(gain, best)
+    assert keep.size <= MAX_SCAN_POINTS + 3 and best in keep and {0, n - 1} <= set(keep)
+    # every slice keeps its highest and lowest score: the drawn curve has the same peaks and dips
+    bounds = np.linspace(0, n, MAX_SCAN_POINTS // 2 + 1).astype(int)
+    kept = set(keep.tolist())
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = gain[a:b]
+        assert a + int(np.nanargmax(part)) in kept and a + int(np.nanargmin(part)) in kept
+    scan = pd.DataFrame({"feature": "x", "split": "", "threshold": thr, "gain": gain,
+                         "n_left": np.arange(n), "n_right": n - np.arange(n)})
+    fig = threshold_scan_figure(scan, chosen=float(thr[best]))
+    curve = fig.data[0]
+    rows = np.asarray(curve.customdata)[:, 0].astype(int)
+    assert len(curve.x) == keep.size and np.array_equal(np.asarray(curve.x), thr[rows])
+    assert any("50,000 thresholds" in a.text for a in fig.layout.annotations)
+    # short scans are drawn whole, with markers
+    small = threshold_scan_figure(scan.iloc[:300])
+    assert len(small.data[0].x) == 300 and "markers" in small.data[0].mode
+    assert np.array_equal(scan_points(gain[:300], 0), np.arange(300))
