@@ -192,7 +192,7 @@ def grow_levelwise(grower) -> FastResult:
                 segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
                 if segs.size:
                     scan_hist_feature(crit, cfg.min_samples_leaf, ScT, CodesT[j], rows_lvl, nd, segs, C,
-                                      n_bins[j], P, W, G[:, j], BIN[:, j], LEFT[:, j], NL[:, j])
+                                      n_bins[j], P, W, G[:, j], BIN[:, j], LEFT[:, j], NL[:, j], ylab)
         for j in range(0 if hist else d):
             segs, o = np.arange(C), orders[j]
             s_cnt, s_starts, s_nd, s_nl, s_ok = cnt, starts, nd, n_left_all, size_ok

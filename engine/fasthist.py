@@ -12,8 +12,13 @@ import numpy as np
 from .search import TIE_TOL
 
 
-def scan_hist_feature(crit, min_leaf, ScT, codes_j, rows_lvl, nd, segs, C, B, P, W, G_j, BIN_j, LEFT_j, NL_j):
-    """Fill the best edge of one feature for the level's nodes ``segs`` (gain, bin, left stats, n_left)."""
+def scan_hist_feature(crit, min_leaf, ScT, codes_j, rows_lvl, nd, segs, C, B, P, W, G_j, BIN_j, LEFT_j, NL_j,
+                      labels=None):
+    """Fill the best edge of one feature for the level's nodes ``segs`` (gain, bin, left stats, n_left).
+
+    With ``labels`` (classification with unit weights) one unweighted ``bincount`` of (node, bin, class)
+    gives every class count at once (the same integers as the weighted per-stat counts).
+    """
     allowed = np.zeros(C, dtype=bool)
     allowed[segs] = True
     keep = allowed[nd]
@@ -21,8 +26,13 @@ def scan_hist_feature(crit, min_leaf, ScT, codes_j, rows_lvl, nd, segs, C, B, P,
     code = codes_j[r]
     key = k_nd * B + code
     S = ScT.shape[0]
-    hist = np.stack([np.bincount(key, weights=ScT[k][r], minlength=C * B).reshape(C, B) for k in range(S)])
-    cnt = np.bincount(key, minlength=C * B).reshape(C, B)
+    if labels is not None:
+        counts = np.bincount(key * S + labels[r], minlength=C * B * S).reshape(C, B, S)
+        hist = np.moveaxis(counts, -1, 0).astype(np.float64)
+        cnt = counts.sum(axis=2)
+    else:
+        hist = np.stack([np.bincount(key, weights=ScT[k][r], minlength=C * B).reshape(C, B) for k in range(S)])
+        cnt = np.bincount(key, minlength=C * B).reshape(C, B)
     cum = np.cumsum(hist[:, segs], axis=2)                      # (S, n, B)
     ncum = np.cumsum(cnt[segs], axis=1)                         # (n, B)
     total = cum[:, :, -1:]
