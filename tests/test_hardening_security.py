@@ -321,3 +321,15 @@ def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
             else:
                 assert mime in ("text/vnd.graphviz", "image/svg+xml", "application/json"), (where(path, call), mime)
     assert len(seen) >= 5, seen
+
+
+@settings(max_examples=200)
+@given(text=st.text(max_size=40))
+def test_plotly_text_escape_leaves_no_markup_tex_or_template(text):
+    """Plotly renders a subset of HTML, ``%{...}`` templates and ``$...$`` TeX (which it dropped
+    without MathJax: a column named ``$x$`` vanished from a plot note)."""
+    from engine.viz.regions import escape
+
+    out = escape(text)
+    assert "<" not in out and ">" not in out and "$" not in out and "%{" not in out and "\n" not in out
+    assert escape("$x$ and <b>") == "&#36;x&#36; and &lt;b&gt;"

@@ -53,8 +53,13 @@ WEBGL_POINTS = 5000
 
 
 def escape(text) -> str:
-    """User text safe for Plotly labels and hover templates (``<``, ``>``, ``&`` and ``%{``)."""
-    return html.escape(str(text), quote=False).replace("%{", "%\u200b{").replace("\n", " ")
+    """User text safe for Plotly labels and hover templates (``<``, ``>``, ``&``, ``%{`` and ``$``).
+
+    ``$`` becomes the entity ``&#36;``: Plotly treats a ``$...$`` pair as TeX and, without MathJax,
+    drops it from the label (a column named ``$x$`` vanished from titles and notes).
+    """
+    return (html.escape(str(text), quote=False).replace("%{", "%\u200b{").replace("\n", " ")
+            .replace("$", "&#36;"))
 
 
 def sample_rows(n: int, max_points: int, seed: int = 0) -> np.ndarray:

@@ -1,0 +1,197 @@
+"""End to end in Chromium: hostile text stays text, and the replica setup of deploy/ really works.
+
+- A file whose column names and values are Markdown, LaTeX, HTML, DOT syntax and ``javascript:``
+  links is uploaded through the real uploader and grown on the Grow page: no dialog opens (no script
+  ran), no KaTeX formula, bold/italic element or ``javascript:`` link is made from the data, the
+  diagram's SVG shows the names literally, and no exception or error box appears.
+- ``deploy/nginx.conf`` (the file itself, with test ports put in) in front of two replicas started
+  with one shared cookie secret: requests without the cookie are spread over the replicas, a browser
+  with the cookie stays on one, and a whole session (upload with XSRF check, websocket, steps) works
+  through the proxy. Skipped when nginx is not installed (``apt-get install nginx-light``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE_FILE = ROOT / "tests" / "data" / "awkward" / "markup_names.csv"
+
+
+def no_injected_markup(page) -> None:
+    """Nothing the data could have turned into markup or script is on the page."""
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert page.locator("script:text('alert')").count() == 0
+    main = page.get_by_test_id("stMain")
+    for token in ("bold", "hb1"):
+        assert main.locator(f"strong:text-is('{token}'), em:text-is('{token}')").count() == 0
+    # the app's own formulas (st.latex) are fine; a formula made of the column name "$x$" is not
+    formulas = [t.strip() for t in main.locator(".katex annotation").all_text_contents()]
+    assert "x" not in formulas, formulas
+
+
+def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    wait_idle(page)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
+    expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible()
+    wait_idle(page)
+    # the loading note names the column '$x$' literally (not as a formula)
+    expect(page.get_by_text("Column '$x$' counts the rows", exact=False)).to_be_visible()
+    no_injected_markup(page)
+    screenshot(page, "hardening-hostile-data")
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    wait_idle(page)
+    step = page.locator(".st-key-_w_grow_step button")
+    for _ in range(2):
+        if step.is_disabled():
+            break
+        step.click()
+        wait_idle(page)
+    svg_text = " ".join(t or "" for t in page.get_by_test_id("stGraphVizChart").first.locator("text").all_text_contents())
+    assert any(name in svg_text for name in ("**bold**", "{}|<>", ":red[z]", "[a](javascript:alert(1))")), svg_text
+    no_injected_markup(page)
+    # Plotly treats a $...$ pair as TeX and, without MathJax, dropped it: the names must survive
+    plot_text = " ".join(t or "" for t in page.get_by_test_id("stPlotlyChart").first
+                         .locator("text").all_text_contents())
+    assert "$x$" in plot_text and '"]; n0 -> n1 [' in plot_text, plot_text
+    # the class labels are formulas in a spreadsheet, but text here
+    assert "=1+1" in svg_text or "@cmd" in svg_text
+    screenshot(page, "hardening-hostile-grow", full_page=False)
+    assert not dialogs, dialogs
+
+
+# ------------------------------------------------------------------------------------- replicas
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"a process behind {url} exited early", pytrace=False)
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.25)
+    pytest.fail(f"{url} did not answer within {timeout:.0f}s", pytrace=False)
+
+
+@pytest.fixture
+def proxied_replicas(tmp_path):
+    """Two replicas (shared cookie secret) behind deploy/nginx.conf; yields (proxy URL, replica ports)."""
+    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if nginx is None:
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    ports = [_free_port(), _free_port()]
+    proxy_port = _free_port()
+    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
+    procs = []
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    try:
+        for port in ports:
+            log = open(logs / f"replica-{port}.log", "wb")
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                 "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType",
+                 "none", "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log,
+                stderr=subprocess.STDOUT))
+        for port, proc in zip(ports, procs):
+            _wait_healthy(f"http://127.0.0.1:{port}", proc)
+        conf = (ROOT / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+        servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", conf, flags=re.M)
+        assert len(servers) == 3, "the example config lists three replicas"
+        conf = conf.replace(servers[0], f"        server 127.0.0.1:{ports[0]} max_fails=3 fail_timeout=10s;")
+        conf = conf.replace(servers[1], f"        server 127.0.0.1:{ports[1]} max_fails=3 fail_timeout=10s;")
+        conf = conf.replace(servers[2], "")
+        conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{proxy_port};")
+        prefix = tmp_path / "nginx"
+        prefix.mkdir()
+        (prefix / "nginx.conf").write_text(conf, encoding="utf-8")
+        procs.append(subprocess.Popen([nginx, "-p", str(prefix), "-c", "nginx.conf", "-g", "daemon off;"],
+                                      stdout=open(logs / "nginx.log", "wb"), stderr=subprocess.STDOUT))
+        url = f"http://127.0.0.1:{proxy_port}"
+        _wait_healthy(url, procs[-1])
+        yield url, ports
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
+    req = urllib.request.Request(f"{url}/_stcore/health", headers={"Cookie": cookie} if cookie else {})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        ours = [c for c in resp.headers.get_all("Set-Cookie") or [] if c.startswith("dtx_replica=")]
+        return resp.headers["X-Dtx-Replica"], (ours[0] if ours else None)
+
+
+def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas, browser, wait_idle, tmp_path):
+    url, ports = proxied_replicas
+    # without the cookie: spread over both replicas (20 fresh keys all on one: chance 2 in a million)
+    seen = {_replica_of(url)[0] for _ in range(20)}
+    assert seen == {f"127.0.0.1:{p}" for p in ports}, seen
+    # with the cookie the proxy handed out: always the same replica
+    first, set_cookie = _replica_of(url)
+    assert set_cookie and set_cookie.startswith("dtx_replica=") and "HttpOnly" in set_cookie
+    cookie = set_cookie.split(";", 1)[0]
+    assert {_replica_of(url, cookie)[0] for _ in range(10)} == {first}
+
+    # a whole session through the proxy: websocket, upload (XSRF-checked), steps
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
+    context.set_default_timeout(90_000)
+    page = context.new_page()
+    try:
+        page.goto("/")
+        wait_idle(page)
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+        wait_idle(page)
+        csv = tmp_path / "proxied.csv"
+        csv.write_text("x,y,colour,label\n" + "".join(
+            f"{i % 7},{(i * 3) % 11},{'rgb'[i % 3]},{'ab'[(i % 7 > 3) ^ (i % 3 == 0)]}\n" for i in range(60)),
+            encoding="utf-8")
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+        expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible()
+        wait_idle(page)
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+        wait_idle(page)
+        for i in (1, 2):
+            page.locator(".st-key-_w_grow_step button").click()
+            wait_idle(page)
+            expect(page.get_by_text(re.compile(rf"Step {i} · "))).to_be_visible()
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+        cookies = {c["name"]: c["value"] for c in context.cookies()}
+        assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
+    finally:
+        context.close()
