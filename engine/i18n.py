@@ -198,7 +198,7 @@ DECIMAL = {"en": ".", "de": ","}
 
 def check_language(lang: str) -> str:
     """``lang`` if it has a table, else ConfigError naming the languages there are."""
-    if lang not in MESSAGES:
+    if not isinstance(lang, str) or lang not in MESSAGES:
         raise ConfigError(f"lang must be one of {', '.join(sorted(MESSAGES))}, not {lang!r}.")
     return lang
 
@@ -218,7 +218,7 @@ def plural(msg_id: str, count: float, lang: str = "en", **fields) -> str:
 
 def noun(noun_id: str, n: float, lang: str = "en") -> str:
     """The row noun for a count: ``noun("day", 1)`` is "day", ``noun("day", 5, "de")`` is "Tage"."""
-    if noun_id not in NOUNS:
+    if not isinstance(noun_id, str) or noun_id not in NOUNS:
         raise ConfigError(f"noun must be one of {', '.join(sorted(NOUNS))}, not {noun_id!r}.")
     one, other = NOUNS[noun_id][check_language(lang)]
     return one if n == 1 else other

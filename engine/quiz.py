@@ -230,7 +230,7 @@ def make_question(grower) -> QuizQuestion | None:
 # ----------------------------------------------------------------------------------- judging
 def judge(question: QuizQuestion, answer: QuizAnswer) -> QuizResult:
     """Score one answer (pure; see the module docstring for the rules)."""
-    if answer.feature not in question.features:
+    if not isinstance(answer.feature, str) or answer.feature not in question.features:
         raise ConfigError(f"Pick one of the candidate features ({', '.join(question.features)}), "
                           f"not {answer.feature!r}.")
     key = question.key
@@ -238,7 +238,11 @@ def judge(question: QuizQuestion, answer: QuizAnswer) -> QuizResult:
     threshold_ok = None
     if question.needs_threshold(answer.feature):
         t = answer.threshold
-        if t is None or not math.isfinite(float(t)):
+        try:
+            bad = t is None or isinstance(t, bool) or not math.isfinite(float(t))
+        except (TypeError, ValueError):
+            bad = True
+        if bad:
             raise ConfigError(f"Give a threshold for {answer.feature}: a number between its smallest and "
                               "largest value at this node.")
         windows = key.windows_of(answer.feature)
