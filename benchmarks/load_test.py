@@ -81,6 +81,18 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far, in seconds."""
+    try:
+        import psutil
+
+        t = psutil.Process(pid).cpu_times()
+        return t.user + t.system
+    except ImportError:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
 def streamlit_server(timeout: float = 120.0):
     """``streamlit run app.py`` on 127.0.0.1:<free port>; yields (url, pid), stops it afterwards."""
@@ -238,6 +250,7 @@ async def concurrent_phase(url: str, pid: int, args, files: list[Path]) -> dict:
     sources = [s if s is not None else next(uploads) for s in sources]
     peak = rss_mb(pid)
     before = peak
+    cpu_before = cpu_seconds(pid)
     done = asyncio.Event()
 
     async def watch_memory():
@@ -259,7 +272,10 @@ async def concurrent_phase(url: str, pid: int, args, files: list[Path]) -> dict:
             await browser.close()
         wall = time.perf_counter() - t0
     after = rss_mb(pid)
-    return {"users": args.users, "samples": [s for s in sources if isinstance(s, str)],
+    cpu = cpu_seconds(pid) - cpu_before
+    n_actions = counts["step"] + counts["undo"]
+    return {"server_cpu_s": cpu, "server_cpu_per_action_s": cpu / n_actions if n_actions else None,
+            "users": args.users, "samples": [s for s in sources if isinstance(s, str)],
             "uploads": [s.name for s in sources if not isinstance(s, str)], "actions": counts,
             "errors": errors.items, "latency_median_s": statistics.median(latencies) if latencies else None,
             "latency_p95_s": float(np.percentile(latencies, 95)) if latencies else None,
@@ -318,6 +334,9 @@ def report(result: dict) -> str:
         f"max {c['latency_max_s']:.2f} s" if c["latency_median_s"] is not None else "  no latencies",
         f"  server RSS: before {c['rss_before_mb']:.0f} MB, peak {c['rss_peak_mb']:.0f} MB, "
         f"after {c['rss_after_mb']:.0f} MB",
+        f"  server CPU: {c['server_cpu_s']:.0f} s in all "
+        f"({(c['server_cpu_per_action_s'] or 0):.2f} s per action, loading and page views included); "
+        "the rest of the latency is the machine's other load (the browsers run on it too)",
         f"Reruns: {r['reruns']} in one session, errors {len(r['errors'])}, "
         f"median {r['rerun_median_s'] or float('nan'):.2f} s per rerun",
         *[f"    {e}" for e in r["errors"][:10]],
