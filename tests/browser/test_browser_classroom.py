@@ -96,13 +96,18 @@ def test_german_narration_from_the_address_and_tab_to_step(page, wait_idle, scre
     # every control is reachable with the keyboard: Tab until the Step button has the focus, Enter
     wait_idle(page)
     page.get_by_role("heading", name="Grow").click()
+    seen = []
     for _ in range(80):
         page.keyboard.press("Tab")
-        focused = page.evaluate("document.activeElement && document.activeElement.innerText || ''")
-        if re.search(r"\bStep\b", focused) and "×" not in focused:  # not "Step ×5"
+        tag, focused = page.evaluate(
+            "[document.activeElement ? document.activeElement.tagName : '',"
+            " document.activeElement && document.activeElement.innerText || '']")
+        # the Step button itself (icon, "Step", shortcut hint on their own lines): not "Step ×5" or a tab
+        seen.append((tag, focused.strip()[:40]))
+        if tag == "BUTTON" and "Step" in [line.strip() for line in focused.splitlines()]:
             break
     else:
-        raise AssertionError("Tab never reached the Step button")
+        raise AssertionError(f"Tab never reached the Step button: {seen}")
     page.keyboard.press("Enter")
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"^Step 2 · "))).to_be_visible(timeout=20_000)
