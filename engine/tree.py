@@ -192,12 +192,19 @@ class Tree:
         leaves = [n.id for n in self.leaves]
         col = {lid: i for i, lid in enumerate(leaves)}
         W = np.zeros((X.shape[0], len(leaves)))
+        for nid, rows, w in self._fractional_leaves(X):
+            W[rows, col[nid]] += w
+        return np.array(leaves, dtype=np.int64), W
+
+    def _fractional_leaves(self, X: np.ndarray):
+        """Yield (leaf id, rows, weights): each row's weight reaching each leaf, missing values going down
+        every branch with the branch's share of the training weight (C4.5)."""
         stack = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
         while stack:
             nid, rows, w = stack.pop()
             node = self.nodes[nid]
             if node.is_leaf:
-                W[rows, col[nid]] += w
+                yield nid, rows, w
                 continue
             route = node.split.route(X[rows, node.split.feature_index])
             cw = np.asarray(node.split.child_weights, dtype=float)
@@ -206,9 +213,7 @@ class Tree:
             for c, child in enumerate(node.children):
                 sel = (route == c) | miss
                 if sel.any():
-                    f = np.where(miss[sel], share[c], 1.0)
-                    stack.append((child, rows[sel], w[sel] * f))
-        return np.array(leaves, dtype=np.int64), W
+                    stack.append((child, rows[sel], w[sel] * np.where(miss[sel], share[c], 1.0)))
 
     @cached_property
     def _arrays(self):
@@ -268,25 +273,12 @@ class Tree:
         out = np.zeros((X.shape[0], values.shape[1]))
         best_w = np.full(X.shape[0], -1.0)
         best_leaf = np.zeros(X.shape[0], dtype=np.int64)
-        stack = [(0, np.arange(X.shape[0]), np.ones(X.shape[0]))]
-        while stack:
-            nid, rows, w = stack.pop()
-            node = self.nodes[nid]
-            if node.is_leaf:
-                out[rows] += w[:, None] * values[nid]
-                cur_rank = rank[best_leaf[rows]]
-                better = (w > best_w[rows] + 1e-12) | ((np.abs(w - best_w[rows]) <= 1e-12) & (rank[nid] < cur_rank))
-                best_w[rows[better]] = w[better]
-                best_leaf[rows[better]] = nid
-                continue
-            route = node.split.route(X[rows, node.split.feature_index])
-            cw = np.asarray(node.split.child_weights, dtype=float)
-            share = cw / cw.sum() if cw.sum() > 0 else np.full(cw.size, 1.0 / cw.size)
-            miss = route < 0
-            for c, child in enumerate(node.children):
-                sel = (route == c) | miss
-                if sel.any():
-                    stack.append((child, rows[sel], w[sel] * np.where(miss[sel], share[c], 1.0)))
+        for nid, rows, w in self._fractional_leaves(X):
+            out[rows] += w[:, None] * values[nid]
+            cur_rank = rank[best_leaf[rows]]
+            better = (w > best_w[rows] + 1e-12) | ((np.abs(w - best_w[rows]) <= 1e-12) & (rank[nid] < cur_rank))
+            best_w[rows[better]] = w[better]
+            best_leaf[rows[better]] = nid
         return out, best_leaf
 
     def _values_and_leaves(self, data):
