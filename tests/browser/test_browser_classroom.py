@@ -93,8 +93,13 @@ def test_german_narration_from_the_address_and_tab_to_step(page, wait_idle, scre
     _expect_step(page, 1)
     assert _narration(page).startswith("Knoten 0 (60 Zeilen, 40 bad / 20 good, Fehlklassifikation 0,333)")
     assert "wird nach Month bei 3,5 geteilt" in _narration(page)
-    # every control is reachable with the keyboard: Tab until the Step button has the focus, Enter
+    # every control is reachable with the keyboard: Tab until the Step button has the focus, Enter.
+    # First wait until the Step button is enabled (right after a lesson loads, a rerun may still be settling
+    # and Streamlit keeps the buttons disabled, out of the tab order).
     wait_idle(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some(b => !b.disabled &&"
+        " b.innerText.split('\\n').map(s => s.trim()).includes('Step'))", timeout=30_000)
     page.get_by_role("heading", name="Grow").click()
     seen = []
     for _ in range(80):
