@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from engine.errors import DataError
 
 from . import palette
-from .regions import FONT, escape
+from .regions import FONT, escape, typical_row
 
 __all__ = ["vote_figure", "size_curve_figure", "variance_figure", "importance_figure", "inbag_figure",
            "rounds_figure", "decision_grid", "typical_row", "ensemble_region_figure"]
@@ -141,19 +141,6 @@ def rounds_figure(rounds, *, current: int | None = None, height: int = 320) -> g
                    yaxis2={"title": {"text": "error"}, "overlaying": "y", "side": "right", "range": [0, 0.6],
                            "tickmode": "linear", "dtick": 0.1, "showgrid": False},
                    legend={"orientation": "h", "y": -0.3})
-
-
-def typical_row(schema, frame: pd.DataFrame) -> dict:
-    """Median of each numeric feature, most frequent value of each categorical one."""
-    row = {}
-    for name, kind in zip(schema.feature_names, schema.kinds):
-        col = frame[name]
-        if kind == "numeric":
-            row[name] = float(pd.to_numeric(col, errors="coerce").median())
-        else:
-            mode = col.dropna().astype(str).mode()
-            row[name] = mode.iloc[0] if len(mode) else np.nan
-    return row
 
 
 def decision_grid(ensemble, frame: pd.DataFrame, x: str, y: str, *, upto: int | None = None,

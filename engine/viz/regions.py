@@ -222,10 +222,10 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
     return fig
 
 
-def _typical_row(tree, frame: pd.DataFrame) -> dict:
+def typical_row(schema, frame: pd.DataFrame) -> dict:
     """Median of each numeric feature, most frequent value of each categorical one."""
     row = {}
-    for name, kind in zip(tree.schema.feature_names, tree.schema.kinds):
+    for name, kind in zip(schema.feature_names, schema.kinds):
         if name not in frame.columns:
             raise DataError(f"The data has no column '{name}'.")
         col = frame[name]
@@ -259,7 +259,7 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
     target = _column(frame, y) if isinstance(y, str) else np.asarray(y, dtype=float)
     if target.shape[0] != len(frame):
         raise DataError(f"Got {target.shape[0]} target values for {len(frame)} rows: give one per row.")
-    base = _typical_row(tree, frame)
+    base = typical_row(tree.schema, frame)
     kind = tree.schema.kinds[tree.schema.index(feature)]
     fig = new_figure()
     if kind == "numeric":
