@@ -23,7 +23,7 @@ from .splits import Split
 from .featuredraw import child_key, draw_mask
 from .fasthist import node_thresholds, scan_hist_feature
 from .search import TIE_TOL
-from .stopping import EPS, post_split_reason, pre_split_reason
+from .stopping import post_split_reason, pre_split_reason
 
 
 def fast_eligible(grower) -> bool:
@@ -332,4 +332,4 @@ def renumber_depth_first(res: FastResult) -> FastResult:
                       {new_id[k]: v for k, v in res.paths.items()}, [new_id[i] for i in preorder])
 
 
-__all__ = ["fast_eligible", "grow_levelwise", "renumber_depth_first", "FastResult", "EPS"]
+__all__ = ["fast_eligible", "grow_levelwise", "renumber_depth_first", "FastResult"]

@@ -11,7 +11,6 @@ cached per node path, so replaying costs little.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 

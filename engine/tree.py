@@ -9,7 +9,7 @@ distributions it reaches are averaged with those weights.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
