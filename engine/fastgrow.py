@@ -39,6 +39,7 @@ class FastResult:
     rows: dict           # id -> (row idx, weights)
     paths: dict          # id -> path key
     order: list          # node ids in processing order
+    depth_first: bool = False   # ids already numbered as depth-first stepping numbers them
 
 
 def _segment_best(g: np.ndarray, starts: np.ndarray, nd: np.ndarray, n_seg: int):
@@ -113,6 +114,9 @@ def _level_splits(crit, task, schema, jstar, G, L, R, NL, cnt, T, TOT, W, P) -> 
 
 def grow_levelwise(grower) -> FastResult:
     cfg, crit, schema = grower.config, grower.crit, grower.schema
+    if cfg.split_search != "histogram":
+        from .fastexact import grow_exact
+        return grow_exact(grower)
     classes = grower.dataset.classes
     idx0 = np.flatnonzero(grower.w0 > 0)
     w = grower.w0[idx0]

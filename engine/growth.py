@@ -25,6 +25,7 @@ from .histogram import best_histogram, make_bins
 from .featuredraw import draw_mask, path_key
 from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
+from .levelstore import paused_gc
 from .nodes import make_node, route_rows, unit_stats
 from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from .splits import Split
@@ -129,7 +130,8 @@ class Grower:
             # automatic steps only: the level-wise result ends in the same state (see ``_install``)
             if self._actions:
                 self._rebuild()
-            self._install(self._fast_result())
+            with paused_gc():
+                self._install(self._fast_result())
             return self
         n = 0
         while (max_steps is None or n < max_steps) and self.step() is not None:
@@ -143,7 +145,8 @@ class Grower:
         actions = self._actions[:-1]
         if len(actions) > 20 and all(a == ("step",) for a in actions) and fast_eligible(self):
             self._rebuild()
-            self._install(self._fast_result(), n_records=len(actions))
+            with paused_gc():
+                self._install(self._fast_result(), n_records=len(actions))
             return True
         self._rebuild()
         for a in actions:
@@ -229,7 +232,9 @@ class Grower:
 
     def _fast_result(self):
         res = grow_levelwise(self)
-        return renumber_depth_first(res) if self.config.effective_order == "depth" else res
+        if self.config.effective_order == "depth" and not res.depth_first:
+            res = renumber_depth_first(res)
+        return res
 
     def _install(self, res, n_records: int | None = None):
         """Set the state to that of stepping (``n_records`` records, or to the end) from a level-wise result.
@@ -260,8 +265,8 @@ class Grower:
         self._nodes = [n if i in keep else None for i, n in enumerate(nodes)]
         while self._nodes and self._nodes[-1] is None:
             self._nodes.pop()
-        self._rows = {i: r for i, r in res.rows.items() if i in keep}
-        self._paths = {i: p for i, p in res.paths.items() if i in keep}
+        self._rows = _kept(res.rows, keep, n_records is None)
+        self._paths = _kept(res.paths, keep, n_records is None)
         self._frontier = pending if self.config.effective_order == "breadth" else pending[::-1]
         self._history = history
         self._actions = [("step",)] * len(history)
@@ -447,6 +452,13 @@ class Grower:
         rec = StepRecord(len(self._history), "forced", node_id, split, children, (), self)
         self._history.append(rec)
         return rec
+
+
+def _kept(mapping, keep: set, everything: bool):
+    """The entries of a level-wise result's rows/paths for the nodes in ``keep``."""
+    if hasattr(mapping, "restricted"):        # engine.levelstore maps: no copy of what they hold
+        return mapping if everything else mapping.restricted(keep)
+    return {i: v for i, v in mapping.items() if i in keep}
 
 
 def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None) -> Tree:

@@ -36,6 +36,26 @@ def _sum_last(c: np.ndarray) -> np.ndarray:
     return s
 
 
+def _sum_cols(cols) -> np.ndarray:
+    """:func:`_sum_last` for stats given as one array per stat (the same additions in the same order)."""
+    if len(cols) > 16 or len(cols) == 0:
+        return np.stack(cols, axis=-1).sum(axis=-1)
+    s = np.array(cols[0], dtype=float)
+    for c in cols[1:]:
+        s += c
+    return s
+
+
+def _entropy_cols(cols, w: np.ndarray, ok: np.ndarray, base: float) -> np.ndarray:
+    ws = np.where(ok, w, 1.0)
+    h = np.zeros(w.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for c in cols:
+            p = c / ws
+            h -= np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+    return np.where(ok, h / np.log(base), 0.0) + 0.0
+
+
 def _totals(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c = np.asarray(counts, dtype=float)
     w = _sum_last(c)
@@ -45,13 +65,7 @@ def _totals(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def entropy(counts, base: float = 2.0) -> np.ndarray:
     r"""Entropy :math:`H = -\sum_k p_k \log_b p_k` (bits for b=2, nats for b=e); 0 log 0 = 0."""
     c, w, ok = _totals(counts)
-    ws = np.where(ok, w, 1.0)
-    h = np.zeros(w.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for k in range(c.shape[-1]):
-            p = c[..., k] / ws
-            h -= np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
-    return np.where(ok, h / np.log(base), 0.0) + 0.0
+    return _entropy_cols([c[..., k] for k in range(c.shape[-1])], w, ok, base)
 
 
 def gini(counts) -> np.ndarray:
@@ -130,22 +144,27 @@ class Criterion:
         per level) computes the children's terms with this one function, so they agree to the bit.
         """
         stats = np.asarray(stats, dtype=float)
-        w = self.weight(stats)
+        return self.weighted_cols([stats[..., k] for k in range(stats.shape[-1])])
+
+    def weighted_cols(self, cols) -> np.ndarray:
+        """:meth:`weighted` for stats given as one array per stat (``cols[k]`` is stat k of every node):
+        the level-wise growers keep stats this way; the arithmetic is the same, element by element."""
+        w = np.asarray(cols[0], dtype=float) if self.task == "regression" else _sum_cols(cols)
         ok = w > 0
         ws = np.where(ok, w, 1.0)
         if self.name == "gini":                      # w - sum_k c_k^2 / w
             ss = np.zeros(w.shape)
-            for k in range(stats.shape[-1]):
-                ss += stats[..., k] * stats[..., k]
+            for c in cols:
+                ss += c * c
             return np.where(ok, np.maximum(w - ss / ws, 0.0), 0.0)
         if self.name == "misclassification":         # w - max_k c_k
             top = np.zeros(w.shape)
-            for k in range(stats.shape[-1]):
-                top = np.maximum(top, stats[..., k])
+            for c in cols:
+                top = np.maximum(top, c)
             return np.where(ok, w - top, 0.0)
         if self.name == "variance":                  # sum w y^2 - (sum w y)^2 / w
-            return np.where(ok, np.maximum(stats[..., 2] - stats[..., 1] * stats[..., 1] / ws, 0.0), 0.0)
-        return w * self.from_stats(stats)
+            return np.where(ok, np.maximum(cols[2] - cols[1] * cols[1] / ws, 0.0), 0.0)
+        return w * _entropy_cols(cols, w, ok, self.base)
 
     def with_base(self, base: float) -> "Criterion":
         return Criterion(self.name, self.task, self.formula, self._fn, float(base))

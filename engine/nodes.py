@@ -40,9 +40,9 @@ def make_node(*, node_id: int, parent, depth: int, branch: str, stats: np.ndarra
                 prediction=prediction, criterion=crit.name)
 
 
-def make_nodes(stats: np.ndarray, n_rows: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
-    """Vectorised :func:`make_node` for many nodes: returns one factory ``(id, parent, depth, branch) -> Node``
-    per row of ``stats``; the numbers equal what :func:`make_node` computes node by node."""
+def node_fields(stats: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
+    """Per row of ``stats`` (many nodes at once): stats tuple, weight, impurity, value and prediction, as
+    lists; the numbers equal what :func:`make_node` computes node by node."""
     stats = np.asarray(stats, dtype=float)
     weight = crit.weight(stats)
     imp = crit.from_stats(stats)
@@ -55,12 +55,19 @@ def make_nodes(stats: np.ndarray, n_rows: np.ndarray, crit: Criterion, classes: 
         probs = np.where(weight[:, None] > 0, stats / np.where(weight > 0, weight, 1.0)[:, None], 1.0 / k)
         values = [tuple(v) for v in probs.tolist()]
         preds = [classes[i] for i in np.argmax(stats, axis=1).tolist()] if classes else [""] * len(stats)
-    st, w, im, nr = stats.tolist(), weight.tolist(), imp.tolist(), np.asarray(n_rows).tolist()
+    return [tuple(r) for r in stats.tolist()], weight.tolist(), imp.tolist(), values, preds
+
+
+def make_nodes(stats: np.ndarray, n_rows: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
+    """Vectorised :func:`make_node` for many nodes: returns one factory ``(id, parent, depth, branch) -> Node``
+    per row of ``stats``."""
+    st, w, im, values, preds = node_fields(stats, crit, classes)
+    nr = np.asarray(n_rows).tolist()
     name = crit.name
 
     def factory(i):
         return lambda node_id, parent, depth, branch: Node.fast(
-            id=node_id, parent=parent, depth=depth, branch=branch, stats=tuple(st[i]), weight=w[i],
+            id=node_id, parent=parent, depth=depth, branch=branch, stats=st[i], weight=w[i],
             n_node_samples=int(nr[i]), impurity=im[i], value=values[i], prediction=preds[i], criterion=name,
             split=None, children=(), gain=None, stop_reason=None)
     return [factory(i) for i in range(len(st))]

@@ -15,6 +15,8 @@ A node is split only if none of these holds (checked in this order, the first re
 
 from __future__ import annotations
 
+import numpy as np
+
 STOP_REASONS = {
     "pure": "all rows have the same label",
     "max_depth": "the maximum depth is reached",
@@ -43,6 +45,22 @@ def pre_split_reason(node, config) -> str | None:
     if node.n_node_samples < 2 * config.min_samples_leaf:
         return "min_samples_leaf"
     return None
+
+
+PRE_SPLIT = ("pure", "max_depth", "min_samples_split", "min_samples_leaf")
+
+
+def pre_split_codes(impurity, depth, n_samples, config):
+    """:func:`pre_split_reason` for many nodes at once: per node the index into ``PRE_SPLIT`` of the first
+    reason that holds, or -1 when the node may be split (the level-wise growers' vectorised check)."""
+    impurity, depth, n_samples = np.asarray(impurity), np.asarray(depth), np.asarray(n_samples)
+    code = np.full(impurity.shape, -1, dtype=np.int8)
+    code[n_samples < 2 * config.min_samples_leaf] = 3    # later rules first: earlier ones overwrite
+    code[n_samples < config.min_samples_split] = 2
+    if config.max_depth is not None:
+        code[depth >= config.max_depth] = 1
+    code[impurity <= EPS] = 0
+    return code
 
 
 def post_split_reason(best, config, task) -> str | None:

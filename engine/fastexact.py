@@ -1,0 +1,371 @@
+"""Level-wise exact growth: the tree stepping a :class:`~engine.growth.Grower` to the end would give,
+with the Python work per level instead of per node (SLIQ/SPRINT style).
+
+Each feature's row order is sorted once (``O``, features x rows). A level's open nodes own contiguous
+segments of every row of ``O``, sorted by value within the segment. Every (feature, node) pair the
+level may use is scanned at once, as one flat array: cumulative stats minus each pair's offset give the
+left child at every threshold, :meth:`~engine.impurity.Criterion.weighted_cols` every gain, and a
+segmented maximum each pair's best threshold, first on ties as in :mod:`engine.search`. When nodes
+split, every row of ``O`` is partitioned stably by child with a counting pass (no sort), so the next
+level's segments are again sorted by value. Nodes and splits are recorded as arrays
+(:mod:`engine.levelstore`) and become objects once, at the end.
+
+Results equal the step-by-step search exactly for integer weights and integer-valued regression
+targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which
+can only matter for candidates whose gains tie to ~1e-12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .featuredraw import child_key, draw_mask
+from .levelstore import CHI2, MIN_DECREASE, NO_SPLIT, PathMap, RowRanges, build_nodes, depth_first_ids
+from .search import TIE_TOL
+from .significance import chi2_test
+from .stopping import EPS, pre_split_codes
+
+#: elements (pairs' rows) scanned per chunk: bounds the memory of one scan to ~100 MB
+CHUNK = 1 << 20
+
+
+def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+    """Per segment (``starts``/``lengths`` of g): the max of g and the first position within TIE_TOL of
+    it (-1 if none is finite). Ties go to the first position, as in :mod:`engine.search`."""
+    segmax = np.maximum.reduceat(g, starts)
+    finite = np.isfinite(segmax)
+    bar = np.where(finite, segmax - TIE_TOL * (1.0 + np.abs(np.where(finite, segmax, 0.0))), np.inf)
+    hits = np.flatnonzero(g >= np.repeat(bar, lengths))
+    first = np.full(starts.size, -1, dtype=np.int64)
+    if hits.size:
+        s = np.searchsorted(starts, hits, side="right") - 1
+        lead = np.ones(hits.size, dtype=bool)
+        lead[1:] = s[1:] != s[:-1]
+        first[s[lead]] = hits[lead]
+    return segmax, first
+
+
+def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
+    out = np.zeros(a.size, dtype=np.int64)
+    np.cumsum(a[:-1], out=out[1:])
+    return out
+
+
+class _Data:
+    """The training rows as the scan needs them (rows with weight 0 dropped)."""
+
+    def __init__(self, grower):
+        self.idx0 = np.flatnonzero(grower.w0 > 0)
+        self.w = grower.w0[self.idx0]
+        self.XT = np.ascontiguousarray(grower.X[self.idx0].T)          # (d, m)
+        self.d, self.m = self.XT.shape
+        self.ST = np.ascontiguousarray((grower.U[self.idx0] * self.w[:, None]).T)   # (S, m)
+        self.S = self.ST.shape[0]
+        unit = bool(np.all(self.w == 1.0))
+        # unit weights: class counts come from the labels (no stat rows gathered); a regression node's
+        # weight is its row count
+        self.labels = (grower.y[self.idx0].astype(np.int64)
+                       if grower.task == "classification" and unit else None)
+        self.count_weight = grower.task == "regression" and unit
+
+
+def _totals(data: _Data, first_order: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Stats of each open node (C, S): differences of cumulative sums along the first feature's order,
+    as the scan computes them."""
+    C, S = cnt.size, data.S
+    if data.labels is not None:
+        nd = np.repeat(np.arange(C), cnt)
+        return np.bincount(nd * S + data.labels[first_order], minlength=C * S).reshape(C, S).astype(float)
+    ends = starts + cnt - 1
+    tot = np.empty((C, S))
+    for k in range(S):
+        if k == 0 and data.count_weight:
+            tot[:, 0] = cnt
+            continue
+        c = np.cumsum(data.ST[k][first_order])
+        tot[:, k] = c[ends]
+        tot[1:, k] -= c[ends[:-1]]
+    return tot
+
+
+def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR, LEFT, NL):
+    """Best threshold of every (feature pj, node pc) pair, written into G/THR/LEFT/NL[pc, pj]."""
+    M = O.shape[1]
+    plen = cnt[pc]
+    T = int(plen.sum())
+    if T == 0:
+        return
+    pst = _exclusive_cumsum(plen)
+    j0, j1 = int(pj[0]), int(pj[-1]) + 1
+    if pj.size == cnt.size * (j1 - j0):      # whole features: O's rows are the flat array as they are
+        pos = O[j0:j1].ravel()
+        rowfeat = np.repeat(np.arange(j0, j1, dtype=np.int64) * data.m, M)
+    else:
+        flat = np.repeat(pj * M + starts[pc] - pst, plen) + np.arange(T)
+        pos = O.ravel()[flat]
+        rowfeat = np.repeat(pj * data.m, plen)
+    xs = data.XT.ravel()[rowfeat + pos]
+    del rowfeat
+
+    def per_pair(v):              # a value per pair, spread over its rows (np.repeat beats a gather)
+        return np.repeat(v, plen)
+
+    n_left = np.arange(1, T + 1) - per_pair(pst)
+    ends = pst + plen - 1
+    lab = data.labels[pos] if data.labels is not None else None
+    left, right = [], []
+    for k in range(data.S):
+        if k == 0 and data.count_weight:
+            lk = n_left.astype(float)
+        else:
+            c = np.cumsum(lab == k, dtype=np.float64) if lab is not None else np.cumsum(data.ST[k][pos])
+            base = np.zeros(pj.size)
+            base[1:] = c[ends[:-1]]
+            lk = c - per_pair(base)
+        left.append(lk)
+        right.append(per_pair(TOT[pc, k]) - lk)
+    del pos, lab
+    valid = np.empty(T, dtype=bool)
+    np.greater(xs[1:], xs[:-1], out=valid[:-1])
+    valid[ends] = False
+    if msl > 1:
+        valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        children = crit.weighted_cols(left)
+        children += crit.weighted_cols(right)
+        children /= per_pair(W[pc])
+        g = np.where(valid, per_pair(P[pc]) - children, -np.inf)
+    del children, valid
+    segmax, first = segment_best(g, pst, plen)
+    ok = first >= 0
+    f = first[ok]
+    at_c, at_j = pc[ok], pj[ok]
+    G[at_c, at_j] = segmax[ok]
+    t = (xs[f] + xs[f + 1]) / 2.0
+    THR[at_c, at_j] = np.where(t >= xs[f + 1], xs[f], t)
+    for k in range(data.S):
+        LEFT[at_c, at_j, k] = left[k][f]
+    NL[at_c, at_j] = n_left[f]
+
+
+def _split_numbers(crit, L, R, P, W):
+    """The numbers :func:`engine.search._make_split` records, for many binary splits at once."""
+    wl, wr = crit.weight(L), crit.weight(R)
+    children_imp = (crit.weighted(L) + crit.weighted(R)) / W
+    gain = 1.0 * (P - children_imp)
+    gain = np.where(np.abs(gain) < 1e-15, np.maximum(gain, 0.0), gain)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pl, pr = wl / W, wr / W
+        info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
+                 + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
+        ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
+    return wl, wr, children_imp, gain, info, ratio
+
+
+def _feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
+    if cfg.score == "gain_ratio":
+        finite = np.isfinite(G)
+        avg = np.where(finite, G, 0).sum(1) / np.maximum(finite.sum(1), 1)
+        WL = crit.weight(LEFT)
+        WR = W[:, None] - WL
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pl, pr = WL / W[:, None], WR / W[:, None]
+            info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1)), 0)
+                     + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1)), 0))
+            ratio = np.where(info > 0, G / info, 0.0)
+        score = np.where(finite & (G >= avg[:, None] - TIE_TOL), np.round(ratio, 12), -np.inf)
+    else:
+        score = np.round(G, 12)
+    return np.argmax(score, axis=1)
+
+
+def _partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
+    """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
+    its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
+    are dropped. ``chkey[row]`` is ``2 * split index + (goes right)``, or -2 for rows whose node stops."""
+    d, M = O.shape
+    ce = chkey[O]                                        # (d, M)
+    gr = (ce & 1).astype(np.int64)
+    cr = np.cumsum(gr, axis=1)
+    seg_base = np.zeros((d, cnt.size), dtype=np.int64)
+    seg_base[:, 1:] = cr[:, starts[1:] - 1]
+    rights_before = cr - gr - np.repeat(seg_base, cnt, axis=1)
+    local = np.arange(M) - np.repeat(starts, cnt)
+    rank = np.where(gr.astype(bool), rights_before, local - rights_before)
+    key = np.where(ce >= 0, cand_of_child[np.maximum(ce, 0)], -1)
+    keep = key >= 0
+    M2 = int(new_cnt.sum())
+    dest = _exclusive_cumsum(new_cnt)[np.maximum(key, 0)] + rank + (np.arange(d) * M2)[:, None]
+    out = np.empty(d * M2, dtype=O.dtype)
+    out[dest[keep]] = O[keep]
+    return out.reshape(d, M2)
+
+
+def grow_exact(grower):
+    """The whole tree, level by level (see the module docstring): a ``FastResult`` for ``Grower._install``."""
+    from .fastgrow import FastResult
+
+    cfg, crit, task = grower.config, grower.crit, grower.task
+    data = _Data(grower)
+    d, m, S = data.d, data.m, data.S
+    msl = cfg.min_samples_leaf
+    k_draw = cfg.n_features_to_draw(d)
+    draw = k_draw < d
+    seed = cfg.random_state or 0
+    root = grower._nodes[0]
+    # per level: arrays of the nodes created there (the root is level 0)
+    lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi = \
+        [np.array([-1])], [np.array([-1])], [np.array([root.stats])], [np.array([m])], [], [np.array([0])], \
+        [np.array([m])]
+    lv_pre.append(pre_split_codes(np.array([root.impurity]), np.array([0]), np.array([m]), cfg))
+    post_ids, post_codes = [], []
+    sp = {k: [] for k in ("node", "feature", "threshold", "gain", "gain_ratio", "split_info", "impurity_parent",
+                          "impurity_children", "left", "right", "w_left", "w_right", "n_left", "n_right",
+                          "first_child")}
+    perm = np.arange(m)
+    n_nodes = 1
+    ids = np.array([0]) if lv_pre[0][0] < 0 else np.zeros(0, dtype=np.int64)
+    cnt, lo = np.array([m]), np.array([0])
+    keys = [0]
+    depth = 0
+    O = np.argsort(data.XT, axis=1, kind="stable") if ids.size else None
+    while ids.size:
+        C = ids.size
+        starts = _exclusive_cumsum(cnt)
+        TOT = _totals(data, O[0], cnt, starts)
+        W, P = crit.weight(TOT), crit.from_stats(TOT)
+        G = np.full((C, d), -np.inf)
+        THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
+        if draw:
+            pc, pj = np.nonzero(draw_mask(keys, seed, d, k_draw))
+            by_feature = np.argsort(pj, kind="stable")
+            pj, pc = pj[by_feature], pc[by_feature]
+        else:
+            pj, pc = np.repeat(np.arange(d), C), np.tile(np.arange(C), d)
+        # chunks of whole features, so that one scan holds at most ~CHUNK elements
+        plen_f = np.bincount(pj, weights=cnt[pc], minlength=d)
+        group = np.cumsum(plen_f) // CHUNK
+        bounds = np.searchsorted(pj, np.flatnonzero(np.r_[True, group[1:] != group[:-1]]))
+        bounds = np.r_[bounds, pj.size]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b > a:
+                _scan(data, crit, msl, O, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
+        jstar = _feature_choice(cfg, crit, G, LEFT, W)
+        ci = np.arange(C)
+        Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
+        Rw = TOT - Lw
+        wl, wr, cimp, gain, info, ratio = _split_numbers(crit, Lw, Rw, P, W)
+        code = np.full(C, -1, dtype=np.int8)
+        code[~np.isfinite(Gw)] = NO_SPLIT
+        code[np.isfinite(Gw) & (gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        if cfg.chi2_alpha is not None and task == "classification":
+            for c in np.flatnonzero(code < 0).tolist():
+                p_value = chi2_test((tuple(Lw[c].tolist()), tuple(Rw[c].tolist())))[2]
+                if not (p_value <= cfg.chi2_alpha):
+                    code[c] = CHI2
+        stop = code >= 0
+        post_ids.append(ids[stop])
+        post_codes.append(code[stop])
+        spl = np.flatnonzero(~stop)
+        ns = spl.size
+        if ns == 0:
+            break
+        first = n_nodes + 2 * np.arange(ns)
+        n_nodes += 2 * ns
+        parent_ids = ids[spl]
+        nl, pn, plo = NLw[spl], cnt[spl], lo[spl]
+        for k, v in (("node", parent_ids), ("feature", jstar[spl]), ("threshold", Tw[spl]), ("gain", gain[spl]),
+                     ("gain_ratio", ratio[spl]), ("split_info", info[spl]), ("impurity_parent", P[spl]),
+                     ("impurity_children", cimp[spl]), ("left", Lw[spl]), ("right", Rw[spl]),
+                     ("w_left", wl[spl]), ("w_right", wr[spl]), ("n_left", nl), ("n_right", pn - nl),
+                     ("first_child", first)):
+            sp[k].append(v)
+        child_stats = np.empty((2 * ns, S))
+        child_stats[0::2], child_stats[1::2] = Lw[spl], Rw[spl]
+        child_n = np.empty(2 * ns, dtype=np.int64)
+        child_n[0::2], child_n[1::2] = nl, pn - nl
+        depth += 1
+        pre = pre_split_codes(crit.from_stats(child_stats), np.full(2 * ns, depth), child_n, cfg)
+        child_lo = np.empty(2 * ns, dtype=np.int64)
+        child_lo[0::2], child_lo[1::2] = plo, plo + nl
+        lv_parent.append(np.repeat(parent_ids, 2))
+        lv_branch.append(np.tile(np.array([0, 1]), ns))
+        lv_stats.append(child_stats)
+        lv_n.append(child_n)
+        lv_pre.append(pre)
+        lv_lo.append(child_lo)
+        lv_hi.append(child_lo + child_n)
+        # partition the split nodes' ranges of ``perm``: left rows, then right rows, each ascending
+        pst = _exclusive_cumsum(pn)
+        T = int(pn.sum())
+        seg = np.repeat(np.arange(ns), pn)
+        where = np.repeat(plo - pst, pn) + np.arange(T)
+        rows = perm[where]
+        right = data.XT.ravel()[np.repeat(jstar[spl] * m, pn) + rows] > Tw[spl][seg]
+        rcum = np.cumsum(right)
+        rbase = np.zeros(ns, dtype=np.int64)
+        rbase[1:] = rcum[pst[1:] - 1]
+        rb = rcum - right - rbase[seg]
+        local = np.arange(T) - pst[seg]
+        perm[np.where(right, np.repeat(plo + nl, pn) + rb, np.repeat(plo, pn) + local - rb)] = rows
+        nxt = np.flatnonzero(pre < 0)
+        if nxt.size == 0:
+            break
+        chkey = np.full(m, -2, dtype=np.int64)
+        chkey[rows] = 2 * seg + right
+        cand_of_child = np.full(2 * ns, -1, dtype=np.int64)
+        cand_of_child[nxt] = np.arange(nxt.size)
+        O = _partition(O, chkey, cand_of_child, cnt, starts, child_n[nxt])
+        if draw:
+            feats, thrs = jstar[spl].tolist(), Tw[spl].tolist()
+            keys = [child_key(keys[spl[i >> 1]], (feats[i >> 1], "threshold", thrs[i >> 1], (), i & 1))
+                    for i in nxt.tolist()]
+        ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
+        cnt, lo = child_n[nxt], child_lo[nxt]
+    return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
+                   post_ids, post_codes, sp, FastResult)
+
+
+def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
+            post_ids, post_codes, sp, FastResult):
+    cat = np.concatenate
+    parent, branch, stats = cat(lv_parent), cat(lv_branch), cat(lv_stats)
+    n_rows, reason, lo, hi = cat(lv_n), cat(lv_pre).astype(np.int8), cat(lv_lo), cat(lv_hi)
+    if post_ids:
+        reason[cat(post_ids)] = cat(post_codes)
+    S = data.S
+    splits = {k: (cat(v) if v else np.zeros((0, S) if k in ("left", "right") else 0)) for k, v in sp.items()}
+    split_of = np.full(n_nodes, -1, dtype=np.int64)
+    split_of[splits["node"].astype(np.int64)] = np.arange(splits["node"].size)
+    first_child = np.full(n_nodes, -1, dtype=np.int64)
+    first_child[splits["node"].astype(np.int64)] = splits["first_child"]
+    depth = cat([np.full(a.size, i) for i, a in enumerate(lv_parent)])
+    feature = np.zeros(n_nodes, dtype=np.int64)
+    threshold = np.zeros(n_nodes)
+    feature[splits["node"].astype(np.int64)] = splits["feature"]
+    threshold[splits["node"].astype(np.int64)] = splits["threshold"]
+    order = list(range(n_nodes))
+    if grower.config.effective_order == "depth":
+        new_id, order = depth_first_ids(first_child)
+        parent = np.where(parent >= 0, new_id[np.maximum(parent, 0)], -1)
+        parent, branch, stats, n_rows, reason, depth, feature, threshold = (
+            _moved(a, new_id) for a in (parent, branch, stats, n_rows, reason, depth, feature, threshold))
+        split_of = _moved(split_of, new_id)
+        first_child = _moved(np.where(first_child >= 0, new_id[np.maximum(first_child, 0)], -1), new_id)
+        lo, hi = _moved(lo, new_id), _moved(hi, new_id)
+    nodes = build_nodes(root, parent=parent, depth=depth, branch=branch, stats=stats, n_rows=n_rows,
+                        reason=reason, split_of=split_of, splits=splits, first_child=first_child,
+                        crit=grower.crit, classes=grower.dataset.classes,
+                        names=grower.schema.feature_names, task=grower.task)
+    rows = RowRanges(data.idx0, data.w, perm, lo, hi)
+    paths = PathMap(parent, feature, threshold, branch)
+    return FastResult(nodes, rows, paths, order, depth_first=grower.config.effective_order == "depth")
+
+
+def _moved(a: np.ndarray, new_id: np.ndarray) -> np.ndarray:
+    out = np.empty_like(a)
+    out[new_id] = a
+    return out
+
+
+__all__ = ["grow_exact", "segment_best"]

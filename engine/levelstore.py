@@ -1,0 +1,228 @@
+"""The record of a level-wise growth, kept as arrays, turned into nodes once at the end.
+
+Growing level by level, the growers only append numbers to arrays per level (parents, statistics, the
+winning splits' numbers, stop reasons); :func:`build_nodes` turns them into :class:`~engine.tree.Node`
+and :class:`~engine.splits.Split` objects in one pass, so the Python work is a few microseconds per
+node and none of it is repeated.
+
+The rows of every node are ranges of one permutation of the training rows: splitting a node partitions
+its range stably (left rows first), so every node ever grown keeps a contiguous range. :class:`RowRanges`
+hands out a node's rows on demand (ascending, as the step-by-step grower keeps them) and
+:class:`PathMap` its path from the root, so the memory stays O(rows + nodes) however deep the tree is.
+Both behave as the dicts the :class:`~engine.growth.Grower` keeps: assignments and deletions made
+later (stepping on from a level-wise state) override the recorded ranges.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import MutableMapping
+from contextlib import contextmanager
+
+import numpy as np
+
+from .nodes import node_fields
+from .splits import Split, format_number
+from .tree import Node
+
+#: stop reasons by code, as recorded per node (-1: the node was split)
+STOP_CODES = ("pure", "max_depth", "min_samples_split", "min_samples_leaf", "no_split",
+              "min_impurity_decrease", "chi2")
+NO_SPLIT, MIN_DECREASE, CHI2 = 4, 5, 6
+
+
+@contextmanager
+def paused_gc():
+    """Python's cyclic garbage collector off for a block that makes hundreds of thousands of objects,
+    none of them in cycles: otherwise every few hundred allocations trigger a pass over all of them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class _Overridable(MutableMapping):
+    """A mapping over node ids backed by recorded arrays, with later assignments and deletions on top."""
+
+    def __init__(self, n: int):
+        self._n = n
+        self._over: dict = {}
+        self._gone: set = set()
+        self._limit: set | None = None
+
+    def _recorded(self, nid) -> bool:
+        return (isinstance(nid, (int, np.integer)) and 0 <= nid < self._n and nid not in self._gone
+                and (self._limit is None or nid in self._limit))
+
+    def _compute(self, nid):
+        raise NotImplementedError
+
+    def __getitem__(self, nid):
+        if nid in self._over:
+            return self._over[nid]
+        if not self._recorded(nid):
+            raise KeyError(nid)
+        return self._compute(int(nid))
+
+    def __setitem__(self, nid, value):
+        self._over[nid] = value
+
+    def __delitem__(self, nid):
+        if nid in self._over:
+            del self._over[nid]
+            if self._recorded(nid):
+                self._gone.add(nid)
+        elif self._recorded(nid):
+            self._gone.add(nid)
+        else:
+            raise KeyError(nid)
+
+    def __iter__(self):
+        yield from self._over
+        ids = range(self._n) if self._limit is None else sorted(self._limit)
+        yield from (i for i in ids if i not in self._over and self._recorded(i))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def restricted(self, keep) -> "_Overridable":
+        """A copy that only knows the recorded ids in ``keep`` (later assignments start afresh)."""
+        new = self._copy()
+        new._limit = set(keep) if self._limit is None else set(keep) & self._limit
+        new._gone = set(self._gone)
+        new._over = {k: v for k, v in self._over.items() if k in new._limit}
+        return new
+
+    def _copy(self) -> "_Overridable":
+        raise NotImplementedError
+
+
+class RowRanges(_Overridable):
+    """Node id -> (row indices into the training data, weights), from ranges of one permutation."""
+
+    def __init__(self, idx0: np.ndarray, w: np.ndarray, perm: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+        super().__init__(lo.size)
+        self._idx0, self._w, self._perm, self._lo, self._hi = idx0, w, perm, lo, hi
+
+    def _compute(self, nid):
+        s = np.sort(self._perm[self._lo[nid]:self._hi[nid]])
+        return self._idx0[s], self._w[s]
+
+    def _copy(self) -> "RowRanges":
+        return RowRanges(self._idx0, self._w, self._perm, self._lo, self._hi)
+
+    def renumbered(self, new_id: np.ndarray) -> "RowRanges":
+        lo, hi = np.empty_like(self._lo), np.empty_like(self._hi)
+        lo[new_id], hi[new_id] = self._lo, self._hi
+        return RowRanges(self._idx0, self._w, self._perm, lo, hi)
+
+
+class PathMap(_Overridable):
+    """Node id -> path from the root, as the growers key it: a tuple of steps
+    ``(feature index, "threshold", threshold, (), child)``; built on demand, remembered."""
+
+    def __init__(self, parent: np.ndarray, feature: np.ndarray, threshold: np.ndarray, branch: np.ndarray):
+        super().__init__(parent.size)
+        self._parent, self._feature, self._threshold, self._branch = parent, feature, threshold, branch
+        self._memo: dict = {0: ()}
+
+    def _compute(self, nid):
+        chain = []
+        while nid not in self._memo:
+            chain.append(nid)
+            nid = int(self._parent[nid])
+        path = self._memo[nid]
+        for c in reversed(chain):
+            p = int(self._parent[c])
+            path = path + ((int(self._feature[p]), "threshold", float(self._threshold[p]), (),
+                            int(self._branch[c])),)
+            self._memo[c] = path
+        return path
+
+    def _copy(self) -> "PathMap":
+        new = PathMap(self._parent, self._feature, self._threshold, self._branch)
+        new._memo = self._memo
+        return new
+
+
+def depth_first_ids(first_child: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Ids as depth-first stepping assigns them (children numbered when their parent is split), and the
+    order in which stepping processes the nodes (pre-order), from each node's first child (-1: leaf;
+    the second child is ``first_child + 1``)."""
+    fc = first_child.tolist()
+    new_id = np.zeros(len(fc), dtype=np.int64)
+    preorder, stack, nxt = [], [0], 1
+    while stack:
+        nid = stack.pop()
+        preorder.append(nid)
+        c = fc[nid]
+        if c >= 0:
+            new_id[c], new_id[c + 1] = nxt, nxt + 1
+            nxt += 2
+            stack.append(c + 1)
+            stack.append(c)
+    return new_id, [int(new_id[i]) for i in preorder]
+
+
+def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, split_of, splits,
+                first_child, crit, classes, names, task) -> list:
+    """Node objects for nodes ``0..N-1`` from the per-node arrays (the root's own numbers are kept).
+
+    ``split_of[i]`` indexes the arrays in ``splits`` for a split node (-1 for a leaf); ``splits`` holds
+    ``feature, threshold, gain, gain_ratio, split_info, impurity_parent, impurity_children, left,
+    right, w_left, w_right, n_left, n_right``; ``reason`` holds codes into :data:`STOP_CODES`.
+    """
+    with paused_gc():
+        return _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child,
+                            crit, classes, names, task)
+
+
+def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child, crit,
+                 classes, names, task) -> list:
+    st, wt, imp, values, preds = node_fields(stats, crit, classes)
+    sp = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
+    new, setd = object.__new__, object.__setattr__
+    split_objs, branch_labels = [], []
+    for j, t, g, gr, si, ip, ic, lft, rgt, wl, wr, nl, nr in zip(
+            sp["feature"], sp["threshold"], sp["gain"], sp["gain_ratio"], sp["split_info"], sp["impurity_parent"],
+            sp["impurity_children"], sp["left"], sp["right"], sp["w_left"], sp["w_right"], sp["n_left"],
+            sp["n_right"]):
+        obj = new(Split)
+        setd(obj, "__dict__", {
+            "feature": names[j], "feature_index": j, "kind": "threshold", "threshold": t, "categories": (),
+            "category_codes": (), "gain": g, "gain_ratio": gr, "split_info": si, "impurity_parent": ip,
+            "impurity_children": ic, "child_stats": (tuple(lft), tuple(rgt)), "child_weights": (wl, wr),
+            "child_counts": (nl, nr), "known_fraction": 1.0, "task": task})
+        split_objs.append(obj)
+        label = format_number(t)
+        branch_labels.append(("<= " + label, "> " + label))
+    stop_names = STOP_CODES + (None,)          # code -1 -> None
+    so = split_of.tolist()
+    name = crit.name
+    nodes = []
+    for i, p, dp, b, s, fc, rs, st_i, w_i, im_i, v_i, pr_i, n_i in zip(
+            range(len(so)), parent.tolist(), depth.tolist(), branch.tolist(), so, first_child.tolist(),
+            reason.tolist(), st, wt, imp, values, preds, n_rows.tolist()):
+        if s >= 0:
+            obj = split_objs[s]
+            tail = (obj, (fc, fc + 1), obj.gain, None)
+        else:
+            tail = (None, (), None, stop_names[rs])
+        if i == 0:
+            fields = dict(root.__dict__)
+            fields.update(split=tail[0], children=tail[1], gain=tail[2], stop_reason=tail[3])
+        else:
+            fields = {"id": i, "parent": p, "depth": dp, "branch": branch_labels[so[p]][b], "stats": st_i,
+                      "weight": w_i, "n_node_samples": n_i, "impurity": im_i, "value": v_i, "prediction": pr_i,
+                      "criterion": name, "split": tail[0], "children": tail[1], "gain": tail[2],
+                      "stop_reason": tail[3]}
+        node = new(Node)
+        setd(node, "__dict__", fields)
+        nodes.append(node)
+    return nodes
+
+
+__all__ = ["RowRanges", "PathMap", "STOP_CODES", "build_nodes", "depth_first_ids", "paused_gc"]
