@@ -21,7 +21,7 @@ import numpy as np
 from .nodes import make_nodes
 from .splits import Split
 from .featuredraw import child_key, draw_mask
-from .fasthist import node_thresholds, scan_hist_feature
+from .fasthist import LevelHistograms
 from .search import TIE_TOL
 from .stopping import post_split_reason, pre_split_reason
 
@@ -129,10 +129,9 @@ def grow_levelwise(grower) -> FastResult:
         ylab = grower.y[idx0].astype(np.int16 if len(classes) > 127 else np.int8)
     m, d = Xc.shape
     hist = cfg.split_search == "histogram"
+    draw = cfg.n_features_to_draw(d) < d
     if hist:
-        codes = np.ascontiguousarray(grower.bins.codes[idx0])
-        CodesT = np.ascontiguousarray(codes.T)
-        n_bins = [e.size + 1 for e in grower.bins.edges]
+        hs = LevelHistograms(grower, idx0, ScT, ylab, draw)
         orders = None
     else:
         orders = [np.argsort(XcT[j], kind="stable") for j in range(d)]
@@ -141,7 +140,6 @@ def grow_levelwise(grower) -> FastResult:
     level = [0]                                   # node ids of this level, in id order
     members = [np.arange(m)]                      # compact row positions of each level node, ascending
     node_of = np.zeros(m, dtype=np.int64)         # level-local node of each row, -1 when done
-    draw = cfg.n_features_to_draw(d) < d
     keys = {0: 0}                                 # node id -> running CRC of its path (feature draws)
     while level:
         order.extend(level)
@@ -176,8 +174,7 @@ def grow_levelwise(grower) -> FastResult:
         NL = np.zeros((C, d), dtype=np.int64)
         S = Sc.shape[1]
         if hist:
-            rows_lvl = np.concatenate([members[k] for k in cand])  # grouped by node, ascending
-            TOT = np.stack([np.add.reduceat(ScT[k][rows_lvl], starts) for k in range(S)], axis=1)
+            TOT = hs.totals(node_of, key, cand, members, starts)
             cum0 = None
         else:
             cum0 = _ordered_cumsum(ScT, orders[0], ylab)                   # (S, M)
@@ -191,12 +188,7 @@ def grow_levelwise(grower) -> FastResult:
             lvl_keys = [keys[level[k]] for k in cand]
             allowed = draw_mask(lvl_keys, cfg.random_state or 0, d, cfg.n_features_to_draw(d))
         if hist:
-            BIN = np.zeros((C, d), dtype=np.int64)
-            for j in range(d):
-                segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
-                if segs.size:
-                    scan_hist_feature(crit, cfg.min_samples_leaf, ScT, CodesT[j], rows_lvl, nd, segs, C,
-                                      n_bins[j], P, W, G[:, j], BIN[:, j], LEFT[:, j], NL[:, j], ylab)
+            G, _, LEFT, NL = hs.scan(P, W, allowed)
         for j in range(0 if hist else d):
             segs, o = np.arange(C), orders[j]
             s_cnt, s_starts, s_nd, s_nl, s_ok = cnt, starts, nd, n_left_all, size_ok
@@ -247,8 +239,7 @@ def grow_levelwise(grower) -> FastResult:
             score = np.round(G, 12)
         jstar = np.argmax(score, axis=1)
         if hist:
-            THR[np.arange(C), jstar] = node_thresholds(XcT, CodesT, rows_lvl, nd, starts, jstar,
-                                                       BIN[np.arange(C), jstar])
+            THR[np.arange(C), jstar] = hs.thresholds(jstar)
         # decide and create children, in level order (breadth-first ids), vectorised over the level
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
@@ -295,14 +286,17 @@ def grow_levelwise(grower) -> FastResult:
         if not new_level:
             break
         # route rows to children and regroup every feature's order
-        new_node_of = np.full(m, -1, dtype=np.int64)
-        act = np.flatnonzero(key >= 0)
-        kk = key[act]
-        base_child = child_of_cand[kk]
-        live = base_child >= 0
-        act, kk, base_child = act[live], kk[live], base_child[live]
-        goes_right = Xc[act, jstar[kk]] > THR[kk, jstar[kk]]
-        new_node_of[act] = base_child + goes_right
+        if hist:
+            new_node_of = hs.route(child_of_cand, n_next)
+        else:
+            new_node_of = np.full(m, -1, dtype=np.int64)
+            act = np.flatnonzero(key >= 0)
+            kk = key[act]
+            base_child = child_of_cand[kk]
+            live = base_child >= 0
+            act, kk, base_child = act[live], kk[live], base_child[live]
+            goes_right = Xc[act, jstar[kk]] > THR[kk, jstar[kk]]
+            new_node_of[act] = base_child + goes_right
         if not hist:
             orders = [_stable_group(o, new_node_of[o], n_next) for o in orders]
         grouped = _stable_group(np.arange(m), new_node_of, n_next)

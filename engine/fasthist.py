@@ -1,8 +1,21 @@
-"""Histogram scanning for the level-wise builder: one ``bincount`` per stat and feature for a whole level.
+"""Histogram scanning for the level-wise builder: the histograms of a whole level from one ``bincount``
+per feature, thresholds and routing from the bin codes.
 
-For the rows of a level (grouped by node), the key ``node * n_bins + bin`` turns a feature's rows into
-per-node histograms ``(C, n_bins)``; cumulative sums over the bins give every node's left child at every
-edge. The arithmetic matches :func:`engine.histogram.histogram_candidates` node by node.
+Rows keep their place; per level only each row's node changes. For a feature, the key
+``(node * S + class) * B + code`` turns the rows into per-node class-count histograms ``(C, S, B)``;
+cumulative sums over the bins give every node's left child at every edge, and the gains of all nodes and
+features are scored at once (:func:`best_edges`), with the arithmetic of
+:func:`engine.histogram.histogram_candidates` node by node.
+
+Classification with unit weights counts rows, so histograms are exact integers and LightGBM's
+subtraction trick applies: of two siblings only the one with fewer rows is counted, the other is its
+parent's histogram minus it, which halves the rows counted per level. Other stats (weights, regression)
+are summed per feature with ``bincount(weights=...)`` in row order, the order the per-node search adds
+them in, so every sum keeps its last bit.
+
+The winning edge's threshold is node-local (midpoint of the largest value going left and the smallest
+going right): only rows in the winning bin and in the next non-empty bin can hold those values, so only
+they are read. Rows are routed by their bin code, which agrees with the threshold by construction.
 """
 
 from __future__ import annotations
@@ -11,58 +24,187 @@ import numpy as np
 
 from .search import TIE_TOL
 
+HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
 
-def scan_hist_feature(crit, min_leaf, ScT, codes_j, rows_lvl, nd, segs, C, B, P, W, G_j, BIN_j, LEFT_j, NL_j,
-                      labels=None):
-    """Fill the best edge of one feature for the level's nodes ``segs`` (gain, bin, left stats, n_left).
 
-    With ``labels`` (classification with unit weights) one unweighted ``bincount`` of (node, bin, class)
-    gives every class count at once (the same integers as the weighted per-stat counts).
-    """
-    allowed = np.zeros(C, dtype=bool)
-    allowed[segs] = True
-    keep = allowed[nd]
-    r, k_nd = (rows_lvl, nd) if keep.all() else (rows_lvl[keep], nd[keep])
-    code = codes_j[r]
-    key = k_nd * B + code
-    S = ScT.shape[0]
-    if labels is not None:
-        counts = np.bincount(key * S + labels[r], minlength=C * B * S).reshape(C, B, S)
-        hist = np.moveaxis(counts, -1, 0).astype(np.float64)
-        cnt = counts.sum(axis=2)
-    else:
-        hist = np.stack([np.bincount(key, weights=ScT[k][r], minlength=C * B).reshape(C, B) for k in range(S)])
-        cnt = np.bincount(key, minlength=C * B).reshape(C, B)
-    cum = np.cumsum(hist[:, segs], axis=2)                      # (S, n, B)
-    ncum = np.cumsum(cnt[segs], axis=1)                         # (n, B)
-    total = cum[:, :, -1:]
-    left, right = cum[:, :, :-1], total - cum[:, :, :-1]
-    n_left = ncum[:, :-1]
-    n_right = ncum[:, -1:] - n_left
-    valid = (cnt[segs, :-1] > 0) & (n_left >= min_leaf) & (n_right >= min_leaf)
-    lt, rt = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)   # (n, B-1, S)
-    gain = P[segs][:, None] - (crit.weighted(lt) + crit.weighted(rt)) / W[segs][:, None]
+def best_edges(crit, min_leaf, cum, cnt, P, W):
+    """The best edge of every histogram: cumulative stats ``cum`` (S arrays (..., B)), rows per bin ``cnt``
+    (..., B), parent impurity ``P`` and weight ``W`` (...). Returns (gain, bin, left stats (..., S),
+    n_left, next non-empty bin); gain is -inf where no edge is valid; ties go to the first bin."""
+    left = [c[..., :-1] for c in cum]
+    right = [c[..., -1:] - lc for c, lc in zip(cum, left)]
+    ncum = np.cumsum(cnt, axis=-1)
+    n_left = ncum[..., :-1]
+    n_right = ncum[..., -1:] - n_left
+    nonempty = cnt > 0
+    valid = nonempty[..., :-1] & (n_left >= min_leaf) & (n_right >= min_leaf)
+    gain = P[..., None] - (crit.weighted_cols(left) + crit.weighted_cols(right)) / W[..., None]
     gain = np.where(valid, gain, -np.inf)
-    best = gain.max(axis=1, initial=-np.inf)
+    best = gain.max(axis=-1, initial=-np.inf)
     finite = np.isfinite(best)
     bar = np.where(finite, best - TIE_TOL * (1.0 + np.abs(np.where(finite, best, 0.0))), np.inf)
-    first = np.argmax(gain >= bar[:, None], axis=1)
-    at = segs[finite]
-    f = first[finite]
-    G_j[at] = best[finite]
-    BIN_j[at] = f
-    LEFT_j[at] = lt[finite, f]
-    NL_j[at] = n_left[finite, f]
+    first = np.argmax(gain >= bar[..., None], axis=-1)[..., None]
+    after = np.argmax(nonempty & (np.arange(cnt.shape[-1]) > first), axis=-1)
+    lstats = np.stack([np.take_along_axis(lc, first, -1)[..., 0] for lc in left], axis=-1)
+    return best, first[..., 0], lstats, np.take_along_axis(n_left, first, -1)[..., 0], after
 
 
-def node_thresholds(XcT, CodesT, rows_lvl, nd, starts, jstar, bstar) -> np.ndarray:
-    """Node-local thresholds of the winning edges: midpoint of the largest value going left and the
-    smallest going right (as the exact search), so routing by threshold equals routing by bin."""
-    jr = jstar[nd]
-    v = XcT[jr, rows_lvl]
-    left = CodesT[jr, rows_lvl] <= bstar[nd]
-    lo = np.maximum.reduceat(np.where(left, v, -np.inf), starts)
-    hi = np.minimum.reduceat(np.where(left, np.inf, v), starts)
-    t = (lo + hi) / 2.0
-    ok = np.isfinite(lo) & np.isfinite(hi)
-    return np.where(ok, np.where(t >= hi, lo, t), 0.0)
+class LevelHistograms:
+    """Histogram search state of :func:`engine.fastgrow.grow_levelwise` (one per growth).
+
+    Per level: :meth:`totals` (stats per candidate node), :meth:`scan` (best edge per node and feature),
+    :meth:`thresholds` (node-local thresholds of the winners), :meth:`route` (rows to children).
+    """
+
+    def __init__(self, grower, idx0, ScT, labels, draw: bool):
+        codes = grower.bins.codes.T                               # (d, n) contiguous
+        self.codes = codes if idx0.size == codes.shape[1] else np.ascontiguousarray(codes[:, idx0])
+        self.n_bins = [e.size + 1 for e in grower.bins.edges]
+        self.B = max(self.n_bins)
+        self.X, self.idx0, self.ScT, self.labels = grower.X, idx0, ScT, labels
+        self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
+        self.subtract = labels is not None and not draw           # exact integer counts, every feature
+        self.prev = None      # (hist of the last level's candidates, parent cand and "counted" of level nodes)
+
+    # ----- per level ----------------------------------------------------------------------------------
+    def totals(self, node_of, key, cand, members, starts):
+        """Stats of each candidate node (C, S) (``cand``: their positions in the level, ``node_of``: level
+        node of every row, ``key``: candidate of every row, -1 if none; ``members``: rows per level node)."""
+        C = len(cand)
+        self.C, self.L, self.cand, self.node_of = C, len(members), np.asarray(cand), node_of
+        self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
+        self.kk = key if self.act is None else key[self.act]
+        S, d = self.ScT.shape[0], self.codes.shape[0]
+        self.hist = None
+        if self.subtract and C * d * S * self.B <= HIST_BUDGET:
+            self.hist = self._count_histograms()             # (C, d, S, B); feature 0 counts every row
+            return self.hist[:, 0].sum(axis=-1).astype(np.float64)
+        if self.labels is not None:   # counts: exact in any order
+            lab = self.labels if self.act is None else self.labels[self.act]
+            return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
+        rows = np.concatenate([members[k] for k in cand])       # grouped by node: the stepping sums
+        return np.stack([np.add.reduceat(self.ScT[k][rows], starts) for k in range(S)], axis=1)
+
+    def scan(self, P, W, allowed):
+        """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
+        d, C, S = self.codes.shape[0], self.C, self.ScT.shape[0]
+        H = self.hist
+        if H is not None:
+            cum = np.cumsum(H, axis=3).astype(np.float64)
+            G, BIN, LEFT, NL, NEXT = best_edges(self.crit, self.min_leaf, [cum[:, :, k] for k in range(S)],
+                                                H.sum(axis=2), P[:, None], W[:, None])
+        else:
+            G = np.full((C, d), -np.inf)
+            BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))
+            LEFT = np.zeros((C, d, S))
+            for j in range(d):
+                segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
+                if segs.size:
+                    G[segs, j], BIN[segs, j], LEFT[segs, j], NL[segs, j], NEXT[segs, j] = \
+                        self._scan_feature(j, segs, P[segs], W[segs])
+        self.bin, self.next = BIN.astype(self.codes.dtype), NEXT.astype(self.codes.dtype)
+        return G, BIN, LEFT, NL
+
+    def _count_histograms(self):
+        """(C, d, S, B) class counts of the candidates: siblings counted directly when they have fewer
+        rows, else the parent's histogram minus the sibling's."""
+        node_of, d, S, B, L = self.node_of, self.codes.shape[0], self.ScT.shape[0], self.B, self.L
+        level_of_cand = self.cand
+        is_cand = np.zeros(L, dtype=bool)
+        is_cand[level_of_cand] = True
+        prev = self.prev
+        if prev is not None and prev[1].size == L:
+            sib = np.arange(L) ^ 1
+            direct = prev[2] & (is_cand | is_cand[sib])
+        else:
+            prev, direct = None, is_cand
+        dpos = np.cumsum(direct) - 1
+        nD = int(dpos[-1]) + 1
+        table = np.append(direct, False)                  # node_of == -1 reads the last entry
+        sel = None if (direct.all() and node_of.min() >= 0) else np.flatnonzero(table[node_of])
+        nsel = node_of if sel is None else node_of[sel]
+        lab = self.labels if sel is None else self.labels[sel]
+        base = (dpos[nsel] * S + lab) * B
+        Hd = np.empty((nD, d, S, B), dtype=np.int64)
+        key = np.empty(base.size, dtype=np.intp)
+        for j in range(d):
+            np.add(base, self.codes[j] if sel is None else self.codes[j].take(sel), out=key)
+            Hd[:, j] = np.bincount(key, minlength=nD * S * B).reshape(nD, S, B)
+        own = direct[level_of_cand]
+        H = np.empty((self.C, d, S, B), dtype=np.int64)
+        H[own] = Hd[dpos[level_of_cand[own]]]
+        if prev is not None and not own.all():
+            k = level_of_cand[~own]
+            H[~own] = prev[0][prev[1][k]] - Hd[dpos[k ^ 1]]
+        return H
+
+    def _scan_feature(self, j, segs, P, W):
+        """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws)."""
+        C, S, B = self.C, self.ScT.shape[0], self.n_bins[j]
+        act, kk = self.act, self.kk
+        if segs.size < C:
+            allowed = np.zeros(C, dtype=bool)
+            allowed[segs] = True
+            keep = np.flatnonzero(allowed[kk])
+            act, kk = keep if act is None else act[keep], kk[keep]
+        code = self.codes[j] if act is None else self.codes[j][act]
+        key = kk * B + code
+        if self.labels is not None:
+            lab = self.labels if act is None else self.labels[act]
+            counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
+            cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
+            cnt = counts.sum(axis=2)
+        else:
+            cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                         minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
+            cnt = np.bincount(key, minlength=C * B).reshape(C, B)[segs]
+        return best_edges(self.crit, self.min_leaf, cum, cnt, P, W)
+
+    def thresholds(self, jstar) -> np.ndarray:
+        """Node-local threshold of each candidate's winning edge on feature ``jstar[c]`` (0.0 if none):
+        the midpoint of the largest value in the winning bin and the smallest in the next non-empty bin
+        (as the exact search), so routing by threshold equals routing by bin."""
+        C, m = self.C, self.codes.shape[1]
+        ci = np.arange(C)
+        b, nb = self.bin[ci, jstar], self.next[ci, jstar]
+        act, kk = self.act, self.kk
+        jr = jstar[kk]
+        flat = np.multiply(jr, m)
+        flat += np.arange(m) if act is None else act
+        self.code_star = self.codes.reshape(-1).take(flat)       # each row's code on its node's feature
+        self.b_row = b.take(kk)
+        lo, hi = np.full(C, -np.inf), np.full(C, np.inf)
+        for which, at, out in ((np.maximum, self.b_row, lo), (np.minimum, nb.take(kk), hi)):
+            r = np.flatnonzero(self.code_star == at)
+            rows = r if act is None else act[r]
+            which.at(out, kk[r], self.X[self.idx0[rows], jr[r]])
+        with np.errstate(invalid="ignore"):
+            t = (lo + hi) / 2.0
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        return np.where(ok, np.where(t >= hi, lo, t), 0.0)
+
+    def route(self, child_of_cand, n_next) -> np.ndarray:
+        """Level-local child of every row (-1: done): left child if its code is <= the winning bin."""
+        m = self.codes.shape[1]
+        child = child_of_cand.take(self.kk)
+        child += self.code_star > self.b_row                    # -1 (no split) + 1 stays >= 0: masked next
+        child[child_of_cand.take(self.kk) < 0] = -1
+        if self.act is None:
+            new = child
+        else:
+            new = np.full(m, -1, dtype=np.int64)
+            new[self.act] = child
+        if self.subtract and self.hist is not None:
+            sizes = np.bincount(child[child >= 0], minlength=n_next)
+            parent = np.full(n_next, -1)
+            split = np.flatnonzero(child_of_cand >= 0)
+            parent[child_of_cand[split]] = split
+            parent[child_of_cand[split] + 1] = split
+            counted = np.empty(n_next, dtype=bool)              # the sibling with fewer rows (left on ties)
+            counted[0::2] = sizes[0::2] <= sizes[1::2]
+            counted[1::2] = ~counted[0::2]
+            self.prev = (self.hist, parent, counted)
+        else:
+            self.prev = None
+        self.hist = None
+        return new

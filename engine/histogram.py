@@ -3,7 +3,9 @@
 Each numeric feature is binned once (:func:`make_bins`): if it has at most ``max_bins`` distinct values
 the edges are the midpoints between consecutive distinct values (so nothing is lost); otherwise the
 edges are midpoints between distinct values near its quantiles. A row with value v falls in bin
-``b = #edges < v``, so ``x <= edge[b]`` holds exactly for the bins ``<= b``.
+``b = #edges < v``, so ``x <= edge[b]`` holds exactly for the bins ``<= b``. Codes are ``uint8`` when
+``max_bins <= 255`` (else ``uint16``), stored feature by feature; the largest value of the type
+(:func:`missing_code`) marks a missing value.
 
 At a node, per-bin stats are one ``bincount`` per stat; their cumulative sums give the left child of
 every edge at once. The threshold stored for the winning edge is node-local, the midpoint between the
@@ -23,16 +25,64 @@ from .search import TIE_TOL, NodeData, _make_split
 
 @dataclass(frozen=True, repr=False)
 class Bins:
-    """Bin edges per feature (empty for categorical features) and every row's bin code (-1 = missing)."""
+    """Bin edges per feature (empty for categorical features) and every row's bin code.
+
+    ``codes`` is an (n, d) view of a feature-major (d, n) array (``codes.T`` is contiguous); a missing
+    value (and every row of a categorical feature) holds :func:`missing_code`.
+    """
 
     edges: tuple[np.ndarray, ...]
-    codes: np.ndarray  # (n, d) int32
+    codes: np.ndarray  # (n, d) uint8 / uint16, Fortran order
+
+    @property
+    def missing(self) -> int:
+        return missing_code(self.codes)
 
     def __repr__(self) -> str:
         return f"Bins(features={len(self.edges)}, bins={[e.size + 1 for e in self.edges]})"
 
 
 SAMPLE_ROWS = 200_000
+
+
+def missing_code(codes: np.ndarray) -> int:
+    """The code of a missing value in a bin-code array: the largest value of its unsigned type."""
+    return int(np.iinfo(codes.dtype).max)
+
+
+def code_dtype(max_bins: int):
+    """``uint8`` up to 255 bins (codes 0..254, 255 = missing), else ``uint16`` (``max_bins`` <= 65,535)."""
+    return np.uint8 if max_bins <= 255 else np.uint16
+
+
+def _sorted_distinct(s: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array (what ``np.unique`` returns for it)."""
+    keep = np.empty(s.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def _sample_rows(n: int) -> np.ndarray:
+    """Positions of the ``SAMPLE_ROWS``-row sample of n known values, in row order: the rows
+    ``default_rng(0).choice(n, SAMPLE_ROWS, replace=False)`` picks (the same values as
+    ``choice(known, ...)``, read with far fewer cache misses)."""
+    return np.sort(np.random.default_rng(0).choice(n, SAMPLE_ROWS, replace=False))
+
+
+def _edges_from_sorted(s: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
+    """Midpoints between consecutive distinct values ``u`` of the sorted values ``s``, all of them or
+    those nearest the ``max_bins``-quantiles of ``s``."""
+    if u.size <= 1:
+        return np.zeros(0)
+    if u.size <= max_bins:
+        lo, hi = u[:-1], u[1:]
+    else:
+        q = np.quantile(s, np.linspace(0, 1, max_bins + 1)[1:-1])
+        i = np.unique(np.clip(np.searchsorted(u, q, side="right"), 1, u.size - 1))
+        lo, hi = u[i - 1], u[i]
+    mid = (lo + hi) / 2.0
+    return np.where(mid >= hi, lo, mid)
 
 
 def bin_edges(col: np.ndarray, max_bins: int) -> np.ndarray:
@@ -44,40 +94,183 @@ def bin_edges(col: np.ndarray, max_bins: int) -> np.ndarray:
     """
     known = col[~np.isnan(col)]
     if known.size > SAMPLE_ROWS:
-        sample = np.random.default_rng(0).choice(known, SAMPLE_ROWS, replace=False)
-        if np.unique(sample).size > max_bins:
-            known = sample
-    u = np.unique(known)
-    if u.size <= 1:
-        return np.zeros(0)
-    if u.size <= max_bins:
-        lo, hi = u[:-1], u[1:]
+        s = np.sort(known[_sample_rows(known.size)])
+        u = _sorted_distinct(s)
+        if u.size > max_bins:
+            return _edges_from_sorted(s, u, max_bins)
+    s = np.sort(known)
+    return _edges_from_sorted(s, _sorted_distinct(s), max_bins)
+
+
+GRID_PER_EDGE, CELL_SCAN = 16, 8
+
+
+def _uniform_cells(edges: np.ndarray, K: int):
+    """A monotone map of values to K cells of equal width between the first and last edge."""
+    lo, span = edges[0], edges[-1] - edges[0]
+    scale = (K - 1) / span if 0 < span < np.inf else 1.0
+
+    def cell(v):
+        t = np.subtract(v, lo)
+        t *= scale
+        np.clip(t, 0, K - 1, out=t)
+        return t.astype(np.intp)
+    return cell
+
+
+def _log_cells(edges: np.ndarray, K: int):
+    """A monotone map of values to K cells of equal width in the bits of ``v - edges[0]`` (a logarithmic
+    grid: for skewed columns, whose edges crowd near the low end)."""
+    lo = edges[0]
+    pos = edges[edges > lo] - lo
+    if pos.size == 0:
+        return None
+    b0 = int(pos[0].view(np.int64))
+    shift = max(0, (int(pos[-1].view(np.int64)) - b0).bit_length() - (K - 1).bit_length() + 1)
+
+    def cell(v):
+        t = np.subtract(v, lo)
+        np.maximum(t, 0.0, out=t)
+        t += 0.0                  # -0.0 -> +0.0: the bits of every t >= 0 then grow with t
+        b = t.view(np.int64)
+        b -= b0
+        b >>= shift
+        return np.clip(b, 0, K - 1, out=b)
+    return cell
+
+
+def _coder(edges: np.ndarray):
+    """A function ``code(v) = #edges < v`` (``np.searchsorted(edges, v, "left")``) for known values v.
+
+    Exact, and several times faster than a binary search per value: a map ``cell(v)`` that never
+    decreases with v sends values to K cells (a uniform grid, or a logarithmic one for skewed columns,
+    whichever crowds fewer edges in one cell). Edges in a lower cell are below every value of the cell and
+    edges in a higher cell above, so the code starts at ``#edges in lower cells`` (a table) and advances
+    past the cell's own edges with one comparison each. If some cell holds more than ``CELL_SCAN`` edges
+    under both maps, the binary search is used.
+    """
+    E = edges.size
+    if E == 0:
+        return lambda v: np.zeros(v.size, dtype=np.intp)
+    if not np.isfinite(edges).all():
+        return lambda v: np.searchsorted(edges, v, side="left")
+    K = GRID_PER_EDGE * E + 16
+    best = None
+    for make in (_uniform_cells, _log_cells):
+        cell = make(edges, K)
+        if cell is not None:
+            occ = np.bincount(cell(edges), minlength=K)
+            if best is None or occ.max() < best[1].max():
+                best = (cell, occ)
+    cell, occ = best
+    if occ.max() > CELL_SCAN:
+        return lambda v: np.searchsorted(edges, v, side="left")
+    start = np.zeros(K, dtype=np.intp)
+    np.cumsum(occ[:-1], out=start[1:])
+    pad = np.append(edges, np.inf)
+    n_scan = int(occ.max())
+
+    def code(v):
+        c = start.take(cell(v))
+        step = pad.take(c) < v
+        c += step
+        rows = np.flatnonzero(step) if n_scan > 1 else None
+        for _ in range(n_scan - 1):  # only rows that passed an edge can pass the next one
+            if rows.size == 0:
+                break
+            step = pad.take(c[rows]) < v[rows]
+            c[rows] += step
+            rows = rows[step]
+        return c
+    return code
+
+
+def _apply(code, col: np.ndarray, out: np.ndarray, nan: np.ndarray | None = None) -> np.ndarray:
+    """``out[:] = code(col)``, with :func:`missing_code` where ``nan`` (a mask or None) holds."""
+    if nan is None:
+        out[:] = code(col)
     else:
-        q = np.quantile(known, np.linspace(0, 1, max_bins + 1)[1:-1])
-        i = np.unique(np.clip(np.searchsorted(u, q, side="right"), 1, u.size - 1))
-        lo, hi = u[i - 1], u[i]
-    mid = (lo + hi) / 2.0
-    return np.where(mid >= hi, lo, mid)
+        known = np.flatnonzero(~nan)
+        out[:] = missing_code(out)
+        out[known] = code(col[known])
+    return out
+
+
+def bin_codes(col: np.ndarray, edges: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[i] = #edges < col[i]`` (see :func:`_coder`); NaN gets :func:`missing_code` of ``out``."""
+    nan = np.isnan(col)
+    return _apply(_coder(edges), col, out, nan if nan.any() else None)
+
+
+BLOCK_ROWS = 1 << 15
 
 
 def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
-    edges, codes = [], np.full(X.shape, -1, dtype=np.int32)
-    for j, kind in enumerate(kinds):
-        if kind != "numeric":
-            edges.append(np.zeros(0))
-            continue
-        e = bin_edges(X[:, j], max_bins)
-        col = X[:, j]
-        known = ~np.isnan(col)
-        codes[known, j] = np.searchsorted(e, col[known], side="left")
-        edges.append(e)
-    return Bins(tuple(edges), codes)
+    """Edges (:func:`bin_edges`) and codes (:func:`bin_codes`) of every numeric column of X (n, d).
+
+    The same edges and codes as column by column, read in row blocks (one column of a C-ordered X
+    touches every cache line of X). Above ``SAMPLE_ROWS`` rows all columns share one sample; where it
+    holds at most ``max_bins`` distinct values, the column is coded with their midpoints and checked
+    to hold no other value (then those are all its distinct values). A column with a missing value, or
+    a value its sample missed, is binned again on its own (:func:`bin_edges`, :func:`bin_codes`).
+    """
+    n, d = X.shape
+    dtype = code_dtype(max_bins)
+    codes = np.empty((d, n), dtype=dtype)
+    edges = [np.zeros(0)] * d
+    numeric = [j for j, kind in enumerate(kinds) if kind == "numeric"]
+    codes[[j for j in range(d) if j not in numeric]] = np.iinfo(dtype).max
+    if not numeric or n == 0:
+        return Bins(tuple(edges), codes.T)
+    check, redo = {}, set()                               # check: column -> distinct sample values
+    if n > SAMPLE_ROWS:                                   # assume no NaN; a column with one is redone below
+        sample = np.take(X, _sample_rows(n), axis=0)
+        if len(numeric) < d:
+            sample = sample[:, numeric]
+        sample.sort(axis=0)
+        for j, s in zip(numeric, sample.T):
+            if np.isnan(s[-1]):                          # NaN sorts last
+                redo.add(j)
+                continue
+            u = _sorted_distinct(s)
+            edges[j] = _edges_from_sorted(s, u, max_bins)
+            if u.size <= max_bins:
+                check[j] = u
+    else:
+        for j in numeric:
+            edges[j] = bin_edges(X[:, j], max_bins)
+    coders = {j: _coder(edges[j]) for j in numeric}
+    cols = np.array(numeric)
+    buf = np.empty((cols.size, min(n, BLOCK_ROWS)))
+    for s in range(0, n, BLOCK_ROWS):
+        block = buf[:, :min(BLOCK_ROWS, n - s)]
+        np.copyto(block, (X[s:s + BLOCK_ROWS] if cols.size == d else X[s:s + BLOCK_ROWS, cols]).T)
+        for i, j in enumerate(numeric):
+            if j in redo:
+                continue
+            v, out = block[i], codes[j, s:s + BLOCK_ROWS]
+            with np.errstate(over="ignore", invalid="ignore"):
+                unknown = np.isnan(v.sum())
+            if unknown:                                  # NaN (or inf - inf): this column is redone below
+                redo.add(j)
+                continue
+            _apply(coders[j], v, out)
+            if j in check and not np.array_equal(check[j].take(out), v):
+                redo.add(j)                              # a value the sample missed: sort it whole
+    for j in redo:
+        edges[j] = bin_edges(X[:, j], max_bins)
+        bin_codes(X[:, j], edges[j], codes[j])
+    return Bins(tuple(edges), codes.T)
 
 
 def _node_threshold(x: np.ndarray, code: np.ndarray, b: int) -> float:
-    """Midpoint between the largest value with code <= b and the smallest with code > b (node rows)."""
-    lo = x[code <= b].max()
-    hi = x[code > b].min()
+    """Midpoint between the largest value with code <= b and the smallest with code > b (node rows).
+
+    Bins hold increasing values, so those are the largest value in bin b (never empty for a valid
+    edge) and the smallest in the next non-empty bin: two small selections instead of two halves."""
+    nb = b + 1 + int(np.argmax(np.bincount(code, minlength=b + 2)[b + 1:] > 0))
+    lo = x[code == b].max()
+    hi = x[code == nb].min()
     t = (lo + hi) / 2.0
     return float(lo if t >= hi else t)
 
@@ -85,11 +278,12 @@ def _node_threshold(x: np.ndarray, code: np.ndarray, b: int) -> float:
 def histogram_candidates(nd: NodeData, codes: np.ndarray, j: int, n_bins: int):
     """Every edge of feature j at a node: (bins b, gains, left stats, right stats, n_left, known mask)."""
     code = codes[:, j]
-    known = code >= 0
-    c = code[known]
+    known = code != missing_code(code)
+    every = bool(known.all())                     # no copies then: the same rows in the same order
+    c = code if every else code[known]
     if c.size < 2:
         return None
-    st = nd.stats[known]
+    st = nd.stats if every else nd.stats[known]
     hist = np.stack([np.bincount(c, weights=st[:, k], minlength=n_bins) for k in range(st.shape[1])], axis=1)
     cnt = np.bincount(c, minlength=n_bins)
     cum = np.cumsum(hist, axis=0)
@@ -114,9 +308,10 @@ def best_histogram(nd: NodeData, codes: np.ndarray, j: int, name: str, n_bins: i
     bins, gains, left, right, n_left, known = cand
     best = np.max(gains)
     i = int(np.flatnonzero(gains >= best - TIE_TOL * (1.0 + abs(best)))[0])
-    x = nd.x[known, j]
-    t = _node_threshold(x, codes[known, j], int(bins[i]))
-    stats = np.stack([left[i], right[i]])
     n_known = int(known.sum())
+    every = n_known == known.size
+    x, code = (nd.x[:, j], codes[:, j]) if every else (nd.x[known, j], codes[known, j])
+    t = _node_threshold(x, code, int(bins[i]))
+    stats = np.stack([left[i], right[i]])
     return _make_split(nd, j, name, "threshold", stats, (int(n_left[i]), n_known - int(n_left[i])),
                        left[i] + right[i], threshold=t)
