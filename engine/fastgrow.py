@@ -120,15 +120,15 @@ def grow_levelwise(grower) -> FastResult:
     classes = grower.dataset.classes
     idx0 = np.flatnonzero(grower.w0 > 0)
     w = grower.w0[idx0]
-    Xc = np.ascontiguousarray(grower.X[idx0])
+    hist = cfg.split_search == "histogram"
+    Xc = None if hist else np.ascontiguousarray(grower.X[idx0])   # histogram search reads bin codes
     Sc = grower.U[idx0] * w[:, None]
     ScT = np.ascontiguousarray(Sc.T)                  # (S, m): per-stat rows make gathers contiguous
-    XcT = np.ascontiguousarray(Xc.T)
+    XcT = None if hist else np.ascontiguousarray(Xc.T)
     ylab = None
     if grower.task == "classification" and np.all(w == 1.0):
         ylab = grower.y[idx0].astype(np.int16 if len(classes) > 127 else np.int8)
-    m, d = Xc.shape
-    hist = cfg.split_search == "histogram"
+    m, d = idx0.size, grower.X.shape[1]
     draw = cfg.n_features_to_draw(d) < d
     if hist:
         hs = LevelHistograms(grower, idx0, ScT, ylab, draw)
@@ -162,12 +162,13 @@ def grow_levelwise(grower) -> FastResult:
         cnt = np.array([members[k].size for k in cand], dtype=np.int64)
         starts = np.zeros(C, dtype=np.int64)
         np.cumsum(cnt[:-1], out=starts[1:])
-        M = int(cnt.sum())
-        nd = np.repeat(np.arange(C), cnt)
-        pos_in = np.arange(M) - starts[nd]
-        n_left_all = pos_in + 1
-        n_right_all = cnt[nd] - n_left_all
-        size_ok = (n_left_all >= cfg.min_samples_leaf) & (n_right_all >= cfg.min_samples_leaf)
+        if not hist:
+            M = int(cnt.sum())
+            nd = np.repeat(np.arange(C), cnt)
+            pos_in = np.arange(M) - starts[nd]
+            n_left_all = pos_in + 1
+            n_right_all = cnt[nd] - n_left_all
+            size_ok = (n_left_all >= cfg.min_samples_leaf) & (n_right_all >= cfg.min_samples_leaf)
         G = np.full((C, d), -np.inf)
         THR = np.zeros((C, d))
         LEFT = np.zeros((C, d, Sc.shape[1]))
