@@ -114,9 +114,17 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
     ends = pst + plen - 1
     lab = data.labels[pos] if data.labels is not None else None
     left, right = [], []
+    wl = wr = None
+    if lab is not None or data.count_weight:      # unit weights: a side's weight is its row count, exactly
+        wl = n_left.astype(float)
+        wr = per_pair(plen.astype(float)) - wl
     for k in range(data.S):
         if k == 0 and data.count_weight:
-            lk = n_left.astype(float)
+            lk = wl
+        elif lab is not None and k == data.S - 1 and k > 0:
+            lk = wl - left[0]                     # the last class: rows minus the other classes (exact)
+            for other in left[1:]:
+                lk -= other
         else:
             c = np.cumsum(lab == k, dtype=np.float64) if lab is not None else np.cumsum(data.ST[k][pos])
             base = np.zeros(pj.size)
@@ -124,6 +132,7 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
             lk = c - per_pair(base)
         left.append(lk)
         right.append(per_pair(TOT[pc, k]) - lk)
+    by_labels = lab is not None       # class counts from labels: a side's weight is its row count
     del pos, lab
     valid = np.empty(T, dtype=bool)
     np.greater(xs[1:], xs[:-1], out=valid[:-1])
@@ -131,8 +140,8 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
     if msl > 1:
         valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
     with np.errstate(divide="ignore", invalid="ignore"):
-        children = crit.weighted_cols(left)
-        children += crit.weighted_cols(right)
+        children = crit.weighted_cols(left, wl if by_labels else None)
+        children += crit.weighted_cols(right, wr if by_labels else None)
         children /= per_pair(W[pc])
         g = np.where(valid, per_pair(P[pc]) - children, -np.inf)
     del children, valid
@@ -184,21 +193,31 @@ def _partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
     are dropped. ``chkey[row]`` is ``2 * split index + (goes right)``, or -2 for rows whose node stops."""
     d, M = O.shape
-    ce = chkey[O]                                        # (d, M)
-    gr = (ce & 1).astype(np.int64)
-    cr = np.cumsum(gr, axis=1)
-    seg_base = np.zeros((d, cnt.size), dtype=np.int64)
-    seg_base[:, 1:] = cr[:, starts[1:] - 1]
-    rights_before = cr - gr - np.repeat(seg_base, cnt, axis=1)
-    local = np.arange(M) - np.repeat(starts, cnt)
-    rank = np.where(gr.astype(bool), rights_before, local - rights_before)
-    key = np.where(ce >= 0, cand_of_child[np.maximum(ce, 0)], -1)
-    keep = key >= 0
     M2 = int(new_cnt.sum())
-    dest = _exclusive_cumsum(new_cnt)[np.maximum(key, 0)] + rank + (np.arange(d) * M2)[:, None]
-    out = np.empty(d * M2, dtype=O.dtype)
-    out[dest[keep]] = O[keep]
-    return out.reshape(d, M2)
+    it = O.dtype                                         # int32 below 2**31 positions: half the traffic
+    ce = chkey[O]                                        # (d, M); -2: the row's node stops
+    gr = ce & 1
+    cr = np.cumsum(gr, axis=1, dtype=it)
+    seg_base = np.zeros((d, cnt.size), dtype=it)
+    seg_base[:, 1:] = cr[:, starts[1:] - 1]
+    cr -= gr
+    cr -= np.repeat(seg_base, cnt, axis=1)               # rights before each row, within its node
+    local = (np.arange(M) - np.repeat(starts, cnt)).astype(it)
+    rank = np.where(gr.astype(bool), cr, local - cr)
+    # per child (shifted by 2 so that -2 reads the first slot): its next-level start; rows whose node
+    # stops all land in one scratch slot past the end (a clipped scatter beats compacting with a mask)
+    scratch = d * M2
+    start_of = np.full(cand_of_child.size + 2, scratch, dtype=np.int64)
+    go = cand_of_child >= 0
+    start_of[2:][go] = _exclusive_cumsum(new_cnt)[cand_of_child[go]]
+    ce += 2
+    dest = start_of[ce]
+    dest += rank
+    dest += (np.arange(d, dtype=np.int64) * M2)[:, None]
+    np.minimum(dest, scratch, out=dest)
+    out = np.empty(scratch + 1, dtype=it)
+    out[dest] = O
+    return out[:scratch].reshape(d, M2)
 
 
 def grow_exact(grower):
@@ -228,7 +247,8 @@ def grow_exact(grower):
     cnt, lo = np.array([m]), np.array([0])
     keys = [0]
     depth = 0
-    O = np.argsort(data.XT, axis=1, kind="stable") if ids.size else None
+    index_type = np.int32 if d * m < 2**31 else np.int64
+    O = np.argsort(data.XT, axis=1, kind="stable").astype(index_type) if ids.size else None
     while ids.size:
         C = ids.size
         starts = _exclusive_cumsum(cnt)
@@ -311,7 +331,7 @@ def grow_exact(grower):
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break
-        chkey = np.full(m, -2, dtype=np.int64)
+        chkey = np.full(m, -2, dtype=index_type)
         chkey[rows] = 2 * seg + right
         cand_of_child = np.full(2 * ns, -1, dtype=np.int64)
         cand_of_child[nxt] = np.arange(nxt.size)

@@ -242,6 +242,8 @@ class Grower:
         Breadth-/depth-first decisions do not depend on the order, so the first k records of the full
         processing order are exactly what k calls of ``step()`` produce.
         """
+        if n_records is None:
+            return self._install_all(res)
         nodes = list(res.nodes)
         history, stopped, processed, exists = [], [], set(), {0}
         for nid in res.order:
@@ -268,6 +270,31 @@ class Grower:
         self._rows = _kept(res.rows, keep, n_records is None)
         self._paths = _kept(res.paths, keep, n_records is None)
         self._frontier = pending if self.config.effective_order == "breadth" else pending[::-1]
+        self._history = history
+        self._actions = [("step",)] * len(history)
+
+    def _install_all(self, res):
+        """:meth:`_install` to the end: every node is kept and none stays open (one pass, no sets)."""
+        new, setd = object.__new__, object.__setattr__
+        nodes = res.nodes
+        history, stopped = [], []
+        for nid in res.order:
+            node = nodes[nid]
+            children = node.children
+            if not children:
+                stopped.append((nid, node.stop_reason))
+                continue
+            rec = new(StepRecord)
+            setd(rec, "__dict__", {"index": len(history), "action": "split", "node_id": nid, "split": node.split,
+                                   "children": children, "stopped": tuple(stopped), "_grower": self})
+            history.append(rec)
+            stopped = []
+        if stopped:
+            history.append(StepRecord(len(history), "finish", None, None, (), tuple(stopped)))
+        self._nodes = list(nodes)
+        self._rows = _kept(res.rows, None, True)
+        self._paths = _kept(res.paths, None, True)
+        self._frontier = []
         self._history = history
         self._actions = [("step",)] * len(history)
 
@@ -456,8 +483,10 @@ class Grower:
 
 def _kept(mapping, keep: set, everything: bool):
     """The entries of a level-wise result's rows/paths for the nodes in ``keep``."""
+    if everything:
+        return mapping
     if hasattr(mapping, "restricted"):        # engine.levelstore maps: no copy of what they hold
-        return mapping if everything else mapping.restricted(keep)
+        return mapping.restricted(keep)
     return {i: v for i, v in mapping.items() if i in keep}
 
 

@@ -146,10 +146,15 @@ class Criterion:
         stats = np.asarray(stats, dtype=float)
         return self.weighted_cols([stats[..., k] for k in range(stats.shape[-1])])
 
-    def weighted_cols(self, cols) -> np.ndarray:
+    def weighted_cols(self, cols, weight=None) -> np.ndarray:
         """:meth:`weighted` for stats given as one array per stat (``cols[k]`` is stat k of every node):
-        the level-wise growers keep stats this way; the arithmetic is the same, element by element."""
-        w = np.asarray(cols[0], dtype=float) if self.task == "regression" else _sum_cols(cols)
+        the level-wise growers keep stats this way; the arithmetic is the same, element by element.
+        ``weight``: the nodes' total weights when the caller has them exactly (integer counts), which
+        spares summing the class columns."""
+        if weight is not None:
+            w = weight
+        else:
+            w = np.asarray(cols[0], dtype=float) if self.task == "regression" else _sum_cols(cols)
         ok = w > 0
         ws = np.where(ok, w, 1.0)
         if self.name == "gini":                      # w - sum_k c_k^2 / w
