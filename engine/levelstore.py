@@ -90,10 +90,11 @@ class _Overridable(MutableMapping):
 
     def restricted(self, keep) -> "_Overridable":
         """A copy that only knows the recorded ids in ``keep`` (later assignments start afresh)."""
+        keep = set(keep)
         new = self._copy()
-        new._limit = set(keep) if self._limit is None else set(keep) & self._limit
+        new._limit = keep if self._limit is None else keep & self._limit
         new._gone = set(self._gone)
-        new._over = {k: v for k, v in self._over.items() if k in new._limit}
+        new._over = {k: v for k, v in self._over.items() if k in keep}
         return new
 
     def _copy(self) -> "_Overridable":
