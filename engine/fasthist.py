@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .levelstore import RowRanges
 from .search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
@@ -65,13 +66,14 @@ class LevelHistograms:
         self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
         self.subtract = labels is not None and not draw           # exact integer counts, every feature
         self.prev = None      # (hist of the last level's candidates, parent cand and "counted" of level nodes)
+        self.last = np.zeros(self.codes.shape[1], dtype=np.int64)  # id of the last node each row reached
 
     # ----- per level ----------------------------------------------------------------------------------
-    def totals(self, node_of, key, cand, members, starts):
-        """Stats of each candidate node (C, S) (``cand``: their positions in the level, ``node_of``: level
-        node of every row, ``key``: candidate of every row, -1 if none; ``members``: rows per level node)."""
+    def totals(self, node_of, key, cand, L):
+        """Stats of each candidate node (C, S) (``cand``: their positions among the L level nodes,
+        ``node_of``: level node of every row, ``key``: candidate of every row, -1 if none)."""
         C = len(cand)
-        self.C, self.L, self.cand, self.node_of = C, len(members), np.asarray(cand), node_of
+        self.C, self.L, self.cand, self.node_of = C, L, np.asarray(cand), node_of
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
         S, d = self.ScT.shape[0], self.codes.shape[0]
@@ -82,7 +84,11 @@ class LevelHistograms:
         if self.labels is not None:   # counts: exact in any order
             lab = self.labels if self.act is None else self.labels[self.act]
             return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
-        rows = np.concatenate([members[k] for k in cand])       # grouped by node: the stepping sums
+        # summed node by node over ascending rows, as stepping sums them
+        by_node = np.argsort(self.kk, kind="stable")
+        rows = by_node if self.act is None else self.act[by_node]
+        starts = np.zeros(C, dtype=np.int64)
+        np.cumsum(np.bincount(self.kk, minlength=C)[:-1], out=starts[1:])
         return np.stack([np.add.reduceat(self.ScT[k][rows], starts) for k in range(S)], axis=1)
 
     def scan(self, P, W, allowed):
@@ -183,19 +189,20 @@ class LevelHistograms:
         ok = np.isfinite(lo) & np.isfinite(hi)
         return np.where(ok, np.where(t >= hi, lo, t), 0.0)
 
-    def route(self, child_of_cand, n_next) -> np.ndarray:
-        """Level-local child of every row (-1: done): left child if its code is <= the winning bin."""
-        m = self.codes.shape[1]
-        child = child_of_cand.take(self.kk)
-        child += self.code_star > self.b_row                    # -1 (no split) + 1 stays >= 0: masked next
-        child[child_of_cand.take(self.kk) < 0] = -1
+    def route(self, child_of_cand, n_next, first_id):
+        """Next level: (level node of every row (-1: done), rows per node); a row goes to the left child if
+        its code is <= the winning bin. Children of candidate c are ``child_of_cand[c]`` and the next
+        level node; their ids start at ``first_id``."""
+        base = child_of_cand.take(self.kk)
+        child = np.where(base >= 0, base + (self.code_star > self.b_row), -1)
         if self.act is None:
             new = child
         else:
-            new = np.full(m, -1, dtype=np.int64)
+            new = np.full(self.codes.shape[1], -1, dtype=np.int64)
             new[self.act] = child
+        sizes = np.bincount(child + 1, minlength=n_next + 1)[1:]
+        self.last = np.where(new >= 0, new + first_id, self.last)
         if self.subtract and self.hist is not None:
-            sizes = np.bincount(child[child >= 0], minlength=n_next)
             parent = np.full(n_next, -1)
             split = np.flatnonzero(child_of_cand >= 0)
             parent[child_of_cand[split]] = split
@@ -207,4 +214,25 @@ class LevelHistograms:
         else:
             self.prev = None
         self.hist = None
-        return new
+        return new, sizes
+
+    def row_ranges(self, nodes, w) -> RowRanges:
+        """Every node's rows, as ranges of one permutation: rows sorted by the pre-order rank of the leaf
+        they end in, so each subtree's rows are contiguous."""
+        n = len(nodes)
+        rank, end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        stack, nxt, post = [0], 0, []
+        while stack:                                  # pre-order; a subtree's ranks end where it ends
+            nid = stack.pop()
+            rank[nid] = nxt
+            nxt += 1
+            post.append(nid)
+            stack.extend(reversed(nodes[nid].children))
+        for nid in reversed(post):
+            ch = nodes[nid].children
+            end[nid] = end[ch[-1]] if ch else rank[nid] + 1
+        key = rank.take(self.last)
+        perm = np.argsort(key.astype(np.uint16) if n <= 65535 else key, kind="stable")
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=n), out=start[1:])
+        return RowRanges(self.idx0, w, perm, start[rank], start[end])
