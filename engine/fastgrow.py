@@ -1,15 +1,11 @@
-"""Level-wise exact growth: the same tree as stepping a :class:`~engine.growth.Grower` to the end,
-with Python overhead per level instead of per node.
+"""Level-wise growth: the same tree as stepping a :class:`~engine.growth.Grower` to the end, with Python
+overhead per level instead of per node.
 
-Used for numeric features without missing values, breadth- or depth-first order, no validation rule
-(SLIQ/SPRINT style). Each feature's row order is sorted once; when a level's nodes split, every
-feature's order is partitioned stably by child (a radix ``argsort`` on the child index), so rows stay
-grouped by node and sorted by value within it. For one feature and a whole level at once, cumulative
-stats minus each segment's offset give every node's left-child stats at every threshold; a segmented
-maximum (``np.maximum.reduceat``) then picks each node's best threshold, first on ties as in
-:mod:`engine.search`. Results equal the step-by-step search exactly for integer weights and
-integer-valued regression targets (every partial sum is exact); with fractional values the sums may
-differ in the last bits, which can only matter for candidates whose gains tie to ~1e-12.
+Used for numeric features without missing values, breadth- or depth-first order, no validation rule.
+Exact search grows in :func:`engine.fastexact.grow_exact`; histogram search here, with the bin-code
+scans of :mod:`engine.fasthist`: per level, every row only carries the level node it is in; each node's
+best edge per feature, the winners' node-local thresholds and the routing to children come from the
+bin codes. Nodes are made per level; their rows are ranges of one permutation built at the end.
 """
 
 from __future__ import annotations
