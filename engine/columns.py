@@ -73,9 +73,16 @@ def _unique_text(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str")
 
 
-def _expand_text(codes: np.ndarray, uniques: pd.Series, index) -> pd.Series:
+def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series) -> pd.Series:
+    """The cleaned labels of every row of ``values`` (a text column), from its distinct cleaned texts."""
+    if values.dtype == "str" and len(uniques) == values.nunique(dropna=True):
+        # no value changed and none merged (cleaning only strips and blanks markers, so equal counts mean
+        # equal texts when every cleaned text is one of the raw ones): the column is already its labels
+        raw = pd.Series(values.dropna().unique()).astype(object)
+        if raw.isin(uniques.astype(object)).all():
+            return values
     # ExtensionArray.take with allow_fill: -1 becomes missing; a C-level take, no Python strings
-    return pd.Series(uniques.array.take(codes, allow_fill=True), index=index)
+    return pd.Series(uniques.array.take(codes, allow_fill=True), index=values.index)
 
 
 def _spread(numbers: pd.Series, codes: np.ndarray, index) -> pd.Series:
@@ -177,7 +184,7 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
                          "so it is treated as categorical; fix or blank those values to use it as numbers.")
         elif uniques.iloc[:1000].str.fullmatch(_DATE).all():
             notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
-    return _expand_text(codes, uniques, values.index), "categorical", notes
+    return _expand_text(codes, uniques, values), "categorical", notes
 
 
 def _inf_note(name: str, count: int) -> str:

@@ -16,6 +16,7 @@ sentence; bad parameter values raise :class:`~engine.errors.ConfigError`.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -24,12 +25,15 @@ import pandas as pd
 
 from .csvio import read_table
 from .dataset_build import build_parts, limits_of, natural_table, positions, split_positions
+from .dataset_rows import class_codes, encoded_features, take_rows
 from .errors import ConfigError, DataError
 from .samples import SAMPLES, SampleInfo, sample_path
 from .schema import FeatureSchema, _listing
 from .textio import decode, refuse_binary, source_bytes, unpack, utf8_head
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
+
+_TAKING = threading.RLock()  # one thread gathers a subset's rows; the others wait and share them
 
 
 def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, max_categories=1000,
@@ -92,11 +96,15 @@ class Dataset:
     kept by :meth:`subset`): numeric columns as float64, categorical ones as label strings, the
     target as class labels (classification) or float64 (regression). ``X``/``y`` are the encoded
     arrays the learners use (see ``engine.schema`` for the encoding).
+
+    Memory: ``X`` shares the numeric columns of a parsed file instead of copying them, and a subset
+    gathers its rows only when first used, into one matrix that is both its ``X`` and its table's
+    numeric columns (:mod:`engine.dataset_rows`).
     """
 
-    __slots__ = ("name", "target", "task", "classes", "notes", "_frame", "_kinds", "_categories",
-                 "_full", "_natural", "_overrides", "_task_override", "_limits", "_decimal_comma",
-                 "_base_notes", "_cache")
+    __slots__ = ("name", "target", "task", "classes", "notes", "_table", "_kinds", "_categories",
+                 "_source", "_natural", "_overrides", "_task_override", "_limits", "_decimal_comma",
+                 "_base_notes", "_cache", "_pending")
 
     def __setattr__(self, key, value):
         raise AttributeError("A Dataset cannot be changed; use with_kinds, with_target, subset, ...")
@@ -109,10 +117,33 @@ class Dataset:
             object.__setattr__(self, key, value)
 
     def __getstate__(self):
-        return {s: getattr(self, s) for s in self.__slots__ if s != "_cache"}
+        self._gather()
+        return {s: getattr(self, s) for s in self.__slots__ if s not in ("_cache", "_pending")}
 
     def __setstate__(self, state):
-        self._set(**state, _cache={})
+        self._set(**state, _cache={}, _pending=None)
+
+    # a subset's rows are gathered when first needed (``_pending`` = (parent, positions) until then)
+    @property
+    def _frame(self) -> pd.DataFrame:
+        return self._table if self._pending is None else self._gather()
+
+    @property
+    def _full(self) -> pd.DataFrame:
+        return self._source if self._pending is None else self._gather()
+
+    def _gather(self) -> pd.DataFrame:
+        with _TAKING:
+            if self._pending is not None:
+                parent, idx = self._pending
+                frame, X = take_rows(parent._frame, self.schema, idx, parent._cache.get("X"))
+                if "y" in parent._cache:
+                    y = parent._cache["y"][idx]
+                    y.flags.writeable = False
+                    self._cache["y"] = y
+                self._cache["X"] = X
+                self._set(_table=frame, _source=frame, _pending=None)
+        return self._table
 
     # ------------------------------------------------------------------------- construction
     @classmethod
@@ -138,10 +169,10 @@ class Dataset:
                             decimal_comma=decimal_comma)
         ds = object.__new__(cls)
         ds._set(name=name, target=parts.target, task=parts.task, classes=parts.classes,
-                notes=tuple(base_notes) + parts.notes, _frame=parts.frame, _kinds=parts.kinds,
-                _categories=parts.categories, _full=full, _natural=dict(natural),
+                notes=tuple(base_notes) + parts.notes, _table=parts.frame, _kinds=parts.kinds,
+                _categories=parts.categories, _source=full, _natural=dict(natural),
                 _overrides=parts.overrides, _task_override=task, _limits=limits,
-                _decimal_comma=decimal_comma, _base_notes=tuple(base_notes), _cache={})
+                _decimal_comma=decimal_comma, _base_notes=tuple(base_notes), _cache={}, _pending=None)
         return ds
 
     def _rebuild(self, **changes) -> "Dataset":
@@ -158,6 +189,8 @@ class Dataset:
     def _copy(self) -> "Dataset":
         ds = object.__new__(Dataset)
         ds._set(**{s: getattr(self, s) for s in self.__slots__ if s != "_cache"}, _cache={})
+        if ds._pending is None:  # the encoded arrays stay valid: share them
+            ds._cache.update({k: v for k, v in self._cache.items() if k in ("X", "y")})
         return ds
 
     # ---------------------------------------------------------------------------- properties
@@ -193,10 +226,13 @@ class Dataset:
     @property
     def row_ids(self) -> np.ndarray:
         """Row numbers (0-based, in the loaded table) of this data set's rows."""
+        if self._pending is not None:
+            parent, idx = self._pending
+            return parent.row_ids[idx]
         return self._frame.index.to_numpy(dtype=np.int64)
 
     def __len__(self) -> int:
-        return len(self._frame)
+        return len(self._pending[1]) if self._pending is not None else len(self._table)
 
     def __repr__(self) -> str:
         classes = f", classes={self.classes!r}" if self.task == "classification" else ""
@@ -217,22 +253,21 @@ class Dataset:
     def X(self) -> np.ndarray:
         """Encoded features, float64 (n, d): numbers as is, category codes, NaN = missing (read-only)."""
         if "X" not in self._cache:
-            X = self.schema.encode(self._frame)
-            X.flags.writeable = False
-            self._cache["X"] = X
+            frame = self._frame  # a pending subset gathers its X with its rows
+            if "X" not in self._cache:
+                self._cache["X"] = encoded_features(frame, self.schema)
         return self._cache["X"]
 
     @property
     def y(self) -> np.ndarray:
         """Target: int64 codes into ``classes`` (classification) or float64 values (read-only)."""
         if "y" not in self._cache:
-            values = self._frame[self.target]
-            if self.task == "classification":
-                y = pd.Categorical(values, categories=list(self.classes)).codes.astype(np.int64)
-            else:
-                y = values.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-            y.flags.writeable = False
-            self._cache["y"] = y
+            values = self._frame[self.target]  # a pending subset takes its parent's y if computed
+            if "y" not in self._cache:
+                y = (class_codes(values, self.classes) if self.task == "classification"
+                     else values.to_numpy(dtype=np.float64, na_value=np.nan, copy=True))
+                y.flags.writeable = False
+                self._cache["y"] = y
         return self._cache["y"]
 
     def encode(self, frame: pd.DataFrame) -> np.ndarray:
@@ -244,12 +279,13 @@ class Dataset:
 
     # ------------------------------------------------------------------------------ variants
     def subset(self, rows) -> "Dataset":
-        """The rows at these positions (ints or a boolean mask); kinds, categories, classes unchanged."""
+        """The rows at these positions (ints or a boolean mask); kinds, categories, classes unchanged.
+
+        The rows are gathered when the subset is first used (its table, ``X`` or ``y``), not before."""
         idx = positions(rows, len(self))
         ds = self._copy()
-        frame = self._frame.iloc[idx]
-        object.__setattr__(ds, "_frame", frame)
-        object.__setattr__(ds, "_full", frame)
+        ds._set(_table=None, _source=None, _pending=(self, idx))
+        ds._cache.clear()
         return ds
 
     def with_kinds(self, kinds: Mapping[str, str]) -> "Dataset":

@@ -142,7 +142,7 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         classes: tuple[str, ...] = ()
     else:
         y = col.labels_of(y) if natural[target] == "numeric" else y
-        labels = pd.unique(y.to_numpy(dtype=object))
+        labels = y.unique()  # distinct labels without a Python string per row
         if len(labels) > limits.max_categories:
             raise DataError(f"The target '{target}' has {len(labels):,} different values, too many classes "
                             f"(at most {limits.max_categories:,}): choose regression or another target.")

@@ -113,3 +113,131 @@ def test_a_dataset_from_a_frame_does_not_change_when_the_frame_does():
     frame.loc[0, "x"] = 99.0
     frame["x"] += 1
     assert ds.frame["x"].iloc[0] == 0.0 and ds.X[0, 0] == 0.0
+
+
+# ------------------------------------------------------------------ X shared with the table, lazy subsets
+def _big_numeric(monkeypatch, columns=("a", "b", "c"), text_after=None, n=200, seed=0):
+    """A numeric CSV parsed block-wise (as files above csvio.CHUNKED_ABOVE_BYTES are)."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({c: rng.normal(size=n).round(3) for c in columns})
+    if text_after is not None:
+        frame.insert(list(columns).index(text_after) + 1, "label", rng.choice(["u", "v"], size=n))
+    frame["y"] = rng.choice(["p", "q", "r"], size=n)
+    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvio, "CHUNK_ROWS", 37)
+    return engine.load_csv(frame.to_csv(index=False).encode()), frame
+
+
+def test_a_parsed_numeric_file_gives_X_as_a_view_of_its_columns(monkeypatch):
+    ds, frame = _big_numeric(monkeypatch)
+    X = ds.X
+    assert not X.flags.writeable
+    np.testing.assert_array_equal(X, frame[["a", "b", "c"]].to_numpy())
+    np.testing.assert_array_equal(X, ds.schema.encode(ds.frame))
+    for j, name in enumerate(ds.feature_names):
+        assert np.shares_memory(X[:, j], ds.frame[name].to_numpy())
+
+
+def test_X_is_a_view_when_a_text_column_sits_between_the_numbers(monkeypatch):
+    ds, _ = _big_numeric(monkeypatch, columns=("a", "b", "c"), text_after="a")
+    assert ds.kind("label") == "categorical"
+    np.testing.assert_array_equal(ds.X, ds.schema.encode(ds.frame))  # mixed kinds: encoded copy
+    numeric_only = ds.with_kinds({"label": "ignore"})
+    assert np.shares_memory(numeric_only.X, numeric_only.frame["a"].to_numpy())  # every feature shared
+    np.testing.assert_array_equal(numeric_only.X, numeric_only.schema.encode(numeric_only.frame))
+
+
+def test_a_numeric_target_between_the_features_leaves_a_strided_view(monkeypatch):
+    ds, _ = _big_numeric(monkeypatch, columns=("a", "t", "b"))
+    reg = ds.with_target("t").with_kinds({"y": "ignore"})  # the old target would be a categorical feature
+    assert reg.feature_names == ("a", "b") and reg.task == "regression"
+    np.testing.assert_array_equal(reg.X, reg.schema.encode(reg.frame))
+    assert np.shares_memory(reg.X, reg.frame["b"].to_numpy())
+
+
+def test_X_of_a_frame_the_caller_owns_is_a_copy():
+    frame = pd.DataFrame(np.arange(20.0).reshape(10, 2), columns=["x", "z"])
+    frame["y"] = list("ab") * 5
+    ds = engine.Dataset.from_frame(frame, target="y")
+    assert not np.shares_memory(ds.X, frame["x"].to_numpy())  # the caller may write to it later
+
+
+def test_columns_view_refuses_what_it_cannot_share():
+    from engine.dataset_rows import columns_view
+
+    m = np.asfortranarray(np.arange(30.0).reshape(10, 3))  # owns its memory, like the parser's matrix
+    m.flags.writeable = False
+    v = columns_view([m[:, 0], m[:, 2]])
+    np.testing.assert_array_equal(v, m[:, [0, 2]])
+    assert columns_view([m[:, 2], m[:, 0]]) is None  # backwards
+    assert columns_view([m[:, 0], m[:, 1], m[:, 0]]) is None  # uneven
+    for parts in ([m[:5, 0], m[:5, 1]], [m[1:, 0], m[:9, 1]]):  # any evenly spaced equal segments
+        np.testing.assert_array_equal(columns_view(parts), np.column_stack(parts))
+    assert columns_view([m[1:, 0], m[:8, 1]]) is None  # lengths differ
+    writeable = np.asfortranarray(np.arange(30.0).reshape(10, 3))
+    assert columns_view([writeable[:, 0], writeable[:, 1]]) is None
+    assert columns_view([np.arange(10.0)]) is None  # its own (writeable) root
+    c = np.arange(30.0).reshape(10, 3).copy()  # C order: columns are strided, not contiguous
+    c.flags.writeable = False
+    assert columns_view([c[:, 0], c[:, 1]]) is None
+
+
+def test_subsets_are_gathered_when_first_used_and_equal_iloc(monkeypatch):
+    ds, _ = _big_numeric(monkeypatch, text_after="b")
+    ds = ds.with_kinds({"c": "ignore"})
+    rows = np.array([5, 3, 3, 190, 0, 42])
+    sub = ds.subset(rows)
+    assert sub._pending is not None
+    assert len(sub) == 6 and list(sub.row_ids) == [5, 3, 3, 190, 0, 42] and sub._pending is not None
+    pd.testing.assert_frame_equal(sub.frame, ds.frame.iloc[rows])
+    assert sub._pending is None
+    np.testing.assert_array_equal(sub.X, ds.X[rows])
+    np.testing.assert_array_equal(sub.X, sub.schema.encode(sub.frame))
+    np.testing.assert_array_equal(sub.y, ds.y[rows])
+    assert not sub.X.flags.writeable and not sub.y.flags.writeable
+    assert np.shares_memory(sub.X, sub.frame["a"].to_numpy())  # numeric features held once
+    twice = sub.subset([1, 0])  # a subset of a pending subset
+    pd.testing.assert_frame_equal(twice.frame, ds.frame.iloc[[3, 5]])
+
+
+def test_a_split_gathers_nothing_until_its_parts_are_used(monkeypatch):
+    ds, _ = _big_numeric(monkeypatch)
+    split = ds.split(test_size=0.25, seed=1)
+    assert split.train._pending is not None and split.test._pending is not None
+    assert len(split.train) + len(split.test) == len(ds)
+    assert sorted(np.concatenate([split.train.row_ids, split.test.row_ids]).tolist()) == list(range(len(ds)))
+    assert split.test._pending is not None
+    np.testing.assert_array_equal(split.train.X, ds.X[split.train.row_ids])
+    np.testing.assert_array_equal(split.test.y, ds.y[split.test.row_ids])
+
+
+def test_a_pending_subset_pickles_with_its_rows():
+    import pickle
+
+    frame = pd.DataFrame({"x": np.arange(12.0), "c": list("uvw") * 4, "y": list("ab") * 6})
+    ds = engine.Dataset.from_frame(frame, target="y")
+    sub = ds.subset([0, 4, 7])
+    back = pickle.loads(pickle.dumps(sub))
+    pd.testing.assert_frame_equal(back.frame, ds.frame.iloc[[0, 4, 7]])
+    np.testing.assert_array_equal(back.X, ds.X[[0, 4, 7]])
+
+
+def test_class_codes_match_categorical_codes():
+    from engine.dataset_rows import class_codes
+
+    labels = pd.Series(["b", "a", None, "c", "a", "zz"], dtype="str")
+    want = np.array([1, 0, -1, 2, 0, -1])  # as pd.Categorical(labels, categories=...).codes
+    np.testing.assert_array_equal(class_codes(labels, ("a", "b", "c")), want)
+
+
+@pytest.mark.parametrize("cells, same", [(["u", "v", None, "u"], True), ([" u", "v", "u", "NA "], False),
+                                         (["u ", "v", "u", "v"], False)])
+def test_a_clean_text_column_is_kept_as_parsed(cells, same):
+    from engine.columns import natural_column
+
+    values = pd.Series(cells, dtype="str")
+    out, kind, _ = natural_column(values, "c", decimal_comma=False)
+    assert kind == "categorical" and (out is values) == same
+    missing = [c is None or c.strip() == "NA" for c in cells]
+    assert out.isna().tolist() == missing
+    assert out.dropna().tolist() == [c.strip() for c, m in zip(cells, missing) if not m]
