@@ -8,7 +8,11 @@ it was and queues the engine's sentence as an error.
 
 from __future__ import annotations
 
+import copy
+import io
+
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from engine.data import SAMPLES
 from engine.errors import EngineError
@@ -34,6 +38,25 @@ TASK_LABELS = {"auto": "Detect from the target", "classification": "Classificati
                "regression": "Regression"}
 RESET_NOTE = "The tree was reset: grow it again on the Grow page."
 BIG_UPLOAD_BYTES = 5 << 20  # uploads above this show their loading stages in an st.status box
+
+
+def _share_bytes_on_copy(self, memo):
+    """``copy.deepcopy`` of an uploaded file that shares its bytes instead of copying them.
+
+    Streamlit deep-copies every widget's value on every run that draws the widget, so with a 150 MB
+    file in the uploader each rerun of this page copied 150 MB (a ``BytesIO`` copies its buffer
+    when unpickled). A ``BytesIO`` made from the same bytes object is just as independent: it copies
+    them only if written to.
+    """
+    clone = io.BytesIO.__new__(type(self))
+    io.BytesIO.__init__(clone, self.getvalue())
+    clone.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    clone.seek(self.tell())
+    return clone
+
+
+if "__deepcopy__" not in UploadedFile.__dict__:
+    UploadedFile.__deepcopy__ = _share_bytes_on_copy
 
 
 def sample_info(name: str) -> tuple[str, str]:
@@ -130,8 +153,9 @@ def load_stages(upload, box=None):
     """Load an upload and make it the active data set, naming each stage in ``box`` (an ``st.status``).
 
     Stages: reading (the bytes and their digest), parsing (cached on the digest: CSV -> cleaned
-    columns and kinds), encoding the target, splitting, encoding the training features (the arrays
-    the Grow page needs; done here so the first Step does not pay for it).
+    columns and kinds), encoding the target, splitting (row positions only). The training rows are
+    gathered into the learners' matrix when a page first grows a tree (``Dataset.subset`` is lazy),
+    so a data set that is only looked at never holds a second copy of its numbers.
     """
     say = box.write if box is not None else (lambda _text: None)
     say("Reading the file...")
@@ -143,8 +167,6 @@ def load_stages(upload, box=None):
     ds.y  # noqa: B018 - computed once, cached on the data set (the split needs the class codes)
     say("Splitting into training and test rows...")
     state.set_dataset(ds, upload.name)
-    say("Encoding the training features...")
-    state.current_split().train.X  # noqa: B018 - cached on the split's data set
     return ds
 
 

@@ -204,7 +204,9 @@ def _stages_script():
     box = Box()
     ds = panels.load_stages(Upload(), box)
     st.session_state["_stages"] = box.lines
-    st.session_state["_train_x"] = st_state.current_split().train.X.shape
+    train = st_state.current_split().train
+    st.session_state["_gathered_at_load"] = train._pending is None
+    st.session_state["_train_x"] = train.X.shape
     st.write(f"{len(ds)} rows")
 
 
@@ -214,7 +216,9 @@ def test_an_upload_names_its_loading_stages():
     at.run()
     ok(at)
     stages = [s.split(" ")[0] for s in at.session_state["_stages"]]
-    assert stages == ["Reading", "Parsing", "Encoding", "Splitting", "Encoding"]
+    assert stages == ["Reading", "Parsing", "Encoding", "Splitting"]
+    # the training rows are gathered when a tree is first grown, not while loading
+    assert at.session_state["_gathered_at_load"] is False
     assert at.session_state["_train_x"] == (300, 4)
     assert at.session_state[state.DATASET_NAME] == "stages.csv"
 
@@ -286,3 +290,22 @@ def test_a_long_threshold_scan_draws_its_envelope_not_every_threshold():
     small = threshold_scan_figure(scan.iloc[:300])
     assert len(small.data[0].x) == 300 and "markers" in small.data[0].mode
     assert np.array_equal(scan_points(gain[:300], 0), np.arange(300))
+
+
+def test_streamlits_copy_of_an_uploaded_file_shares_its_bytes():
+    """Streamlit deep-copies widget values on every run; a 150 MB upload must not be copied each time."""
+    import copy
+
+    from streamlit.proto.Common_pb2 import FileURLs
+    from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
+
+    import ui.data_panels  # noqa: F401 - installs the sharing copy
+
+    rec = UploadedFileRec(file_id="f1", name="big.csv", type="text/csv", data=b"a,b\n1,2\n" * 1000)
+    upload = UploadedFile(rec, FileURLs())
+    upload.read(3)
+    clone = copy.deepcopy(upload)
+    assert clone.getvalue() is rec.data and clone.tell() == 3
+    assert (clone.name, clone.file_id, clone.size, type(clone)) == ("big.csv", "f1", 8000, UploadedFile)
+    clone.write(b"zz")  # still an independent file object
+    assert upload.getvalue() == rec.data and clone.getvalue()[:5] == b"a,bzz"
