@@ -7,8 +7,10 @@ Every figure is measured in a fresh child process (so one measurement's memory n
 
 - Load: a synthetic CSV of N rows x 20 numeric columns + a 3-class target (1M rows: about 150 MB).
   ``engine``: ``engine.load_csv(path)`` then the default 75/25 split. ``page``: the Data page's upload
-  handler through AppTest (the uploaded bytes, held by Streamlit, count too). Peak = the process's
-  high-water mark (VmHWM) minus its resident size just before loading, shown as a multiple of the file size.
+  handler through AppTest (the uploaded bytes, held by Streamlit, count too), then the Grow page and one
+  Step (histogram search above 100k training rows). Peak = the process's high-water mark (VmHWM) minus
+  its resident size just before loading (after the same steps on a 2,000-row file, so that imports
+  and first-use caches are not counted as data), shown as a multiple of the file size.
 - Step: AppTest of the whole app: upload on the Data page, open Grow, choose the split search, then
   press Step ``--steps`` times; each Step is one AppTest run (a full server rerun: tree step, diagram,
   region plot, inspector with gain table and threshold scan). The first Step also builds the search's
@@ -95,10 +97,27 @@ def _upload(at, path: Path) -> None:
         raise SystemExit(f"upload failed: {problems}")
 
 
+def _warm_up(mode: str, at, folder: Path) -> None:
+    """The same path once on a small file of the same shape, so the modules it imports (parsers,
+    Plotly, the Grow page's views) are resident before the baseline and only data counts."""
+    import engine
+
+    small = write_csv(2_000, folder)
+    if mode == "engine":
+        engine.load_csv(small).split(test_size=0.25, seed=0).train.X  # noqa: B018
+        return
+    _upload(at, small)
+    at.switch_page("pages/grow.py").run()
+    at.button(key="_w_grow_step").click().run()
+    at.switch_page("pages/data.py").run()
+
+
 def child_load(mode: str, path: Path) -> dict:
     import engine
 
     at = _app() if mode == "page" else None
+    with tempfile.TemporaryDirectory() as folder:
+        _warm_up(mode, at, Path(folder))
     _reset_peak()
     base = _rss_mb()[0]
     start = time.perf_counter()
@@ -115,8 +134,15 @@ def child_load(mode: str, path: Path) -> dict:
     # loads the high-water mark can read a few pages below the RSS taken just after the reset: the
     # peak is at least what is resident now, and never below the baseline
     peak = max(peak, now, base)
-    return {"load_s": loaded, "total_s": total, "peak_mb": peak - base, "after_mb": now - base,
-            "file_mb": path.stat().st_size / 2**20}
+    out = {"load_s": loaded, "total_s": total, "peak_mb": peak - base, "after_mb": now - base,
+           "file_mb": path.stat().st_size / 2**20}
+    if mode == "page":  # then the Grow page and one Step: the memory a session holds once it grows
+        at.switch_page("pages/grow.py").run()
+        out["grow_peak_mb"] = max(_rss_mb()[1], base) - base
+        at.button(key="_w_grow_step").click().run()
+        now, peak = _rss_mb()
+        out["step_peak_mb"], out["step_after_mb"] = max(peak, now, base) - base, now - base
+    return out
 
 
 def child_steps(path: Path, search: str, steps: int) -> dict:
@@ -211,14 +237,17 @@ def main(argv=None) -> None:
     print(f"machine: {os.cpu_count()} cores; numpy {np.__version__}; pandas {pd.__version__}; files in {folder}")
     if args.load_sizes:
         print("\nLoad (N rows x 20 numeric + target; peak = high-water mark over the RSS before loading)")
+        print("(page: then the Grow page and one Step, peaks over the same baseline, as a multiple of the file)")
         print(f"{'rows':>9s} {'file MB':>8s} {'mode':>7s} {'load s':>7s} {'peak MB':>8s} {'x file':>7s} "
-              f"{'after MB':>9s}")
+              f"{'after MB':>9s} {'Grow x':>7s} {'Step x':>7s} {'after x':>8s}")
         for n in args.load_sizes:
             path = write_csv(n, folder)
             for mode in args.modes:
                 r = run_child("load", mode, str(path))
+                grow = "".join(f" {r[k] / r['file_mb']:{w}.2f}" if k in r else f" {'-':>{w}s}"
+                               for k, w in (("grow_peak_mb", 7), ("step_peak_mb", 7), ("step_after_mb", 8)))
                 print(f"{n:9,d} {r['file_mb']:8.0f} {mode:>7s} {r['load_s']:7.2f} {r['peak_mb']:8.0f} "
-                      f"{r['peak_mb'] / r['file_mb']:7.2f} {r['after_mb']:9.0f}", flush=True)
+                      f"{r['peak_mb'] / r['file_mb']:7.2f} {r['after_mb']:9.0f}{grow}", flush=True)
     if args.step_sizes:
         print(f"\nStep latency (AppTest run per Step, {args.steps} Steps; 75% of the rows train the tree)")
         print(f"{'rows':>9s} {'search':>10s} {'used':>10s} {'first s':>8s} {'median s':>9s} {'max s':>7s} "
