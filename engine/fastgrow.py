@@ -77,10 +77,11 @@ def grow_levelwise(grower) -> FastResult:
     classes = grower.dataset.classes
     idx0 = np.flatnonzero(grower.w0 > 0)
     w = grower.w0[idx0]
-    ScT = np.ascontiguousarray((grower.U[idx0] * w[:, None]).T)    # (S, m): per-stat rows
-    ylab = None
-    if grower.task == "classification" and np.all(w == 1.0):
+    ScT = ylab = None
+    if grower.task == "classification" and np.all(w == 1.0):     # class counts from the labels
         ylab = grower.y[idx0].astype(np.int16 if len(classes) > 127 else np.int8)
+    else:
+        ScT = np.ascontiguousarray((grower.U[idx0] * w[:, None]).T)    # (S, m): per-stat rows
     m, d = idx0.size, grower.X.shape[1]
     draw = cfg.n_features_to_draw(d) < d
     hs = LevelHistograms(grower, idx0, ScT, ylab, draw)
@@ -104,7 +105,7 @@ def grow_levelwise(grower) -> FastResult:
         cmap[cand] = np.arange(C)
         key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1) if C < L else node_of
         cnt = sizes[cand]
-        TOT = hs.totals(node_of, key, cand, L)
+        TOT = hs.totals(node_of, key, cand, level)
         W = crit.weight(TOT)
         P = crit.from_stats(TOT)
         allowed = None
@@ -158,9 +159,9 @@ def grow_levelwise(grower) -> FastResult:
                         keys[cid] = child_key(keys[nid], step)
         if not new_level:
             break
-        node_of, sizes = hs.route(child_of_cand, n_next, new_level[0])
+        node_of, sizes = hs.route(child_of_cand, n_next)
         level = new_level
-    return FastResult(nodes, hs.row_ranges(nodes, w), paths, order)
+    return FastResult(nodes, hs.row_ranges(nodes, w, node_of, level[0]), paths, order)
 
 
 def renumber_depth_first(res: FastResult) -> FastResult:

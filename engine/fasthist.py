@@ -58,25 +58,28 @@ class LevelHistograms:
     """
 
     def __init__(self, grower, idx0, ScT, labels, draw: bool):
+        """``ScT``: stats per row (S, m) (None with ``labels``, the class of every row, for unit weights)."""
         codes = grower.bins.codes.T                               # (d, n) contiguous
         self.codes = codes if idx0.size == codes.shape[1] else np.ascontiguousarray(codes[:, idx0])
         self.n_bins = [e.size + 1 for e in grower.bins.edges]
         self.B = max(self.n_bins)
         self.X, self.idx0, self.ScT, self.labels = grower.X, idx0, ScT, labels
+        self.S = len(grower.dataset.classes) if labels is not None else ScT.shape[0]
         self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
         self.subtract = labels is not None and not draw           # exact integer counts, every feature
         self.prev = None      # (hist of the last level's candidates, parent cand and "counted" of level nodes)
-        self.last = np.zeros(self.codes.shape[1], dtype=np.int64)  # id of the last node each row reached
+        self.last = np.zeros(self.codes.shape[1], dtype=np.int64)  # leaf of each row, once it stops
+        self.rowpos = None
 
     # ----- per level ----------------------------------------------------------------------------------
-    def totals(self, node_of, key, cand, L):
-        """Stats of each candidate node (C, S) (``cand``: their positions among the L level nodes,
+    def totals(self, node_of, key, cand, level):
+        """Stats of each candidate node (C, S) (``cand``: their positions among the ``level`` node ids,
         ``node_of``: level node of every row, ``key``: candidate of every row, -1 if none)."""
         C = len(cand)
-        self.C, self.L, self.cand, self.node_of = C, L, np.asarray(cand), node_of
+        self.C, self.L, self.cand, self.node_of, self.first = C, len(level), np.asarray(cand), node_of, level[0]
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
-        S, d = self.ScT.shape[0], self.codes.shape[0]
+        S, d = self.S, self.codes.shape[0]
         self.hist = None
         if self.subtract and C * d * S * self.B <= HIST_BUDGET:
             self.hist = self._count_histograms()             # (C, d, S, B); feature 0 counts every row
@@ -93,7 +96,7 @@ class LevelHistograms:
 
     def scan(self, P, W, allowed):
         """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
-        d, C, S = self.codes.shape[0], self.C, self.ScT.shape[0]
+        d, C, S = self.codes.shape[0], self.C, self.S
         H = self.hist
         if H is not None:
             cum = np.cumsum(H, axis=3).astype(np.float64)
@@ -114,7 +117,7 @@ class LevelHistograms:
     def _count_histograms(self):
         """(C, d, S, B) class counts of the candidates: siblings counted directly when they have fewer
         rows, else the parent's histogram minus the sibling's."""
-        node_of, d, S, B, L = self.node_of, self.codes.shape[0], self.ScT.shape[0], self.B, self.L
+        node_of, d, S, B, L = self.node_of, self.codes.shape[0], self.S, self.B, self.L
         level_of_cand = self.cand
         is_cand = np.zeros(L, dtype=bool)
         is_cand[level_of_cand] = True
@@ -146,7 +149,7 @@ class LevelHistograms:
 
     def _scan_feature(self, j, segs, P, W):
         """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws)."""
-        C, S, B = self.C, self.ScT.shape[0], self.n_bins[j]
+        C, S, B = self.C, self.S, self.n_bins[j]
         act, kk = self.act, self.kk
         if segs.size < C:
             allowed = np.zeros(C, dtype=bool)
@@ -176,7 +179,9 @@ class LevelHistograms:
         act, kk = self.act, self.kk
         jr = jstar[kk]
         flat = np.multiply(jr, m)
-        flat += np.arange(m) if act is None else act
+        if act is None and self.rowpos is None:
+            self.rowpos = np.arange(m)
+        flat += self.rowpos if act is None else act
         self.code_star = self.codes.reshape(-1).take(flat)       # each row's code on its node's feature
         self.b_row = b.take(kk)
         lo, hi = np.full(C, -np.inf), np.full(C, np.inf)
@@ -189,10 +194,10 @@ class LevelHistograms:
         ok = np.isfinite(lo) & np.isfinite(hi)
         return np.where(ok, np.where(t >= hi, lo, t), 0.0)
 
-    def route(self, child_of_cand, n_next, first_id):
+    def route(self, child_of_cand, n_next):
         """Next level: (level node of every row (-1: done), rows per node); a row goes to the left child if
         its code is <= the winning bin. Children of candidate c are ``child_of_cand[c]`` and the next
-        level node; their ids start at ``first_id``."""
+        level node."""
         base = child_of_cand.take(self.kk)
         child = np.where(base >= 0, base + (self.code_star > self.b_row), -1)
         if self.act is None:
@@ -201,7 +206,8 @@ class LevelHistograms:
             new = np.full(self.codes.shape[1], -1, dtype=np.int64)
             new[self.act] = child
         sizes = np.bincount(child + 1, minlength=n_next + 1)[1:]
-        self.last = np.where(new >= 0, new + first_id, self.last)
+        if self.act is not None or sizes.sum() < child.size:    # rows whose node stops end there
+            self._stop(np.flatnonzero((self.node_of >= 0) & (new < 0)), self.node_of, self.first)
         if self.subtract and self.hist is not None:
             parent = np.full(n_next, -1)
             split = np.flatnonzero(child_of_cand >= 0)
@@ -216,9 +222,14 @@ class LevelHistograms:
         self.hist = None
         return new, sizes
 
-    def row_ranges(self, nodes, w) -> RowRanges:
+    def _stop(self, rows, node_of, first_id):
+        self.last[rows] = node_of[rows] + first_id
+
+    def row_ranges(self, nodes, w, node_of, first_id) -> RowRanges:
         """Every node's rows, as ranges of one permutation: rows sorted by the pre-order rank of the leaf
-        they end in, so each subtree's rows are contiguous."""
+        they end in, so each subtree's rows are contiguous (``node_of``: the last level's node of the rows
+        still in it, whose ids start at ``first_id``)."""
+        self._stop(np.flatnonzero(node_of >= 0), node_of, first_id)
         n = len(nodes)
         rank, end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         stack, nxt, post = [0], 0, []
