@@ -7,7 +7,7 @@ import streamlit as st
 from ui import data_panels as panels
 from ui import state
 from ui.charts import target_figure
-from ui.summaries import column_summary, split_counts
+from ui.summaries import split_counts
 from ui.widgets import md_escape
 
 PREVIEW_ROWS = 200
@@ -32,7 +32,7 @@ with preview_tab:
     st.dataframe(ds.frame.head(PREVIEW_ROWS), width="stretch", height=min(36 * shown + 40, 420))
 
 with columns_tab:
-    summary = column_summary(ds)
+    summary = panels.summary_of(ds)
     n_missing = int(summary["missing"].sum())
     if n_missing:
         with_missing = int((summary["missing"] > 0).sum())

@@ -18,6 +18,7 @@ from engine.data import SAMPLES
 from engine.errors import EngineError
 from ui import state
 from ui.cache import load_sample_cached, load_uploaded, sample_names
+from ui.summaries import column_summary
 from ui.widgets import flash, md_escape, shorten
 
 W_SAMPLE = "_w_data_sample"
@@ -30,6 +31,7 @@ W_TEST = "_w_data_test_size"
 W_VALIDATION = "_w_data_validation_size"
 W_SPLIT_SEED = "_w_data_split_seed"
 UPLOAD_ERROR = "_data_upload_error"  # (file_id, message) of the last upload that failed
+SUMMARY = "_data_column_summary"  # (data version, id of the data set, its column summary)
 
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz"]
 KINDS = ("numeric", "categorical", "ignore")
@@ -171,6 +173,17 @@ def load_stages(upload, box=None):
 
 
 # ------------------------------------------------------------------------------------- panels
+def summary_of(ds):
+    """``ui.summaries.column_summary(ds)``, computed once per data set: counting the distinct values of
+    1M rows x 20 columns takes over a second, and this page reruns on every widget change."""
+    key = (state.data_version(), id(ds))
+    memo = st.session_state.get(SUMMARY)
+    if memo is None or memo[:2] != key:
+        memo = (*key, column_summary(ds))
+        st.session_state[SUMMARY] = memo
+    return memo[2]
+
+
 def source_panel() -> None:
     """Sample picker (left) and file upload (right)."""
     names = sample_names()

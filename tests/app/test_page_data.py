@@ -327,3 +327,23 @@ def test_id_column_note_and_using_it_anyway(app_test):
     submit(at, "Apply kinds")
     ok(at)
     assert active(at).kind("Day") == "categorical" and "Day" in active(at).feature_names
+
+
+def test_the_column_summary_is_computed_once_per_data_set(data_page, monkeypatch):
+    """Counting distinct values of a big table takes seconds: reruns of the page reuse the summary."""
+    calls = []
+    original = panels.column_summary
+    monkeypatch.setattr(panels, "column_summary", lambda ds: calls.append(ds) or original(ds))
+    at = upload(data_page, "good.csv", GOOD_CSV)
+    ok(at)
+    at.run()
+    at.run()
+    assert len(calls) == 1 and calls[0] is active(at)
+    columns = list(at.dataframe[1].value["column"])
+    assert columns == list(active(at).frame.columns)
+    at.multiselect(key=panels.W_KIND_COLUMNS).set_value(["size"])
+    at.radio(key=panels.W_KIND).set_value("categorical")
+    submit(at, "Apply kinds")
+    ok(at)
+    assert len(calls) == 2 and calls[1] is active(at)  # a new data set: summarised again
+    assert "categorical" in list(at.dataframe[1].value["role"])
