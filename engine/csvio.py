@@ -108,13 +108,19 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
 
     ``data``: the whole file as UTF-8 bytes when ``text`` is only its beginning (see
     ``engine.textio.utf8_head``): pandas then parses the bytes and the full text is decoded only to
-    name a bad line. Files with carriage returns or a ``sep=`` line take the text path.
+    name a bad line. Windows line ends (``\r\n``) stay in the bytes when the file has no quotes (so
+    no cell can hold a line break); other carriage returns and a ``sep=`` line take the text path.
     """
-    if data is not None and ("\r" in text or b"\r" in data or _SEP_LINE.match(text) or not text.strip()):
+    crlf = data is not None and b"\r" in data and b'"' not in data and data.count(b"\r") == data.count(b"\r\n")
+    if crlf:  # the beginning is read for the separator and the header: with plain line ends
+        text = text.replace("\r\n", "\n").rstrip("\r")
+    if data is not None and ("\r" in text or (b"\r" in data and not crlf) or _SEP_LINE.match(text)
+                             or not text.strip()):
         text, data = data.decode("utf-8"), None
     if data is not None:
         raw_bytes = data
-        whole = lambda: raw_bytes.decode("utf-8")  # noqa: E731 - decoded only for an error message
+        # decoded only for an error message, with the line ends the text path would have given it
+        whole = lambda: raw_bytes.decode("utf-8").replace("\r\n", "\n")  # noqa: E731
     else:
         whole = None
     if text.startswith("\ufeff"):

@@ -241,3 +241,39 @@ def test_a_clean_text_column_is_kept_as_parsed(cells, same):
     missing = [c is None or c.strip() == "NA" for c in cells]
     assert out.isna().tolist() == missing
     assert out.dropna().tolist() == [c.strip() for c, m in zip(cells, missing) if not m]
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_windows_line_ends_without_quotes_are_parsed_from_the_bytes(blocks, monkeypatch):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"x": rng.normal(size=80).round(3), "c": rng.choice(["u", "v w"], size=80),
+                          "n": rng.integers(0, 9, size=80), "y": rng.choice(["a", "b"], size=80)})
+    text = frame.to_csv(index=False) + "\n"  # a blank line at the end too
+    assert '"' not in text
+    expected = engine.load_csv(text.encode())
+    if blocks:
+        monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
+        monkeypatch.setattr(csvio, "CHUNK_ROWS", 9)
+    parsed = []
+    original = csvio._parse
+    monkeypatch.setattr(csvio, "_parse", lambda data, *a, **kw: parsed.append(data) or original(data, *a, **kw))
+    raw = text.replace("\n", "\r\n").encode()
+    got = engine.load_csv(raw)
+    assert parsed == [raw]  # the upload's own bytes, not a decoded and re-encoded copy
+    pd.testing.assert_frame_equal(got.frame, expected.frame)
+    assert got.kinds == expected.kinds and got.notes == expected.notes
+    np.testing.assert_array_equal(got.X, expected.X)
+
+
+def test_a_bad_line_in_a_windows_file_is_named_as_in_a_unix_file():
+    lines = ["a,b,y"] + [f"{i},{i},c{i % 2}" for i in range(30)]
+    lines[17] = "1,2"
+    for end in ("\n", "\r\n"):
+        with pytest.raises(DataError, match="Line 18 has 2 fields"):
+            engine.load_csv((end.join(lines) + end).encode())
+
+
+def test_quoted_line_breaks_in_a_windows_file_read_as_in_the_text_path():
+    data = b'a,note,y\r\n1,"two\r\nlines",p\r\n2,plain,q\r\n'
+    ds = engine.load_csv(data)
+    assert ds.frame["note"].tolist() == ["two\nlines", "plain"]
