@@ -28,10 +28,11 @@ from .search import TIE_TOL
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
 
 
-def best_edges(crit, min_leaf, cum, cnt, P, W):
+def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
     """The best edge of every histogram: cumulative stats ``cum`` (S arrays (..., B)), rows per bin ``cnt``
-    (..., B), parent impurity ``P`` and weight ``W`` (...). Returns (gain, bin, left stats (..., S),
-    n_left, next non-empty bin); gain is -inf where no edge is valid; ties go to the first bin."""
+    (..., B), parent impurity ``P`` and weight ``W`` (...); ``counts``: the stats are class counts, so a
+    side's weight is its row count. Returns (gain, bin, left stats (..., S), n_left, next non-empty bin);
+    gain is -inf where no edge is valid; ties go to the first bin."""
     left = [c[..., :-1] for c in cum]
     right = [c[..., -1:] - lc for c, lc in zip(cum, left)]
     ncum = np.cumsum(cnt, axis=-1)
@@ -39,7 +40,8 @@ def best_edges(crit, min_leaf, cum, cnt, P, W):
     n_right = ncum[..., -1:] - n_left
     nonempty = cnt > 0
     valid = nonempty[..., :-1] & (n_left >= min_leaf) & (n_right >= min_leaf)
-    gain = P[..., None] - (crit.weighted_cols(left) + crit.weighted_cols(right)) / W[..., None]
+    wl, wr = (n_left.astype(np.float64), n_right.astype(np.float64)) if counts else (None, None)
+    gain = P[..., None] - (crit.weighted_cols(left, wl) + crit.weighted_cols(right, wr)) / W[..., None]
     gain = np.where(valid, gain, -np.inf)
     best = gain.max(axis=-1, initial=-np.inf)
     finite = np.isfinite(best)
@@ -101,7 +103,7 @@ class LevelHistograms:
         if H is not None:
             cum = np.cumsum(H, axis=3).astype(np.float64)
             G, BIN, LEFT, NL, NEXT = best_edges(self.crit, self.min_leaf, [cum[:, :, k] for k in range(S)],
-                                                H.sum(axis=2), P[:, None], W[:, None])
+                                                H.sum(axis=2), P[:, None], W[:, None], counts=True)
         else:
             G = np.full((C, d), -np.inf)
             BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))
@@ -163,6 +165,7 @@ class LevelHistograms:
             counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
             cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
             cnt = counts.sum(axis=2)
+            return best_edges(self.crit, self.min_leaf, cum, cnt, P, W, counts=True)
         else:
             cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
                                          minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]

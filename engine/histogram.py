@@ -159,7 +159,8 @@ def _coder(edges: np.ndarray):
     for make in (_uniform_cells, _log_cells):
         cell = make(edges, K)
         if cell is not None:
-            occ = np.bincount(cell(edges), minlength=K)
+            with np.errstate(over="ignore"):             # v - edges[0] may overflow to inf: still monotone
+                occ = np.bincount(cell(edges), minlength=K)
             if best is None or occ.max() < best[1].max():
                 best = (cell, occ)
     cell, occ = best
@@ -171,7 +172,8 @@ def _coder(edges: np.ndarray):
     n_scan = int(occ.max())
 
     def code(v):
-        c = start.take(cell(v))
+        with np.errstate(over="ignore"):
+            c = start.take(cell(v))
         step = pad.take(c) < v
         c += step
         rows = np.flatnonzero(step) if n_scan > 1 else None
@@ -241,14 +243,18 @@ def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
             edges[j] = bin_edges(X[:, j], max_bins)
     coders = {j: _coder(edges[j]) for j in numeric}
     cols = np.array(numeric)
-    buf = np.empty((cols.size, min(n, BLOCK_ROWS)))
+    fortran = X.T.flags.c_contiguous                      # columns already contiguous: read them as they are
+    buf = None if fortran else np.empty((cols.size, min(n, BLOCK_ROWS)))
     for s in range(0, n, BLOCK_ROWS):
-        block = buf[:, :min(BLOCK_ROWS, n - s)]
-        np.copyto(block, (X[s:s + BLOCK_ROWS] if cols.size == d else X[s:s + BLOCK_ROWS, cols]).T)
+        if fortran:
+            block = X.T[:, s:s + BLOCK_ROWS]
+        else:
+            block = buf[:, :min(BLOCK_ROWS, n - s)]
+            np.copyto(block, (X[s:s + BLOCK_ROWS] if cols.size == d else X[s:s + BLOCK_ROWS, cols]).T)
         for i, j in enumerate(numeric):
             if j in redo:
                 continue
-            v, out = block[i], codes[j, s:s + BLOCK_ROWS]
+            v, out = block[j if fortran else i], codes[j, s:s + BLOCK_ROWS]
             with np.errstate(over="ignore", invalid="ignore"):
                 unknown = np.isnan(v.sum())
             if unknown:                                  # NaN (or inf - inf): this column is redone below
