@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import columns as col
+from .checks import shown
 from .errors import ConfigError, DataError
 from .schema import _listing, sort_labels
 
@@ -93,9 +94,9 @@ def _check_overrides(overrides, names, target) -> dict:
         raise ConfigError(f"kinds must be a mapping of column name to kind; got {type(overrides).__name__}.")
     out = {}
     for name, kind in overrides.items():
-        if kind not in KINDS:
+        if not isinstance(kind, str) or kind not in KINDS:   # never compare arrays/lists with the names
             raise ConfigError(f"The kind of column '{name}' must be 'numeric', 'categorical' or 'ignore'; "
-                              f"got {kind!r}.")
+                              f"got {shown(kind)}.")
         if name not in names:
             raise DataError(f"There is no column '{name}' to give a kind; the columns are: {_listing(names)}.")
         if name != target:
