@@ -70,6 +70,24 @@ def _sample_rows(n: int) -> np.ndarray:
     return np.sort(np.random.default_rng(0).choice(n, SAMPLE_ROWS, replace=False))
 
 
+def _sorted_quantiles(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.quantile(s, q)`` (the default "linear" method) of a sorted array, without numpy's partition:
+    the same virtual indexes ``(n - 1) * q``, neighbours and two-sided interpolation, so the same bits."""
+    n = s.size
+    vi = (n - 1) * q
+    prev = np.floor(vi)
+    nxt = prev + 1
+    top = vi >= n - 1
+    prev[top], nxt[top] = -1, -1
+    prev, nxt = prev.astype(np.intp), nxt.astype(np.intp)
+    gamma = vi - prev
+    a, b = s[prev], s[nxt]
+    diff = b - a
+    out = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
+
+
 def _edges_from_sorted(s: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
     """Midpoints between consecutive distinct values ``u`` of the sorted values ``s``, all of them or
     those nearest the ``max_bins``-quantiles of ``s``."""
@@ -78,7 +96,7 @@ def _edges_from_sorted(s: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarra
     if u.size <= max_bins:
         lo, hi = u[:-1], u[1:]
     else:
-        q = np.quantile(s, np.linspace(0, 1, max_bins + 1)[1:-1])
+        q = _sorted_quantiles(s, np.linspace(0, 1, max_bins + 1)[1:-1])
         i = np.unique(np.clip(np.searchsorted(u, q, side="right"), 1, u.size - 1))
         lo, hi = u[i - 1], u[i]
     mid = (lo + hi) / 2.0
@@ -227,10 +245,9 @@ def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
     check, redo = {}, set()                               # check: column -> distinct sample values
     if n > SAMPLE_ROWS:                                   # assume no NaN; a column with one is redone below
         sample = np.take(X, _sample_rows(n), axis=0)
-        if len(numeric) < d:
-            sample = sample[:, numeric]
-        sample.sort(axis=0)
-        for j, s in zip(numeric, sample.T):
+        sample = (sample if len(numeric) == d else sample[:, numeric]).T.copy()
+        sample.sort(axis=1)
+        for j, s in zip(numeric, sample):
             if np.isnan(s[-1]):                          # NaN sorts last
                 redo.add(j)
                 continue

@@ -113,3 +113,12 @@ def test_budget_fallback_equals_stepping(monkeypatch):
     cfg = engine.TreeConfig(split_search="histogram", max_bins=64)
     monkeypatch.setattr(fasthist, "HIST_BUDGET", 3 * 3 * 64 * 4)   # root and level 1 only
     assert_same_tree(engine.Grower(ds, cfg).grow().tree, stepped(ds, cfg).tree)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(COLUMNS[:6]), st.integers(1, 5000), st.integers(2, 1000))
+def test_sorted_quantiles_equal_numpy(seed, kind, n, max_bins):
+    """Quantile edges are computed from the sorted sample directly; numpy's quantile gives the same bits."""
+    s = np.sort(column(kind, n, np.random.default_rng(seed)))
+    q = np.linspace(0, 1, max_bins + 1)[1:-1]
+    assert np.array_equal(histogram._sorted_quantiles(s, q), np.quantile(s, q))
