@@ -17,6 +17,8 @@ can only matter for candidates whose gains tie to ~1e-12.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .featuredraw import child_key, draw_mask
@@ -49,6 +51,32 @@ def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
     out = np.zeros(a.size, dtype=np.int64)
     np.cumsum(a[:-1], out=out[1:])
     return out
+
+
+#: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
+#: with other settings, sort it once
+_SORTED: dict = {}
+SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
+
+
+def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
+    """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
+    (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
+    a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
+    the next call on the same matrix."""
+    n, d = X.shape
+    hit = _SORTED.get("X")
+    if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
+        full = hit[1]
+    else:
+        full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
+        _SORTED.clear()
+        if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
+            _SORTED["X"] = (weakref.ref(X), full)
+    if keep.all():
+        return full
+    position = (np.cumsum(keep) - 1).astype(index_type)
+    return position[full[keep[full]].reshape(d, -1)]
 
 
 class _Data:
@@ -247,8 +275,8 @@ def grow_exact(grower):
     cnt, lo = np.array([m]), np.array([0])
     keys = [0]
     depth = 0
-    index_type = np.int32 if d * m < 2**31 else np.int64
-    O = np.argsort(data.XT, axis=1, kind="stable").astype(index_type) if ids.size else None
+    index_type = np.int32 if d * grower.X.shape[0] < 2**31 else np.int64
+    O = presorted(grower.X, grower.w0 > 0, index_type) if ids.size else None
     while ids.size:
         C = ids.size
         starts = _exclusive_cumsum(cnt)
