@@ -108,9 +108,12 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
 
     ``data``: the whole file as UTF-8 bytes when ``text`` is only its beginning (see
     ``engine.textio.utf8_head``): pandas then parses the bytes and the full text is decoded only to
-    name a bad line. Windows line ends (``\r\n``) stay in the bytes when the file has no quotes (so
-    no cell can hold a line break); other carriage returns and a ``sep=`` line take the text path.
+    name a bad line. A UTF-8 BOM, and Windows line ends (``\r\n``) when the file has no quotes (so no
+    cell can hold a line break), stay in the bytes; other carriage returns and a ``sep=`` line take the
+    text path.
     """
+    if data is not None and text.startswith("\ufeff"):
+        text = text[1:]  # a UTF-8 BOM (Excel's "CSV UTF-8"): pandas reads it with the header row and skips both
     crlf = data is not None and b"\r" in data and b'"' not in data and data.count(b"\r") == data.count(b"\r\n")
     if crlf:  # the beginning is read for the separator and the header: with plain line ends
         text = text.replace("\r\n", "\n").rstrip("\r")
@@ -120,7 +123,7 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
     if data is not None:
         raw_bytes = data
         # decoded only for an error message, with the line ends the text path would have given it
-        whole = lambda: raw_bytes.decode("utf-8").replace("\r\n", "\n")  # noqa: E731
+        whole = lambda: raw_bytes.decode("utf-8-sig").replace("\r\n", "\n")  # noqa: E731
     else:
         whole = None
     if text.startswith("\ufeff"):

@@ -59,7 +59,8 @@ def _read_raw(data: bytes, name: str, limits, notes):
     is decoded, for the separator and header), so a big file is never held twice as bytes and text."""
     head = utf8_head(data)
     if head is not None:
-        return read_table(head, name=name, encoding="utf-8", max_columns=limits.max_columns,
+        encoding = "utf-8-sig" if head.startswith("\ufeff") else "utf-8"
+        return read_table(head, name=name, encoding=encoding, max_columns=limits.max_columns,
                           max_rows=limits.max_rows, notes=notes, data=data)
     text, encoding = decode(data)
     return read_table(text, name=name, encoding=encoding, max_columns=limits.max_columns,

@@ -153,14 +153,15 @@ def decode(data: bytes) -> tuple[str, str]:
 
 
 def utf8_head(data: bytes, limit: int = 1 << 20, *, chunk: int = 1 << 20) -> str | None:
-    """The first ``limit`` bytes of ``data`` as text when the whole of it is BOM-less UTF-8 without NUL
-    bytes (what :func:`decode` would read as plain "utf-8"), else None.
+    """The first ``limit`` bytes of ``data`` as text when the whole of it is UTF-8 without NUL bytes
+    (what :func:`decode` would read as "utf-8", or "utf-8-sig": a UTF-8 BOM stays at the start of the
+    text as "\\ufeff"), else None.
 
     ASCII is UTF-8 (``bytes.isascii`` checks it without allocating); anything else is validated over
     ``chunk``-sized slices with an incremental decoder, so a big file is checked without holding a
     second, decoded copy of it: the parser then reads the bytes themselves.
     """
-    if any(data.startswith(bom) for bom, _ in _BOMS) or b"\x00" in data:
+    if any(data.startswith(bom) for bom, encoding in _BOMS if encoding != "utf-8") or b"\x00" in data:
         return None
     if data.isascii():
         return data[:limit].decode("ascii")

@@ -85,7 +85,8 @@ def test_utf8_head_only_for_plain_utf8():
     assert utf8_head(b"a,b\n1,2\n") == "a,b\n1,2\n"
     assert utf8_head("é,b\n1,2\n".encode(), limit=1) == ""  # the cut character is left out
     assert utf8_head("é,b\n".encode("latin-1")) is None
-    assert utf8_head(b"\xef\xbb\xbfa,b\n") is None
+    assert utf8_head(b"\xef\xbb\xbfa,b\n") == "\ufeffa,b\n"  # Excel's "CSV UTF-8": parsed from the bytes too
+    assert utf8_head("a,b\n".encode("utf-16")) is None
     assert utf8_head(b"a,b\n1,\x002\n") is None
     big = ("x,y\n" + "1,2\n" * 1000).encode() + "é".encode("latin-1")
     assert utf8_head(big, chunk=64) is None  # the bad byte is after the first slices
@@ -277,3 +278,18 @@ def test_quoted_line_breaks_in_a_windows_file_read_as_in_the_text_path():
     data = b'a,note,y\r\n1,"two\r\nlines",p\r\n2,plain,q\r\n'
     ds = engine.load_csv(data)
     assert ds.frame["note"].tolist() == ["two\nlines", "plain"]
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+@pytest.mark.parametrize("quotes", [False, True])
+def test_excel_csv_utf8_with_a_bom_reads_like_the_plain_file(end, quotes, monkeypatch):
+    frame = _frame(4, n=50)
+    if not quotes:
+        frame["colour"] = frame["colour"].str.replace('"', "").str.replace(",", "")
+    text = frame.to_csv(index=False).replace("red", "rød")
+    expected = engine.load_csv(text.encode())
+    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvio, "CHUNK_ROWS", 11)
+    got = engine.load_csv(b"\xef\xbb\xbf" + text.replace("\n", end).encode())
+    pd.testing.assert_frame_equal(got.frame, expected.frame)
+    assert got.kinds == expected.kinds and got.notes == expected.notes
