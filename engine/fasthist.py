@@ -26,6 +26,7 @@ from .levelstore import RowRanges
 from .search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
+SPARSE_ABOVE = 1.0      # count only the (node, bin) pairs present when nodes x bins exceed this x rows
 
 
 def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
@@ -162,6 +163,8 @@ class LevelHistograms:
         key = kk * B + code
         if self.labels is not None:
             lab = self.labels if act is None else self.labels[act]
+            if C * B > SPARSE_ABOVE * key.size:
+                return self._sparse_counts(key, lab, B, segs, P, W)
             counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
             cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
             cnt = counts.sum(axis=2)
@@ -171,6 +174,39 @@ class LevelHistograms:
                                          minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
             cnt = np.bincount(key, minlength=C * B).reshape(C, B)[segs]
         return best_edges(self.crit, self.min_leaf, cum, cnt, P, W)
+
+    def _sparse_counts(self, key, lab, B, segs, P, W):
+        """:meth:`_scan_feature` for class counts on deep levels (many small nodes): only the (node, bin)
+        pairs that hold rows are counted and scored, in (node, bin) order; empty bins are never valid
+        edges, so the best edges, their ties and their gains are those of the dense histograms."""
+        from .fastexact import segment_best
+        S, n = self.S, segs.size
+        pairs, inv = np.unique(key, return_inverse=True)
+        cum = np.cumsum(np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S), axis=0)
+        node = pairs // B
+        starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
+        lengths = np.diff(np.r_[starts, pairs.size])
+        base = np.zeros((starts.size, S), dtype=np.int64)
+        base[1:] = cum[starts[1:] - 1]
+        left = cum - np.repeat(base, lengths, axis=0)                  # exact integers within each node
+        total = np.repeat(cum[starts + lengths - 1] - base, lengths, axis=0)
+        n_left, n_all = left.sum(axis=1), total.sum(axis=1)
+        n_right = n_all - n_left
+        at = np.searchsorted(segs, node[starts])                        # each node's place in segs
+        leftf, rightf = left.astype(np.float64), (total - left).astype(np.float64)
+        wl, wr = n_left.astype(np.float64), n_right.astype(np.float64)
+        gain = np.repeat(P[at], lengths) - (self.crit.weighted_cols([leftf[:, k] for k in range(S)], wl)
+                                            + self.crit.weighted_cols([rightf[:, k] for k in range(S)], wr)) \
+            / np.repeat(W[at], lengths)
+        gain = np.where((n_left >= self.min_leaf) & (n_right >= self.min_leaf), gain, -np.inf)
+        best, first = segment_best(gain, starts, lengths)
+        G, BIN, NL, NEXT = np.full(n, -np.inf), *(np.zeros(n, dtype=np.int64) for _ in range(3))
+        LEFT = np.zeros((n, S))
+        ok = first >= 0
+        f, at = first[ok], at[ok]
+        G[at], BIN[at], NEXT[at] = best[ok], pairs[f] % B, pairs[f + 1] % B
+        LEFT[at], NL[at] = leftf[f], n_left[f]
+        return G, BIN, LEFT, NL, NEXT
 
     def thresholds(self, jstar) -> np.ndarray:
         """Node-local threshold of each candidate's winning edge on feature ``jstar[c]`` (0.0 if none):

@@ -122,3 +122,21 @@ def test_sorted_quantiles_equal_numpy(seed, kind, n, max_bins):
     s = np.sort(column(kind, n, np.random.default_rng(seed)))
     q = np.linspace(0, 1, max_bins + 1)[1:-1]
     assert np.array_equal(histogram._sorted_quantiles(s, q), np.quantile(s, q))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100_000), st.sampled_from([0.0, float("inf")]), st.sampled_from([None, 2]),
+       st.sampled_from(["gini", "entropy"]), st.sampled_from([3, 255]))
+def test_feature_scans_dense_or_sparse_equal_stepping(seed, sparse_above, max_features, criterion, max_bins):
+    """Levels scanned feature by feature (feature draws, or too big to keep) count dense (node, bin)
+    histograms or only the pairs present; both give the stepping tree."""
+    from engine import fasthist
+    ds = random_dataset(seed, n=int(np.random.default_rng(seed).integers(50, 700)), d=3,
+                        int_values=seed % 3 == 0)
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, criterion=criterion,
+                            max_features=max_features, random_state=seed % 7)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fasthist, "HIST_BUDGET", 0)
+        mp.setattr(fasthist, "SPARSE_ABOVE", sparse_above)
+        fast = engine.Grower(ds, cfg).grow()
+    assert_same_tree(fast.tree, stepped(ds, cfg).tree)
