@@ -32,7 +32,7 @@ from .test_fastgrow import stepped
 
 
 def bits(a) -> np.ndarray:
-    """The float64 bit patterns (so -0.0 != 0.0 and NaNs compare by payload)."""
+    """The float64 bit patterns, at least 1-d (so -0.0 != 0.0 and NaNs compare by payload)."""
     return np.ascontiguousarray(np.asarray(a, dtype=np.float64)).view(np.int64)
 
 
@@ -79,7 +79,7 @@ def check_weighted_cols(crit, stats):
     assert np.array_equal(bits(crit.weighted_cols(list(np.ascontiguousarray(stats.T)))), bits(vec))
     # ... and node by node (stepping scores one node at a time)
     for i in range(stats.shape[0]):
-        assert bits(crit.weighted(stats[i]))[()] == bits(vec)[i]
+        assert bits(crit.weighted(stats[i])).ravel()[0] == bits(vec)[i]
         assert bits(crit.weighted_cols([c[i:i + 1] for c in cols]))[0] == bits(vec)[i]
     # and it is w * I(node) (weights below 1e-150 excepted: see test_gini_of_a_tiny_weight), with w the
     # node weight the rest of the engine uses (crit.weight), to the bit
