@@ -33,8 +33,6 @@ from .textio import decode, refuse_binary, source_bytes, unpack, utf8_head
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
 
-_TAKING = threading.RLock()  # one thread gathers a subset's rows; the others wait and share them
-
 
 def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, max_categories=1000,
              max_rows=2_000_000) -> "Dataset":
@@ -134,7 +132,8 @@ class Dataset:
         return self._source if self._pending is None else self._gather()
 
     def _gather(self) -> pd.DataFrame:
-        with _TAKING:
+        # one thread gathers the rows, others using the same subset wait and share them (setdefault is atomic)
+        with self._cache.setdefault("lock", threading.Lock()):
             if self._pending is not None:
                 parent, idx = self._pending
                 frame, X = take_rows(parent._frame, self.schema, idx, parent._cache.get("X"))

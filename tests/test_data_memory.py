@@ -293,3 +293,14 @@ def test_excel_csv_utf8_with_a_bom_reads_like_the_plain_file(end, quotes, monkey
     got = engine.load_csv(b"\xef\xbb\xbf" + text.replace("\n", end).encode())
     pd.testing.assert_frame_equal(got.frame, expected.frame)
     assert got.kinds == expected.kinds and got.notes == expected.notes
+
+
+def test_threads_using_one_pending_subset_share_one_gather():
+    from concurrent.futures import ThreadPoolExecutor
+
+    frame = pd.DataFrame({"x": np.arange(5000.0), "z": np.arange(5000.0) % 7, "y": list("ab") * 2500})
+    sub = engine.Dataset.from_frame(frame, target="y").subset(np.arange(0, 5000, 3))
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: (sub.X, sub.frame["x"].to_numpy()), range(16)))
+    assert all(X is got[0][0] for X, _ in got)
+    assert all(np.shares_memory(x, got[0][0]) for _, x in got)
