@@ -75,7 +75,15 @@ def gini(counts) -> np.ndarray:
     ss = np.zeros(w.shape)
     for k in range(c.shape[-1]):
         ss += c[..., k] * c[..., k]
-    return np.where(ok, np.maximum(1.0 - ss / (ws * ws), 0.0), 0.0)
+    g = 1.0 - ss / (ws * ws)
+    tiny = ok & (ws < 1e-150)          # w*w underflows: take the class shares first
+    if np.any(tiny):
+        shares = np.zeros(w.shape)
+        for k in range(c.shape[-1]):
+            p = c[..., k] / ws
+            shares += p * p
+        g = np.where(tiny, 1.0 - shares, g)
+    return np.where(ok, np.maximum(g, 0.0), 0.0)
 
 
 def misclassification(counts) -> np.ndarray:

@@ -133,13 +133,14 @@ def test_weighted_cols_many_classes_exact_values(crit):
     assert vec[1] == 0.0 and not np.signbit(vec[1])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "impurity.gini divides sum_k c_k^2 by w*w: for a total weight below ~1.5e-154 both squares underflow "
-    "to 0 and a pure node's Gini impurity is 0/0 = NaN (so it is not seen as pure); weighted_cols, which "
-    "divides by w once, gives 0. Reachable with tiny sample weights: Grower(ds, sample_weight=np.full(n, 1e-170)) "
-    "grows a single 'no_split' leaf with impurity NaN, where weights of 1 grow a full tree."))
 def test_gini_of_a_tiny_weight():
+    """w*w underflows below ~1.5e-154: the impurity still comes out right (it was 0/0 = NaN)."""
     assert gini(np.array([0.0, 2.4e-179])) == 0.0
+    assert gini(np.array([1e-170, 1e-170])) == pytest.approx(0.5)
+    ds = random_dataset(3, n=40)
+    tiny = engine.Grower(ds, sample_weight=np.full(len(ds), 1e-170)).grow().tree
+    unit = engine.Grower(ds).grow().tree
+    assert tiny.nodes[0].impurity == pytest.approx(unit.nodes[0].impurity)
 
 
 # ----- stopping.pre_split_codes --------------------------------------------------------------------
