@@ -151,7 +151,8 @@ class LevelHistograms:
         return H
 
     def _scan_feature(self, j, segs, P, W):
-        """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws)."""
+        """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws, levels too
+        big to keep)."""
         C, S, B = self.C, self.S, self.n_bins[j]
         act, kk = self.act, self.kk
         if segs.size < C:
@@ -161,51 +162,59 @@ class LevelHistograms:
             act, kk = keep if act is None else act[keep], kk[keep]
         code = self.codes[j] if act is None else self.codes[j][act]
         key = kk * B + code
+        if C * B > SPARSE_ABOVE * key.size:
+            return self._scan_pairs(key, B, act, segs, P, W)
         if self.labels is not None:
             lab = self.labels if act is None else self.labels[act]
-            if C * B > SPARSE_ABOVE * key.size:
-                return self._sparse_counts(key, lab, B, segs, P, W)
             counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
             cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
-            cnt = counts.sum(axis=2)
-            return best_edges(self.crit, self.min_leaf, cum, cnt, P, W, counts=True)
-        else:
-            cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                         minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
-            cnt = np.bincount(key, minlength=C * B).reshape(C, B)[segs]
-        return best_edges(self.crit, self.min_leaf, cum, cnt, P, W)
+            return best_edges(self.crit, self.min_leaf, cum, counts.sum(axis=2), P, W, counts=True)
+        cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                     minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
+        return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=C * B).reshape(C, B)[segs], P, W)
 
-    def _sparse_counts(self, key, lab, B, segs, P, W):
-        """:meth:`_scan_feature` for class counts on deep levels (many small nodes): only the (node, bin)
-        pairs that hold rows are counted and scored, in (node, bin) order; empty bins are never valid
-        edges, so the best edges, their ties and their gains are those of the dense histograms."""
-        from .fastexact import segment_best
+    def _scan_pairs(self, key, B, act, segs, P, W):
+        """:meth:`_scan_feature` on deep levels (more node x bin cells than rows): only the (node, bin)
+        pairs that hold rows get a cell, node by node in bin order, in grids as wide as the next power of
+        two of each node's pair count. Sums per pair are the dense bins' sums; cumulative sums then skip
+        only empty bins, whose zeros change no sum, and empty bins are never valid edges: the same edges,
+        ties and gains as the dense histograms."""
         S, n = self.S, segs.size
         pairs, inv = np.unique(key, return_inverse=True)
-        cum = np.cumsum(np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S), axis=0)
         node = pairs // B
         starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
         lengths = np.diff(np.r_[starts, pairs.size])
-        base = np.zeros((starts.size, S), dtype=np.int64)
-        base[1:] = cum[starts[1:] - 1]
-        left = cum - np.repeat(base, lengths, axis=0)                  # exact integers within each node
-        total = np.repeat(cum[starts + lengths - 1] - base, lengths, axis=0)
-        n_left, n_all = left.sum(axis=1), total.sum(axis=1)
-        n_right = n_all - n_left
-        at = np.searchsorted(segs, node[starts])                        # each node's place in segs
-        leftf, rightf = left.astype(np.float64), (total - left).astype(np.float64)
-        wl, wr = n_left.astype(np.float64), n_right.astype(np.float64)
-        gain = np.repeat(P[at], lengths) - (self.crit.weighted_cols([leftf[:, k] for k in range(S)], wl)
-                                            + self.crit.weighted_cols([rightf[:, k] for k in range(S)], wr)) \
-            / np.repeat(W[at], lengths)
-        gain = np.where((n_left >= self.min_leaf) & (n_right >= self.min_leaf), gain, -np.inf)
-        best, first = segment_best(gain, starts, lengths)
-        G, BIN, NL, NEXT = np.full(n, -np.inf), *(np.zeros(n, dtype=np.int64) for _ in range(3))
-        LEFT = np.zeros((n, S))
-        ok = first >= 0
-        f, at = first[ok], at[ok]
-        G[at], BIN[at], NEXT[at] = best[ok], pairs[f] % B, pairs[f + 1] % B
-        LEFT[at], NL[at] = leftf[f], n_left[f]
+        at = np.searchsorted(segs, node[starts])                         # each node's place in segs
+        if self.labels is not None:
+            lab = self.labels if act is None else self.labels[act]
+            st = np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S)
+            cnt = st.sum(axis=1)
+        else:
+            st = np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                       minlength=pairs.size) for k in range(S)], axis=1)
+            cnt = np.bincount(inv, minlength=pairs.size)
+        G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
+        BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        width = np.maximum(2, 1 << np.ceil(np.log2(lengths)).astype(np.int64))
+        for w in np.unique(width).tolist():
+            group = np.flatnonzero(width == w)
+            ln, s0 = lengths[group], starts[group]
+            row = np.repeat(np.arange(group.size), ln)
+            pos = np.arange(row.size) - np.repeat(np.cumsum(ln) - ln, ln)
+            pair = s0[row] + pos
+            grid_cnt = np.zeros((group.size, w), dtype=np.int64)
+            grid_cnt[row, pos] = cnt[pair]
+            cum = []
+            for k in range(S):
+                grid = np.zeros((group.size, w), dtype=st.dtype)
+                grid[row, pos] = st[pair, k]
+                cum.append(np.cumsum(grid, axis=1, dtype=np.float64))
+            g, first, left, n_left, after = best_edges(self.crit, self.min_leaf, cum, grid_cnt, P[at[group]],
+                                                       W[at[group]], counts=self.labels is not None)
+            a = at[group]
+            G[a], LEFT[a], NL[a] = g, left, n_left
+            BIN[a] = pairs[s0 + first] % B
+            NEXT[a] = pairs[np.minimum(s0 + after, pairs.size - 1)] % B
         return G, BIN, LEFT, NL, NEXT
 
     def thresholds(self, jstar) -> np.ndarray:

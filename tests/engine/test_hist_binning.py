@@ -124,19 +124,23 @@ def test_sorted_quantiles_equal_numpy(seed, kind, n, max_bins):
     assert np.array_equal(histogram._sorted_quantiles(s, q), np.quantile(s, q))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(0, 100_000), st.sampled_from([0.0, float("inf")]), st.sampled_from([None, 2]),
-       st.sampled_from(["gini", "entropy"]), st.sampled_from([3, 255]))
-def test_feature_scans_dense_or_sparse_equal_stepping(seed, sparse_above, max_features, criterion, max_bins):
-    """Levels scanned feature by feature (feature draws, or too big to keep) count dense (node, bin)
-    histograms or only the pairs present; both give the stepping tree."""
+       st.sampled_from([3, 255]), st.booleans(), st.booleans())
+def test_feature_scans_dense_or_sparse_equal_stepping(seed, sparse_above, max_features, max_bins, regression,
+                                                      weighted):
+    """Levels scanned feature by feature (weights, regression, feature draws, levels too big to keep) count
+    dense (node, bin) histograms or only the pairs present; both give the stepping tree."""
     from engine import fasthist
-    ds = random_dataset(seed, n=int(np.random.default_rng(seed).integers(50, 700)), d=3,
-                        int_values=seed % 3 == 0)
-    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, criterion=criterion,
-                            max_features=max_features, random_state=seed % 7)
+    rng = np.random.default_rng(seed)
+    ds = random_dataset(seed, n=int(rng.integers(50, 700)), d=3, int_values=seed % 3 == 0, regression=regression)
+    w = rng.integers(0, 4, size=len(ds)).astype(float) if weighted else None
+    if w is not None and w.sum() == 0:
+        w[0] = 1.0
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, max_features=max_features,
+                            random_state=seed % 7, criterion=None if regression else ["gini", "entropy"][seed % 2])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fasthist, "HIST_BUDGET", 0)
         mp.setattr(fasthist, "SPARSE_ABOVE", sparse_above)
-        fast = engine.Grower(ds, cfg).grow()
-    assert_same_tree(fast.tree, stepped(ds, cfg).tree)
+        fast = engine.Grower(ds, cfg, sample_weight=w).grow()
+    assert_same_tree(fast.tree, stepped(ds, cfg, w).tree)
