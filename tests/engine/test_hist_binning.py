@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine
-from engine import histogram
-from engine.histogram import bin_codes, bin_edges, make_bins, missing_code
+from engine import binning
+from engine.binning import bin_codes, bin_edges, make_bins, missing_code
 
 from .conftest import random_dataset
 from .test_fastgrow import assert_same_tree, stepped
@@ -49,7 +49,7 @@ def test_grid_codes_equal_binary_search(seed, kind, max_bins, n):
     rng = np.random.default_rng(seed)
     col = column(kind, n, rng)
     edges = bin_edges(col[np.isfinite(col) | np.isnan(col)], max_bins)
-    out = np.empty(n, dtype=histogram.code_dtype(max_bins))
+    out = np.empty(n, dtype=binning.code_dtype(max_bins))
     assert np.array_equal(bin_codes(col, edges, out), reference_codes(col, edges, missing_code(out)))
 
 
@@ -69,9 +69,9 @@ def test_block_binning_equals_column_by_column(seed, kinds, max_bins, sampled):
         X = np.asfortranarray(X)                # uploaded CSVs give column-major matrices
     feature_kinds = ["numeric"] * len(kinds) + ["categorical"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(histogram, "BLOCK_ROWS", int(rng.integers(7, 200)))
+        mp.setattr(binning, "BLOCK_ROWS", int(rng.integers(7, 200)))
         if sampled:
-            mp.setattr(histogram, "SAMPLE_ROWS", int(rng.integers(10, n)))
+            mp.setattr(binning, "SAMPLE_ROWS", int(rng.integers(10, n)))
         bins = make_bins(X, feature_kinds, max_bins)
         for j, kind in enumerate(feature_kinds):
             if kind != "numeric":
@@ -121,7 +121,7 @@ def test_sorted_quantiles_equal_numpy(seed, kind, n, max_bins):
     """Quantile edges are computed from the sorted sample directly; numpy's quantile gives the same bits."""
     s = np.sort(column(kind, n, np.random.default_rng(seed)))
     q = np.linspace(0, 1, max_bins + 1)[1:-1]
-    assert np.array_equal(histogram._sorted_quantiles(s, q), np.quantile(s, q))
+    assert np.array_equal(binning._sorted_quantiles(s, q), np.quantile(s, q))
 
 
 @settings(max_examples=40, deadline=None)
