@@ -121,14 +121,27 @@ def best_numeric(nd: NodeData, j: int, name: str) -> Split | None:
                        left[b] + right[b], threshold=thr[b])
 
 
+#: cells (rows x features x stats) one vectorised numeric search holds at once: ~32 MB per array
+BLOCK_CELLS = 4_000_000
+
+
 def best_numeric_all(nd: NodeData, cols: list[int], names: list[str]) -> list[Split | None]:
     """Best threshold split of several numeric features without missing values, all at once.
 
     Same arithmetic as :func:`best_numeric`, vectorised over the features: one ``argsort`` along the
-    rows, one ``cumsum`` of the gathered stats (n, f, S).
+    rows, one ``cumsum`` of the gathered stats (n, f, S) — in blocks of features, so that a big node's
+    transient arrays stay bounded (every feature is searched independently: the blocks change nothing).
     """
     if not cols:
         return []
+    per_block = max(1, BLOCK_CELLS // max(1, nd.x.shape[0] * nd.stats.shape[1]))
+    if len(cols) > per_block:
+        return [s for b in range(0, len(cols), per_block)
+                for s in _best_numeric_block(nd, cols[b:b + per_block], names[b:b + per_block])]
+    return _best_numeric_block(nd, cols, names)
+
+
+def _best_numeric_block(nd: NodeData, cols: list[int], names: list[str]) -> list[Split | None]:
     Xn = nd.x[:, cols]
     n = Xn.shape[0]
     if n < 2:
