@@ -29,3 +29,24 @@ def test_presorted_caches_read_only_matrices_only():
     Y = X.copy()
     Y.flags.writeable = False
     assert fastexact.presorted(Y, np.ones(6, bool), np.int32) is not first   # another matrix: sorted anew
+
+
+def test_paused_gc_keeps_nothing_alive():
+    """Objects made while the collector is paused are promoted, not frozen: a full collection still
+    frees a grown Grower (its step records and the grower form a cycle)."""
+    import gc
+    import weakref
+
+    import engine
+    from engine.levelstore import paused_gc
+
+    g = engine.Grower(engine.load_sample("iris")).grow()
+    assert len(g.history) > 3
+    ref = weakref.ref(g)
+    del g
+    with paused_gc():
+        junk = [[i] for i in range(1000)]
+    del junk
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.collect()
+    assert ref() is None
