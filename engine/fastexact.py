@@ -168,8 +168,11 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
     if msl > 1:
         valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
     with np.errstate(divide="ignore", invalid="ignore"):
-        children = crit.weighted_cols(left, wl if by_labels else None)
-        children += crit.weighted_cols(right, wr if by_labels else None)
+        # with row counts as weights, every valid position has rows on both sides: only there are
+        # the gains read
+        counts = by_labels or data.count_weight
+        children = crit.weighted_cols(left, wl if by_labels else None, read_where_positive=counts)
+        children += crit.weighted_cols(right, wr if by_labels else None, read_where_positive=counts)
         children /= per_pair(W[pc])
         g = np.where(valid, per_pair(P[pc]) - children, -np.inf)
     del children, valid

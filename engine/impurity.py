@@ -154,15 +154,29 @@ class Criterion:
         stats = np.asarray(stats, dtype=float)
         return self.weighted_cols([stats[..., k] for k in range(stats.shape[-1])])
 
-    def weighted_cols(self, cols, weight=None) -> np.ndarray:
+    def weighted_cols(self, cols, weight=None, read_where_positive: bool = False) -> np.ndarray:
         """:meth:`weighted` for stats given as one array per stat (``cols[k]`` is stat k of every node):
         the level-wise growers keep stats this way; the arithmetic is the same, element by element.
         ``weight``: the nodes' total weights when the caller has them exactly (integer counts), which
-        spares summing the class columns."""
+        spares summing the class columns. ``read_where_positive``: the caller reads the result only where
+        the weight is positive, so the guards for empty nodes are skipped (same bits there; elsewhere
+        the value is undefined)."""
         if weight is not None:
             w = weight
         else:
             w = np.asarray(cols[0], dtype=float) if self.task == "regression" else _sum_cols(cols)
+        if read_where_positive and self.name in ("gini", "variance"):
+            if self.name == "gini":                  # 0 + c0^2 is c0^2: the same sums as below
+                out = cols[0] * cols[0]
+                for c in cols[1:]:
+                    out += c * c
+                out /= w
+                np.subtract(w, out, out=out)
+            else:
+                out = cols[1] * cols[1]
+                out /= w
+                np.subtract(cols[2], out, out=out)
+            return np.maximum(out, 0.0, out=out)
         ok = w > 0
         ws = np.where(ok, w, 1.0)
         if self.name == "gini":                      # w - sum_k c_k^2 / w
