@@ -169,8 +169,9 @@ REGION_HEIGHT_BIG = 640  # presenter view
 
 def presenter_figure(fig, big: bool):
     """``fig`` with projector-sized text (presenter view), else as it is."""
-    if big:
-        fig.update_layout(font_size=19, legend_font_size=19)
+    if big:  # attribute by attribute: an update_layout call re-validates more of the figure
+        fig.layout.font.size = 19
+        fig.layout.legend.font.size = 19
     return fig
 AXES_AUTO = "_grow_axes_auto"  # True while the axes follow the tree (the user has not picked any)
 
@@ -223,15 +224,10 @@ def _on_region_select() -> None:
         state.select_node(leaf)
 
 
-def clickable(fig):
-    """``fig`` with drag-to-zoom, so a click selects a point in Streamlit.
-
-    Streamlit turns Plotly's ``clickmode`` to plain "event" (no selection on click) whenever the
-    figure's ``dragmode`` is "select" or "lasso"; with "zoom" a click selects the point under the
-    mouse, and the box tool in the chart's toolbar still selects many.
-    """
-    fig.update_layout(dragmode="zoom")
-    return fig
+#: The region plot's drag tool. Streamlit turns Plotly's ``clickmode`` to plain "event" (no selection
+#: on click) whenever the figure's ``dragmode`` is "select" or "lasso"; with "zoom" a click selects the
+#: point under the mouse, and the box tool in the chart's toolbar still selects many.
+CLICKABLE_DRAGMODE = "zoom"
 
 
 def default_axes(grower, numeric: list[str]) -> tuple[str, str]:
@@ -297,9 +293,9 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     hl = subtree_leaves(tree, highlight)
     labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
-    fig = memo(("regions", fp, x, y, hl, qkey, big), lambda: presenter_figure(clickable(region_figure(
+    fig = memo(("regions", fp, x, y, hl, qkey, big), lambda: presenter_figure(region_figure(
         tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed(),
-        height=REGION_HEIGHT_BIG if big else REGION_HEIGHT)), big))
+        height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big))
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")

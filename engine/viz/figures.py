@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from engine.errors import ConfigError, DataError
 
 from . import palette
-from .regions import FONT, escape, new_figure
+from .regions import FONT, escape, new_figure, vline
 
 __all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS", "scan_points",
            "MAX_SCAN_POINTS"]
@@ -27,12 +27,9 @@ OTHER = "#B8B8B8"
 
 
 def _empty(message: str, height: int) -> go.Figure:
-    fig = new_figure()
-    fig.update_layout(height=height, font=FONT,
-                      xaxis={"visible": False}, yaxis={"visible": False},
-                      annotations=[{"text": escape(message), "showarrow": False, "x": 0.5, "y": 0.5,
-                                    "xref": "paper", "yref": "paper", "font": {"size": 15}}])
-    return fig
+    return new_figure(layout={"height": height, "font": FONT, "xaxis": {"visible": False}, "yaxis": {"visible": False},
+                              "annotations": [{"text": escape(message), "showarrow": False, "x": 0.5, "y": 0.5,
+                                               "xref": "paper", "yref": "paper", "font": {"size": 15}}]})
 
 
 #: A threshold scan with more candidates than this is drawn as a min/max envelope of this many points.
@@ -76,7 +73,7 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
                         errors="coerce").to_numpy(dtype=float)
     feature = escape(scan_df["feature"].iloc[0]) if "feature" in scan_df.columns else "threshold"
     best = int(np.nanargmax(values)) if np.isfinite(values).any() else 0
-    fig = new_figure()
+    layout = {"font": FONT, "margin": {"l": 20, "r": 30, "t": 30, "b": 50}, "showlegend": False}
     if np.isfinite(thr).all():
         extra = ""
         custom = pos[:, None]
@@ -84,38 +81,38 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
             custom = np.column_stack([pos, scan_df["n_left"].to_numpy(), scan_df["n_right"].to_numpy()])
             extra = "<br>rows: %{customdata[1]} left, %{customdata[2]} right"
         keep = scan_points(values, best)
-        fig.add_trace(go.Scatter(
-            x=thr[keep], y=values[keep], mode="lines+markers" if keep.size <= 500 else "lines", name=label,
-            customdata=custom[keep], line={"color": WINNER, "width": 2.5}, marker={"size": 8, "color": WINNER},
-            hovertemplate=f"{feature} <= %{{x:.6g}}<br>{label} = %{{y:.4f}}{extra}<extra></extra>"))
+        traces = [{
+            "type": "scatter", "x": thr[keep], "y": values[keep], "name": label,
+            "mode": "lines+markers" if keep.size <= 500 else "lines", "customdata": custom[keep],
+            "line": {"color": WINNER, "width": 2.5}, "marker": {"size": 8, "color": WINNER},
+            "hovertemplate": f"{feature} <= %{{x:.6g}}<br>{label} = %{{y:.4f}}{extra}<extra></extra>"}, {
+            "type": "scatter", "x": [thr[best]], "y": [values[best]], "mode": "markers", "name": "best",
+            "hoverinfo": "skip", "marker": {"size": 16, "symbol": "diamond", "color": palette.OKABE_ITO[1],
+                                            "line": {"color": "black", "width": 1}}}]
+        shapes, notes = [], []
         if keep.size < len(values):
-            fig.add_annotation(text=f"{len(values):,} thresholds: drawn as the highest and lowest {label} "
-                                    f"in each of {MAX_SCAN_POINTS // 2:,} slices",
-                               xref="paper", yref="paper", x=0, y=1.06, showarrow=False, xanchor="left",
-                               font={"size": 12, "color": "#555555"})
-        fig.add_trace(go.Scatter(
-            x=[thr[best]], y=[values[best]], mode="markers", name="best", hoverinfo="skip",
-            marker={"size": 16, "symbol": "diamond", "color": palette.OKABE_ITO[1],
-                    "line": {"color": "black", "width": 1}}))
+            notes.append({"text": f"{len(values):,} thresholds: drawn as the highest and lowest {label} "
+                                  f"in each of {MAX_SCAN_POINTS // 2:,} slices",
+                          "xref": "paper", "yref": "paper", "x": 0, "y": 1.06, "showarrow": False,
+                          "xanchor": "left", "font": {"size": 12, "color": "#555555"}})
         if chosen is not None and np.isfinite(float(chosen)):
-            fig.add_vline(x=float(chosen), line={"color": palette.HIGHLIGHT, "dash": "dash", "width": 2},
-                          annotation_text="chosen", annotation_position="top")
-        fig.update_layout(xaxis={"title": {"text": f"threshold on {feature}"}},
-                          yaxis={"title": {"text": label}, "rangemode": "tozero"}, showlegend=False)
+            shapes, mark = vline(float(chosen), line={"color": palette.HIGHLIGHT, "dash": "dash", "width": 2},
+                                 text="chosen")
+            notes += mark
+        layout.update(xaxis={"title": {"text": f"threshold on {feature}"}},
+                      yaxis={"title": {"text": label}, "rangemode": "tozero"}, shapes=shapes, annotations=notes)
     else:
         texts = scan_df["split"].astype(str).to_list()
         is_chosen = [t == chosen for t in texts] if chosen is not None else [i == best for i in pos]
         colors = [WINNER if c else OTHER for c in is_chosen]
-        fig.add_trace(go.Bar(
-            x=values, y=[escape(t) for t in texts], orientation="h", marker={"color": colors},
-            customdata=pos[:, None], text=[f"{v:.3f}" for v in values], textposition="outside",
-            cliponaxis=False, hovertemplate=f"%{{y}}<br>{label} = %{{x:.4f}}<extra></extra>"))
-        fig.update_layout(yaxis={"autorange": "reversed", "automargin": True},
-                          xaxis={"title": {"text": label}, "rangemode": "tozero"}, showlegend=False)
+        traces = [{"type": "bar", "x": values, "y": [escape(t) for t in texts], "orientation": "h",
+                   "marker": {"color": colors}, "customdata": pos[:, None], "text": [f"{v:.3f}" for v in values],
+                   "textposition": "outside", "cliponaxis": False,
+                   "hovertemplate": f"%{{y}}<br>{label} = %{{x:.4f}}<extra></extra>"}]
+        layout.update(yaxis={"autorange": "reversed", "automargin": True},
+                      xaxis={"title": {"text": label}, "rangemode": "tozero"})
         height = min(max(160, 90 + 40 * len(texts)), max(height, 900))
-    fig.update_layout(height=height, font=FONT,
-                      margin={"l": 20, "r": 30, "t": 30, "b": 50})
-    return fig
+    return new_figure(*traces, layout={**layout, "height": height})
 
 
 def _node_names(tree, node) -> tuple[list[int], list[str]]:
@@ -133,35 +130,32 @@ def class_distribution_figure(tree, node_id: int, *, height: int = 380) -> go.Fi
     """
     node = tree.node(node_id)
     ids, names = _node_names(tree, node)
-    fig = new_figure()
     if tree.task == "classification":
         classes = tree.schema.classes
         colors = palette.class_colors(classes)
         counts = np.array([tree.nodes[i].stats for i in ids], dtype=float)
-        for k, cls in enumerate(classes):
-            fig.add_trace(go.Bar(
-                x=names, y=counts[:, k], name=escape(cls), marker={"color": colors[cls]},
-                customdata=np.array(ids)[:, None],
-                hovertemplate=f"%{{x}}<br>{escape(cls)}: %{{y:.4g}}<extra></extra>"))
-        fig.update_layout(barmode="stack", yaxis={"title": {"text": "rows (weighted)"}},
-                          legend={"title": {"text": "class"}})
+        traces = [{"type": "bar", "x": names, "y": counts[:, k], "name": escape(cls), "marker": {"color": colors[cls]},
+                   "customdata": np.array(ids)[:, None],
+                   "hovertemplate": f"%{{x}}<br>{escape(cls)}: %{{y:.4g}}<extra></extra>"}
+                  for k, cls in enumerate(classes)]
+        layout = {"barmode": "stack", "yaxis": {"title": {"text": "rows (weighted)"}},
+                  "legend": {"title": {"text": "class"}}}
     elif tree.task == "regression":
         stats = np.array([tree.nodes[i].stats for i in ids], dtype=float)
         w = np.where(stats[:, 0] > 0, stats[:, 0], np.nan)
         mean = stats[:, 1] / w
         sd = np.sqrt(np.maximum(stats[:, 2] / w - mean ** 2, 0.0))
-        fig.add_trace(go.Bar(
-            x=names, y=mean, name="mean", customdata=np.column_stack([ids, stats[:, 0], sd]),
-            marker={"color": [palette.OKABE_ITO[5]] + [palette.OKABE_ITO[0]] * (len(ids) - 1)},
-            error_y={"type": "data", "array": sd, "visible": True, "color": "#444444"},
-            hovertemplate="%{x}<br>mean = %{y:.4g}<br>sd = %{customdata[2]:.4g}<br>"
-                          "n = %{customdata[1]:.4g}<extra></extra>"))
-        fig.update_layout(yaxis={"title": {"text": "mean ± 1 sd"}}, showlegend=False)
+        traces = [{
+            "type": "bar", "x": names, "y": mean, "name": "mean", "customdata": np.column_stack([ids, stats[:, 0], sd]),
+            "marker": {"color": [palette.OKABE_ITO[5]] + [palette.OKABE_ITO[0]] * (len(ids) - 1)},
+            "error_y": {"type": "data", "array": sd, "visible": True, "color": "#444444"},
+            "hovertemplate": "%{x}<br>mean = %{y:.4g}<br>sd = %{customdata[2]:.4g}<br>"
+                             "n = %{customdata[1]:.4g}<extra></extra>"}]
+        layout = {"yaxis": {"title": {"text": "mean ± 1 sd"}}, "showlegend": False}
     else:  # pragma: no cover - the schema validates the task
         raise DataError(f"Unknown task '{tree.task}'.")
-    fig.update_layout(height=height, font=FONT,
-                      margin={"l": 60, "r": 20, "t": 30, "b": 60}, xaxis={"type": "category"})
-    return fig
+    return new_figure(*traces, layout={**layout, "height": height, "font": FONT,
+                                       "margin": {"l": 60, "r": 20, "t": 30, "b": 60}, "xaxis": {"type": "category"}})
 
 
 def gain_bar_figure(gain_df: pd.DataFrame, score: str = "gain", *, height: int | None = None) -> go.Figure:
@@ -183,16 +177,14 @@ def gain_bar_figure(gain_df: pd.DataFrame, score: str = "gain", *, height: int |
     names = [escape(f) for f in gain_df["feature"].astype(str)]
     tests = [escape(s) for s in gain_df["split"].astype(str)] if "split" in gain_df.columns else names
     notes = ["" if e else "<br>not eligible: gain below the average of the candidates" for e in eligible]
-    fig = new_figure(go.Bar(
+    return new_figure(go.Bar(
         x=np.nan_to_num(values), y=names, orientation="h", customdata=np.column_stack([tests, notes]),
         marker={"color": [WINNER if w else OTHER for w in winner],
                 "pattern": {"shape": ["" if e else "/" for e in eligible], "fillmode": "overlay",
                             "fgcolor": "#666666"}},
         text=[f"{v:.3f}" if np.isfinite(v) else "n/a" for v in values], textposition="outside",
-        cliponaxis=False, hovertemplate=f"%{{customdata[0]}}<br>{label} = %{{x:.4f}}%{{customdata[1]}}<extra></extra>"))
-    fig.update_layout(
-        font=FONT, height=height or min(80 + 36 * len(gain_df), 900),
-        xaxis={"title": {"text": label}, "rangemode": "tozero"},
-        yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
-        margin={"l": 20, "r": 40, "t": 20, "b": 50}, showlegend=False)
-    return fig
+        cliponaxis=False, hovertemplate=f"%{{customdata[0]}}<br>{label} = %{{x:.4f}}%{{customdata[1]}}<extra></extra>"),
+        layout=dict(font=FONT, height=height or min(80 + 36 * len(gain_df), 900),
+                    xaxis={"title": {"text": label}, "rangemode": "tozero"},
+                    yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
+                    margin={"l": 20, "r": 40, "t": 20, "b": 50}, showlegend=False))

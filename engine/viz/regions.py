@@ -29,22 +29,33 @@ from . import palette
 TEMPLATE = "plotly_white"
 
 
-def new_figure(*data) -> go.Figure:
-    """A figure (with these traces) on the white :data:`TEMPLATE`.
+def new_figure(*data, layout: dict | None = None) -> go.Figure:
+    """A figure with these traces and this layout on the white :data:`TEMPLATE`, built in one go.
 
-    Given to ``update_layout``, Plotly deep-copies and re-validates the whole template, about 20 ms
-    a figure (most of a Grow-page Step's figure time). The registered template is already valid, so
-    it is assigned the way Plotly assigns its own default template: with validation off for that one
-    assignment. (Not by changing ``plotly.io.templates.default``: Streamlit sets that on import.)
+    Plotly validates every ``update_layout`` / ``add_trace`` / ``add_vline`` call separately (a few
+    ms each, most of a Grow-page Step's figure time when a figure was assembled call by call), so the
+    builders here collect plain dicts and pass them once: the constructor validates them all in one
+    pass. The template is assigned the way Plotly assigns its own default template, with validation
+    off for that one assignment (the registered template is already valid; validating it costs about
+    10 ms a figure). Not by changing ``plotly.io.templates.default``: Streamlit sets that on import.
     """
-    fig = go.Figure(*data)
-    layout = fig.layout
-    layout._validate = False  # Plotly's own shortcut in BaseFigure._initialize_layout_template
+    fig = go.Figure(data=list(data), layout=layout)
+    lay = fig.layout
+    lay._validate = False  # Plotly's own shortcut in BaseFigure._initialize_layout_template
     try:
-        layout.template = pio.templates[TEMPLATE]
+        lay.template = pio.templates[TEMPLATE]
     finally:
-        layout._validate = fig._validate
+        lay._validate = fig._validate
     return fig
+
+
+def vline(x: float, *, line: dict, text: str | None = None) -> tuple[list[dict], list[dict]]:
+    """The shape (and ``text`` annotation above the plot) that ``fig.add_vline(x, line=...,
+    annotation_text=text, annotation_position="top")`` adds, as layout dicts: ([shape], [annotation])."""
+    shape = {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": line}
+    notes = [] if text is None else [{"text": text, "showarrow": False, "x": x, "xanchor": "center", "xref": "x",
+                                      "y": 1, "yanchor": "bottom", "yref": "y domain"}]
+    return [shape], notes
 
 __all__ = ["region_figure", "regression_fit_figure", "escape", "sample_rows", "FONT"]
 
@@ -96,8 +107,8 @@ def _as_float(value) -> float | None:
     return v if np.isfinite(v) else None
 
 
-def _point_trace(gl: bool, **kw):
-    return go.Scattergl(**kw) if gl else go.Scatter(**kw)
+def _point_trace(gl: bool, **kw) -> dict:
+    return {"type": "scattergl" if gl else "scatter", **kw}
 
 
 def _note_lines(notes: list[str], width: int = 95) -> list[str]:
@@ -134,13 +145,14 @@ def _region_shapes(tree, regions, box, highlight, vmin, vmax) -> list[dict]:
 
 def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highlight_leaves=(), query=None,
                   max_points: int = 20000, seed: int = 0, show_leaf_ids: bool = True,
-                  label_name: str | None = None, height: int = 560) -> go.Figure:
+                  label_name: str | None = None, height: int = 560, dragmode: str = "select") -> go.Figure:
     """Leaf rectangles of ``tree`` over features ``x`` and ``y`` with the rows of ``frame`` on top.
 
     labels: the rows' classes (or regression targets), same length as ``frame``; None draws grey points.
     highlight_leaves: leaf ids drawn with a thick black border (the region the last step split).
     query: ``{feature: value}`` drawn as a big star at ``(query[x], query[y])``.
     label_name: the target's name, for the legend / colour-bar title (default "class" / "value").
+    dragmode: Plotly's drag tool ("select"; "zoom" lets a click select a point in Streamlit).
     """
     regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
     xs, ys = _column(frame, x), _column(frame, y)
@@ -156,15 +168,15 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
     vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
 
     label_title = escape(label_name) if label_name else ("value" if regression else "class")
-    fig = new_figure()
+    traces = []
     hover = (f"{escape(x)} = %{{x}}<br>{escape(y)} = %{{y}}<br>row %{{customdata[0]}}")
     if labels is None:
-        fig.add_trace(_point_trace(gl, x=xs[shown], y=ys[shown], mode="markers", name="rows",
+        traces.append(_point_trace(gl, x=xs[shown], y=ys[shown], mode="markers", name="rows",
                                    customdata=shown[:, None], hovertemplate=hover + "<extra></extra>",
                                    marker={"color": "#555555", "size": 7}))
     elif regression:
         lab = np.asarray(labels, dtype=float)
-        fig.add_trace(_point_trace(
+        traces.append(_point_trace(
             gl, x=xs[shown], y=ys[shown], mode="markers", name="rows", customdata=shown[:, None],
             showlegend=False, hovertemplate=hover + f"<br>{label_title} = %{{marker.color:.4g}}<extra></extra>",
             marker={"color": lab[shown], "colorscale": palette.sequential_colorscale(), "cmin": vmin,
@@ -178,7 +190,7 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
             rows = shown[lab == cls]
             if rows.size == 0:
                 continue
-            fig.add_trace(_point_trace(
+            traces.append(_point_trace(
                 gl, x=xs[rows], y=ys[rows], mode="markers", name=escape(cls), customdata=rows[:, None],
                 hovertemplate=hover + f"<br>{label_title} = {escape(cls)}<extra></extra>",
                 marker={"color": colors[cls], "symbol": symbols[cls], "size": 8,
@@ -192,14 +204,14 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                 cx.append((x0 + x1) / 2)
                 cy.append((y0 + y1) / 2)
                 text.append(f"#{r.leaf}")
-        fig.add_trace(go.Scatter(x=cx, y=cy, mode="text", text=text, name="leaf ids", hoverinfo="skip",
-                                 showlegend=False, textfont={"size": 13, "color": "#666666"}))
+        traces.append({"type": "scatter", "x": cx, "y": cy, "mode": "text", "text": text, "name": "leaf ids",
+                       "hoverinfo": "skip", "showlegend": False, "textfont": {"size": 13, "color": "#666666"}})
     qx, qy = (_as_float(query.get(x)), _as_float(query.get(y))) if query else (None, None)
     if qx is not None and qy is not None:
-        fig.add_trace(go.Scatter(x=[qx], y=[qy], mode="markers", name="query",
-                                 hovertemplate="query<extra></extra>",
-                                 marker={"symbol": "star", "size": 24, "color": palette.PATH,
-                                         "line": {"color": "black", "width": 1.5}}))
+        traces.append({"type": "scatter", "x": [qx], "y": [qy], "mode": "markers", "name": "query",
+                       "hovertemplate": "query<extra></extra>",
+                       "marker": {"symbol": "star", "size": 24, "color": palette.PATH,
+                                  "line": {"color": "black", "width": 1.5}}})
 
     notes = []
     if any(r.other_conditions for r in regions):
@@ -209,7 +221,7 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         notes.append(f"showing {shown.size:,} of {known.size:,} rows")
     if known.size < n:
         notes.append(f"{n - known.size:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
-    fig.update_layout(
+    return new_figure(*traces, layout=dict(
         height=height, font=FONT,
         shapes=_region_shapes(tree, regions, box, set(highlight_leaves), vmin, vmax),
         xaxis={"title": {"text": escape(x)}, "range": [box[0], box[1]], "zeroline": False},
@@ -217,9 +229,8 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         legend={"title": {"text": label_title}, "itemsizing": "constant"},
         margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
         annotations=[_notes_annotation(notes)] if notes else [],
-        dragmode="select", uirevision="regions",
-    )
-    return fig
+        dragmode=dragmode, uirevision="regions",
+    ))
 
 
 def typical_row(schema, frame: pd.DataFrame) -> dict:
@@ -261,7 +272,7 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
         raise DataError(f"Got {target.shape[0]} target values for {len(frame)} rows: give one per row.")
     base = typical_row(tree.schema, frame)
     kind = tree.schema.kinds[tree.schema.index(feature)]
-    fig = new_figure()
+    traces = []
     if kind == "numeric":
         xs = _column(frame, feature)
         lo, hi = _bounds(xs)
@@ -278,27 +289,27 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
         line_x, line_y, shape = cats, _predict_rows(tree, base, feature, cats), None
     known = np.flatnonzero(pd.notna(pd.Series(xs)).to_numpy() & np.isfinite(target))
     shown = known[sample_rows(known.size, max_points, seed)]
-    fig.add_trace(_point_trace(
+    traces.append(_point_trace(
         shown.size > WEBGL_POINTS, x=np.asarray(xs, dtype=object)[shown] if kind != "numeric" else xs[shown],
         y=target[shown], mode="markers", name="rows", customdata=shown[:, None],
         hovertemplate=f"{escape(feature)} = %{{x}}<br>target = %{{y:.4g}}<br>row %{{customdata[0]}}<extra></extra>",
         marker={"color": palette.OKABE_ITO[5], "size": 7, "opacity": 0.6}))
     if shape:
-        fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", name="tree prediction",
-                                 line={"color": palette.OKABE_ITO[3], "width": 3, "shape": shape},
-                                 hovertemplate="prediction %{y:.4g}<extra></extra>"))
+        traces.append(dict(type="scatter", x=line_x, y=line_y, mode="lines", name="tree prediction",
+                           line={"color": palette.OKABE_ITO[3], "width": 3, "shape": shape},
+                           hovertemplate="prediction %{y:.4g}<extra></extra>"))
     else:
-        fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="markers", name="tree prediction",
-                                 marker={"symbol": "line-ew-open", "size": 44, "color": palette.OKABE_ITO[3],
-                                         "line": {"width": 4, "color": palette.OKABE_ITO[3]}},
-                                 hovertemplate="prediction %{y:.4g}<extra></extra>"))
+        traces.append(dict(type="scatter", x=line_x, y=line_y, mode="markers", name="tree prediction",
+                           marker={"symbol": "line-ew-open", "size": 44, "color": palette.OKABE_ITO[3],
+                                   "line": {"width": 4, "color": palette.OKABE_ITO[3]}},
+                           hovertemplate="prediction %{y:.4g}<extra></extra>"))
     if query is not None and feature in query and (kind != "numeric" or _as_float(query[feature]) is not None):
         qrow = {**base, **{k: v for k, v in query.items() if k in base}}
         qy = _predict_rows(tree, qrow, feature, [query[feature]])[0]
-        fig.add_trace(go.Scatter(x=[query[feature]], y=[qy], mode="markers", name="query",
-                                 hovertemplate="query: prediction %{y:.4g}<extra></extra>",
-                                 marker={"symbol": "star", "size": 22, "color": palette.PATH,
-                                         "line": {"color": "black", "width": 1.5}}))
+        traces.append(dict(type="scatter", x=[query[feature]], y=[qy], mode="markers", name="query",
+                           hovertemplate="query: prediction %{y:.4g}<extra></extra>",
+                           marker={"symbol": "star", "size": 22, "color": palette.PATH,
+                                   "line": {"color": "black", "width": 1.5}}))
     others = {n.split.feature for n in tree.internal_nodes} - {feature}
     notes = []
     if others:
@@ -306,11 +317,10 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
                      "value (categorical): one slice of the tree.")
     if shown.size < known.size:
         notes.append(f"showing {shown.size:,} of {known.size:,} rows")
-    fig.update_layout(
+    return new_figure(*traces, layout=dict(
         height=height, font=FONT,
         xaxis={"title": {"text": escape(feature)}}, yaxis={"title": {"text": "target"}},
         margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
         annotations=[_notes_annotation(notes)] if notes else [],
         legend={"orientation": "h", "y": -0.2},
-    )
-    return fig
+    ))
