@@ -9,6 +9,8 @@ the node's subtree with ``Grower.collapse``.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -42,9 +44,9 @@ def node_label(node) -> str:
 
 def gain_table_view(table: pd.DataFrame) -> pd.DataFrame:
     """The engine's gain table with a ``best`` star column first (for display and CSV)."""
-    view = table.copy()
-    view.insert(0, "best", np.where(view["winner"].astype(bool), "★", ""))
-    return view[[c for c in TABLE_COLUMNS if c in view.columns]]
+    view = table[[c for c in TABLE_COLUMNS if c in table.columns]]  # a new frame: ``table`` is not changed
+    view.insert(0, "best", np.where(table["winner"].astype(bool), "★", ""))
+    return view
 
 
 def child_table(split: Split, classes, task: str) -> pd.DataFrame:
@@ -162,7 +164,8 @@ def render_inspector(grower) -> None:
             "best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose"),
             **{c: st.column_config.NumberColumn(format="%.3f") for c in
                ("gain", "gain_ratio", "split_info", "impurity_children", "chi2", "p_value")}})
-        st.download_button("Gain table (CSV)", csv_bytes(view), key="_w_grow_dl_gain", on_click="ignore",
+        # deferred: the CSV is written when the button is clicked, not on every Step
+        st.download_button("Gain table (CSV)", partial(csv_bytes, view), key="_w_grow_dl_gain", on_click="ignore",
                            file_name=f"{file_stem(state.current_dataset_name())}_gain_node{sel}.csv",
                            mime="text/csv", icon=":material/download:")
     left, right = st.columns([1, 1], gap="large")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -15,6 +16,7 @@ from engine.serialize import tree_from_json
 from ui import data_panels as panels
 from ui import exports
 from ui import grow_settings as gs
+from ui import inspector
 from ui import state
 
 GROW = "pages/grow.py"
@@ -45,20 +47,41 @@ def open_tab(at, label):
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """File name -> bytes of every file a download button handed to Streamlit's media storage."""
+    """File name -> bytes of every file a download button handed to Streamlit's media storage; a
+    deferred download (data made when the button is clicked) is called here, as a click would."""
     files: dict[str, bytes] = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def capture(self, path_or_data, mimetype, kind, filename=None):
         if isinstance(path_or_data, bytes):
             files[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def capture_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        files[file_name] = data_callable()
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", capture_deferred)
     return files
 
 
 # -------------------------------------------------------------------------------------- exports
+def test_gain_table_csv_is_written_on_click_and_holds_the_inspected_node(downloads):
+    """The inspector's gain-table download is deferred (a callable, not bytes made on every Step);
+    called, it gives the CSV of the inspected node's gain table, formulas neutralised."""
+    at = open_link(data="ski", step="2")
+    ok(at)
+    button = next(d for d in at.get("download_button") if d.label == "Gain table (CSV)")
+    assert button.proto.deferred_file_id and not button.proto.url
+    node = at.session_state[state.SELECTED_NODE]
+    made = downloads[f"ski_gain_node{node}.csv"]
+    assert made == exports.csv_bytes(inspector.gain_table_view(grower(at).gain_table(node)))
+    table = pd.read_csv(io.BytesIO(made), encoding="utf-8-sig")
+    assert table.loc[table["best"] == "★", "feature"].tolist() == [grower(at).tree.node(node).split.feature]
+
+
 def test_every_export_holds_the_tree(downloads):
     at = open_link(data="ski", step="3")
     ok(at)
