@@ -14,7 +14,7 @@ from engine.errors import ConfigError, DataError
 from engine.gain import candidate_scan
 from engine.viz import palette
 from engine.viz.figures import class_distribution_figure, gain_bar_figure, threshold_scan_figure
-from engine.viz.regions import escape, region_figure, regression_fit_figure, sample_rows
+from engine.viz.regions import escape, region_figure, region_points, regression_fit_figure, sample_rows
 
 
 def points(fig):
@@ -193,6 +193,23 @@ def test_regression_regions_use_the_value_scale():
     fills = {s.fillcolor for s in fig.layout.shapes}
     lo = palette.rgba(palette.value_color(min(vals), min(vals), max(vals)), 0.22)
     assert lo in fills and len(fills) > 1
+
+
+@pytest.mark.parametrize("sample", ["ski", "diabetes"])
+def test_region_points_kept_from_another_tree_give_the_same_figure(sample):
+    """The point traces do not depend on the splits: computed for a stump and reused for a deeper
+    tree of the same rows, the figure is the one computed from scratch (regression: the colour range
+    still follows the deeper tree's leaves)."""
+    ds = engine.load_sample(sample)
+    numeric = [f for f in ds.feature_names if ds.kind(f) == "numeric"]
+    x, y = numeric[0], numeric[1]
+    labels = ds.frame[ds.target]
+    kept = region_points(engine.fit_tree(ds, engine.TreeConfig(max_depth=1)), ds.frame, labels, x, y, seed=2)
+    deep = engine.fit_tree(ds, engine.TreeConfig(max_depth=3))
+    fresh = region_figure(deep, ds.frame, labels, x, y, seed=2, highlight_leaves=[deep.leaves[0].id])
+    reused = region_figure(deep, ds.frame, None, x, y, points=kept, highlight_leaves=[deep.leaves[0].id])
+    assert reused.to_json() == fresh.to_json()
+    assert "RegionPoints(traces=" in repr(kept)
 
 
 # ----------------------------------------------------------------------------------------- step function

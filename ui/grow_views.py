@@ -257,7 +257,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
 
     ``big``: presenter view (taller plot, larger text).
     """
-    from engine.viz.regions import region_figure, regression_fit_figure
+    from engine.viz.regions import region_figure, region_points, regression_fit_figure
 
     tree, ds = grower.tree, grower.dataset
     full = state.current_split().train
@@ -292,10 +292,18 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         st.info("Choose two different features for the axes.")
         return
     hl = subtree_leaves(tree, highlight)
-    labels = np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y
-    fig = memo(("regions", fp, x, y, hl, qkey, big), lambda: presenter_figure(region_figure(
-        tree, ds.frame, labels, x, y, highlight_leaves=hl, query=query, seed=state.current_seed(),
-        height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big))
+    seed = state.current_seed()
+
+    def figure():
+        # the rows do not change while the tree grows: their traces are kept across Steps
+        points = memo(("region_points", id(ds.frame), x, y, seed, tree.task), lambda: region_points(
+            tree, ds.frame, np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y,
+            x, y, seed=seed))
+        return presenter_figure(region_figure(
+            tree, ds.frame, None, x, y, highlight_leaves=hl, query=query, seed=seed, points=points,
+            height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big)
+
+    fig = memo(("regions", fp, x, y, hl, qkey, big), figure)
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
     st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -57,7 +58,7 @@ def vline(x: float, *, line: dict, text: str | None = None) -> tuple[list[dict],
                                       "y": 1, "yanchor": "bottom", "yref": "y domain"}]
     return [shape], notes
 
-__all__ = ["region_figure", "regression_fit_figure", "escape", "sample_rows", "FONT"]
+__all__ = ["region_figure", "region_points", "RegionPoints", "regression_fit_figure", "escape", "sample_rows", "FONT"]
 
 FONT = {"size": 15}
 WEBGL_POINTS = 5000
@@ -143,18 +144,26 @@ def _region_shapes(tree, regions, box, highlight, vmin, vmax) -> list[dict]:
     return shapes
 
 
-def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highlight_leaves=(), query=None,
-                  max_points: int = 20000, seed: int = 0, show_leaf_ids: bool = True,
-                  label_name: str | None = None, height: int = 560, dragmode: str = "select") -> go.Figure:
-    """Leaf rectangles of ``tree`` over features ``x`` and ``y`` with the rows of ``frame`` on top.
+@dataclass(frozen=True, eq=False)
+class RegionPoints:
+    """The rows of a region plot: point traces (plain dicts), the axis box, and how many rows there
+    are, have both values and are drawn. None of it depends on the tree's splits, so a page can keep
+    it while the tree grows (at 10k rows it is most of the plot's build time)."""
 
-    labels: the rows' classes (or regression targets), same length as ``frame``; None draws grey points.
-    highlight_leaves: leaf ids drawn with a thick black border (the region the last step split).
-    query: ``{feature: value}`` drawn as a big star at ``(query[x], query[y])``.
-    label_name: the target's name, for the legend / colour-bar title (default "class" / "value").
-    dragmode: Plotly's drag tool ("select"; "zoom" lets a click select a point in Streamlit).
-    """
-    regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
+    traces: tuple
+    box: tuple[float, float, float, float]
+    n: int
+    n_known: int
+    n_shown: int
+
+    def __repr__(self) -> str:
+        return f"RegionPoints(traces={len(self.traces)}, shown={self.n_shown:,} of {self.n_known:,})"
+
+
+def region_points(tree, frame: pd.DataFrame, labels, x: str, y: str, *, max_points: int = 20000, seed: int = 0,
+                  label_name: str | None = None) -> RegionPoints:
+    """The point traces of :func:`region_figure` (same arguments). Of ``tree`` only the task and the
+    class list are read, so the result serves every tree grown on the same rows."""
     xs, ys = _column(frame, x), _column(frame, y)
     n = len(frame)
     if labels is not None and len(labels) != n:
@@ -164,9 +173,6 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
     shown = known[sample_rows(known.size, max_points, seed)]
     gl = shown.size > WEBGL_POINTS
     regression = tree.task == "regression"
-    vals = [float(r.value[0]) for r in regions] if regression else []
-    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
-
     label_title = escape(label_name) if label_name else ("value" if regression else "class")
     traces = []
     hover = (f"{escape(x)} = %{{x}}<br>{escape(y)} = %{{y}}<br>row %{{customdata[0]}}")
@@ -174,13 +180,13 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         traces.append(_point_trace(gl, x=xs[shown], y=ys[shown], mode="markers", name="rows",
                                    customdata=shown[:, None], hovertemplate=hover + "<extra></extra>",
                                    marker={"color": "#555555", "size": 7}))
-    elif regression:
+    elif regression:  # the colour range (cmin, cmax) is the tree's: region_figure sets it
         lab = np.asarray(labels, dtype=float)
         traces.append(_point_trace(
             gl, x=xs[shown], y=ys[shown], mode="markers", name="rows", customdata=shown[:, None],
             showlegend=False, hovertemplate=hover + f"<br>{label_title} = %{{marker.color:.4g}}<extra></extra>",
-            marker={"color": lab[shown], "colorscale": palette.sequential_colorscale(), "cmin": vmin,
-                    "cmax": vmax, "size": 7, "line": {"color": "white", "width": 0.5},
+            marker={"color": lab[shown], "colorscale": palette.sequential_colorscale(), "size": 7,
+                    "line": {"color": "white", "width": 0.5},
                     "colorbar": {"title": {"text": label_title}, "thickness": 14}}))
     else:
         lab = np.asarray(labels, dtype=object)[shown].astype(str)  # only the drawn rows
@@ -195,6 +201,33 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                 hovertemplate=hover + f"<br>{label_title} = {escape(cls)}<extra></extra>",
                 marker={"color": colors[cls], "symbol": symbols[cls], "size": 8,
                         "line": {"color": "white", "width": 0.6}}))
+    return RegionPoints(tuple(traces), box, n, int(known.size), int(shown.size))
+
+
+def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highlight_leaves=(), query=None,
+                  max_points: int = 20000, seed: int = 0, show_leaf_ids: bool = True,
+                  label_name: str | None = None, height: int = 560, dragmode: str = "select",
+                  points: RegionPoints | None = None) -> go.Figure:
+    """Leaf rectangles of ``tree`` over features ``x`` and ``y`` with the rows of ``frame`` on top.
+
+    labels: the rows' classes (or regression targets), same length as ``frame``; None draws grey points.
+    highlight_leaves: leaf ids drawn with a thick black border (the region the last step split).
+    query: ``{feature: value}`` drawn as a big star at ``(query[x], query[y])``.
+    label_name: the target's name, for the legend / colour-bar title (default "class" / "value").
+    dragmode: Plotly's drag tool ("select"; "zoom" lets a click select a point in Streamlit).
+    points: :func:`region_points` of the same rows, kept from an earlier tree of the same data (then
+    ``labels``, ``max_points`` and ``seed`` are not read); by default computed here.
+    """
+    regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
+    if points is None:
+        points = region_points(tree, frame, labels, x, y, max_points=max_points, seed=seed, label_name=label_name)
+    box = points.box
+    regression = tree.task == "regression"
+    vals = [float(r.value[0]) for r in regions] if regression else []
+    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
+    label_title = escape(label_name) if label_name else ("value" if regression else "class")
+    traces = [{**t, "marker": {**t["marker"], "cmin": vmin, "cmax": vmax}} if "colorscale" in t["marker"] else t
+              for t in points.traces]
     if show_leaf_ids and len(regions) <= 60:
         cx, cy, text = [], [], []
         for r in regions:
@@ -217,10 +250,10 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
     if any(r.other_conditions for r in regions):
         notes.append(f"The tree also splits on other features: rectangles show only the splits on "
                      f"{escape(x)} and {escape(y)}, so rows in one rectangle may land in different leaves.")
-    if shown.size < known.size:
-        notes.append(f"showing {shown.size:,} of {known.size:,} rows")
-    if known.size < n:
-        notes.append(f"{n - known.size:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
+    if points.n_shown < points.n_known:
+        notes.append(f"showing {points.n_shown:,} of {points.n_known:,} rows")
+    if points.n_known < points.n:
+        notes.append(f"{points.n - points.n_known:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
     return new_figure(*traces, layout=dict(
         height=height, font=FONT,
         shapes=_region_shapes(tree, regions, box, set(highlight_leaves), vmin, vmax),
