@@ -25,6 +25,7 @@ from .histogram import best_histogram, make_bins
 from .featuredraw import draw_mask, path_key
 from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
 from .impurity import get_criterion
+from .allocator import roomy_heap
 from .levelstore import paused_gc
 from .nodes import make_node, route_rows, unit_stats
 from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
@@ -131,7 +132,7 @@ class Grower:
             # automatic steps only: the level-wise result ends in the same state (see ``_install``)
             if self._actions:
                 self._rebuild()
-            with paused_gc():
+            with paused_gc(), roomy_heap():
                 self._install(self._fast_result())
             return self
         n = 0
@@ -146,7 +147,7 @@ class Grower:
         actions = self._actions[:-1]
         if len(actions) > 20 and all(a == ("step",) for a in actions) and fast_eligible(self):
             self._rebuild()
-            with paused_gc():
+            with paused_gc(), roomy_heap():
                 self._install(self._fast_result(), n_records=len(actions))
             return True
         self._rebuild()
