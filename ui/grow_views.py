@@ -295,8 +295,10 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     seed = state.current_seed()
 
     def figure():
-        # the rows do not change while the tree grows: their traces are kept across Steps
-        points = memo(("region_points", id(ds.frame), x, y, seed, tree.task), lambda: region_points(
+        # the rows do not change while the tree grows: their traces are kept across Steps (the grower's
+        # Dataset is one object until the data, split, settings or grower change, which moves the
+        # memo's data version on; ds.frame is a new shallow copy on every access, so not its id)
+        points = memo(("region_points", id(ds), x, y, seed, tree.task), lambda: region_points(
             tree, ds.frame, np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y,
             x, y, seed=seed))
         return presenter_figure(region_figure(

@@ -329,6 +329,27 @@ def test_region_plot_and_two_feature_mode():
     assert len(grower(at).dataset.feature_names) == 4 and "xy" not in at.query_params
 
 
+def test_region_plot_points_are_built_once_while_the_tree_grows(monkeypatch):
+    """The rows' traces do not depend on the tree: Steps redraw the rectangles, not the points; other
+    axes or a new tree (settings change) build them again."""
+    import engine.viz.regions as regions
+
+    calls = []
+    original = regions.region_points
+    monkeypatch.setattr(regions, "region_points", lambda *a, **k: calls.append(a[3:5]) or original(*a, **k))
+    at = open_link(data="iris")
+    for _ in range(3):
+        click(at, "_w_grow_step")
+    ok(at)
+    assert calls == [("petal_length", "petal_width")] and grower(at).n_steps == 3
+    spec = json.loads([c for c in at.get("plotly_chart") if gv.REGION_KEY in c.proto.id][0].proto.spec)
+    assert len(spec["layout"]["shapes"]) == grower(at).tree.n_leaves
+    assert [t["name"] for t in spec["data"] if t.get("customdata") is not None] == list(grower(at).dataset.classes)
+    at.selectbox(key=gv.W_X).set_value("sepal_length").run()
+    ok(at)
+    assert calls[-1] == ("sepal_length", "petal_width") and len(calls) == 2
+
+
 def test_regression_sample_shows_the_step_function():
     at = open_link(data="diabetes", cfg="alg:cart,depth:2")
     click(at, "_w_grow_grow")
