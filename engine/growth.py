@@ -121,7 +121,8 @@ class Grower:
         return self
 
     def step(self) -> StepRecord | None:
-        rec = self._step()
+        with roomy_heap():          # a big node's search makes arrays of many megabytes
+            rec = self._step()
         if rec is not None:
             self._actions.append(("step",))
         return rec

@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..allocator import roomy_heap
 from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..errors import ConfigError, DataError
@@ -99,23 +100,24 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     dtype = np.int64 if dataset.task == "classification" else float
     outputs = np.empty((n_estimators, n), dtype=dtype)
     members = []
-    for m, seed in enumerate(seeds.tolist()):
-        counts = None
-        if bootstrap:
-            counts = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
-            in_bag[m] = counts
-        feats = names
-        data = dataset
-        if feature_subset_size is not None and feature_subset_size < len(names):
-            pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
-            feats = tuple(names[j] for j in sorted(pick.tolist()))
-            data = dataset.with_features(feats)
-        tree = fit_tree(data, replace(tree_config, random_state=int(seed)),
-                        sample_weight=None if counts is None else counts.astype(float))
-        members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
-        outputs[m] = CompiledTree(tree, dataset.classes).predict(ColumnAdapter(dataset.schema, tree.schema)(X))
-        if progress is not None:
-            progress(m + 1, n_estimators)
+    with roomy_heap():                       # the trees reuse each other's freed arrays
+        for m, seed in enumerate(seeds.tolist()):
+            counts = None
+            if bootstrap:
+                counts = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
+                in_bag[m] = counts
+            feats = names
+            data = dataset
+            if feature_subset_size is not None and feature_subset_size < len(names):
+                pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
+                feats = tuple(names[j] for j in sorted(pick.tolist()))
+                data = dataset.with_features(feats)
+            tree = fit_tree(data, replace(tree_config, random_state=int(seed)),
+                            sample_weight=None if counts is None else counts.astype(float))
+            members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
+            outputs[m] = CompiledTree(tree, dataset.classes).predict(ColumnAdapter(dataset.schema, tree.schema)(X))
+            if progress is not None:
+                progress(m + 1, n_estimators)
     settings = dict(params or {})
     settings.update(n_estimators=n_estimators, max_samples=max_samples, n_draws=n_draws, bootstrap=bootstrap,
                     random_state=random_state, tree_config=tree_config.to_dict())
