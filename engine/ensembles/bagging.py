@@ -99,7 +99,7 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     in_bag = np.zeros((n_estimators, n), dtype=np.uint16 if n_draws < 65535 else np.uint32) if bootstrap else None
     dtype = np.int64 if dataset.task == "classification" else float
     outputs = np.empty((n_estimators, n), dtype=dtype)
-    members = []
+    members, compiled = [], []
     with roomy_heap():                       # the trees reuse each other's freed arrays
         for m, seed in enumerate(seeds.tolist()):
             counts = None
@@ -115,7 +115,8 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
             tree = fit_tree(data, replace(tree_config, random_state=int(seed)),
                             sample_weight=None if counts is None else counts.astype(float))
             members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
-            outputs[m] = CompiledTree(tree, dataset.classes).predict(ColumnAdapter(dataset.schema, tree.schema)(X))
+            compiled.append((ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)))
+            outputs[m] = compiled[-1][1].predict(compiled[-1][0](X))
             if progress is not None:
                 progress(m + 1, n_estimators)
     settings = dict(params or {})
@@ -126,8 +127,10 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
         always = int((in_bag > 0).all(0).sum())
         if always:
             notes.append(f"{always} training rows were drawn by every member, so they have no out-of-bag vote.")
-    return Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
-                    (), settings, tuple(notes))
+    ensemble = Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
+                        (), settings, tuple(notes))
+    ensemble.__dict__["_compiled"] = compiled      # the flat trees made for the outputs serve prediction too
+    return ensemble
 
 
 def fit_bagging(dataset, *, n_estimators: int = 10, max_samples: float = 1.0, bootstrap: bool = True,
