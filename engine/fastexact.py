@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from .fastgrow import FastResult
 from .featuredraw import child_key, draw_mask
 from .levelstore import CHI2, MIN_DECREASE, NO_SPLIT, PathMap, RowRanges, build_nodes, depth_first_ids
 from .search import TIE_TOL
@@ -202,7 +203,10 @@ def _split_numbers(crit, L, R, P, W):
     return wl, wr, children_imp, gain, info, ratio
 
 
-def _feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
+def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
+    """Each node's feature from its per-feature best gains ``G`` (nodes x features): the best gain, or
+    with ``score="gain_ratio"`` (C4.5) the best gain ratio among features whose gain is at least the
+    average; gains compared rounded to 12 decimals, ties to the first feature, as in :func:`engine.search.choose`."""
     if cfg.score == "gain_ratio":
         finite = np.isfinite(G)
         avg = np.where(finite, G, 0).sum(1) / np.maximum(finite.sum(1), 1)
@@ -251,9 +255,26 @@ def _partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     return out[:scratch].reshape(d, M2)
 
 
+def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
+    """Partition the split nodes' ranges of ``perm`` (node i: ``perm[lo[i]:lo[i] + n[i]]``) in place: its
+    rows going left, then those going right, each group in its former order. Returns the rows of those
+    ranges (in their former order), the split each belongs to, and whether it goes right."""
+    pst = _exclusive_cumsum(n)
+    T = int(n.sum())
+    seg = np.repeat(np.arange(n.size), n)
+    rows = perm[np.repeat(lo - pst, n) + np.arange(T)]
+    right = data.XT.ravel()[np.repeat(feature * data.m, n) + rows] > threshold[seg]
+    rcum = np.cumsum(right)
+    rbase = np.zeros(n.size, dtype=np.int64)
+    rbase[1:] = rcum[pst[1:] - 1]
+    rights_before = rcum - right - rbase[seg]
+    local = np.arange(T) - pst[seg]
+    perm[np.where(right, np.repeat(lo + n_left, n) + rights_before, np.repeat(lo, n) + local - rights_before)] = rows
+    return rows, seg, right
+
+
 def grow_exact(grower):
     """The whole tree, level by level (see the module docstring): a ``FastResult`` for ``Grower._install``."""
-    from .fastgrow import FastResult
 
     cfg, crit, task = grower.config, grower.crit, grower.task
     data = _Data(grower)
@@ -301,7 +322,7 @@ def grow_exact(grower):
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
                 _scan(data, crit, msl, O, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
-        jstar = _feature_choice(cfg, crit, G, LEFT, W)
+        jstar = feature_choice(cfg, crit, G, LEFT, W)
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
         Rw = TOT - Lw
@@ -346,19 +367,7 @@ def grow_exact(grower):
         lv_pre.append(pre)
         lv_lo.append(child_lo)
         lv_hi.append(child_lo + child_n)
-        # partition the split nodes' ranges of ``perm``: left rows, then right rows, each ascending
-        pst = _exclusive_cumsum(pn)
-        T = int(pn.sum())
-        seg = np.repeat(np.arange(ns), pn)
-        where = np.repeat(plo - pst, pn) + np.arange(T)
-        rows = perm[where]
-        right = data.XT.ravel()[np.repeat(jstar[spl] * m, pn) + rows] > Tw[spl][seg]
-        rcum = np.cumsum(right)
-        rbase = np.zeros(ns, dtype=np.int64)
-        rbase[1:] = rcum[pst[1:] - 1]
-        rb = rcum - right - rbase[seg]
-        local = np.arange(T) - pst[seg]
-        perm[np.where(right, np.repeat(plo + nl, pn) + rb, np.repeat(plo, pn) + local - rb)] = rows
+        rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl])
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break
@@ -374,11 +383,11 @@ def grow_exact(grower):
         ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
         cnt, lo = child_n[nxt], child_lo[nxt]
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
-                   post_ids, post_codes, sp, FastResult)
+                   post_ids, post_codes, sp)
 
 
 def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
-            post_ids, post_codes, sp, FastResult):
+            post_ids, post_codes, sp):
     cat = np.concatenate
     parent, branch, stats = cat(lv_parent), cat(lv_branch), cat(lv_stats)
     n_rows, reason, lo, hi = cat(lv_n), cat(lv_pre).astype(np.int8), cat(lv_lo), cat(lv_hi)

@@ -73,7 +73,7 @@ def grow_levelwise(grower) -> FastResult:
     if cfg.split_search != "histogram":
         from .fastexact import grow_exact
         return grow_exact(grower)
-    from .fastexact import _feature_choice
+    from .fastexact import feature_choice
     classes = grower.dataset.classes
     idx0 = np.flatnonzero(grower.w0 > 0)
     w = grower.w0[idx0]
@@ -113,7 +113,7 @@ def grow_levelwise(grower) -> FastResult:
             lvl_keys = [keys[level[k]] for k in cand]
             allowed = draw_mask(lvl_keys, cfg.random_state or 0, d, cfg.n_features_to_draw(d))
         G, _, LEFT, NL = hs.scan(P, W, allowed)
-        jstar = _feature_choice(cfg, crit, G, LEFT, W)
+        jstar = feature_choice(cfg, crit, G, LEFT, W)
         # decide and create children, in level order (breadth-first ids), vectorised over the level
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], hs.thresholds(jstar)
