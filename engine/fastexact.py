@@ -155,7 +155,16 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
             for other in left[1:]:
                 lk -= other
         else:
-            c = np.cumsum(lab == k, dtype=np.float64) if lab is not None else np.cumsum(data.ST[k][pos])
+            if lab is not None:
+                c = np.cumsum(lab == k, dtype=np.float64)
+            elif k == 1 and data.count_weight:
+                y = data.ST[1][pos]            # unit weights: stat 2 is y*y, squared here, not gathered
+                c = np.cumsum(y)
+            elif k == 2 and data.count_weight:
+                y *= y
+                c = np.cumsum(y)
+            else:
+                c = np.cumsum(data.ST[k][pos])
             base = np.zeros(pj.size)
             base[1:] = c[ends[:-1]]
             lk = c - per_pair(base)
