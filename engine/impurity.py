@@ -75,7 +75,8 @@ def gini(counts) -> np.ndarray:
     ss = np.zeros(w.shape)
     for k in range(c.shape[-1]):
         ss += c[..., k] * c[..., k]
-    g = 1.0 - ss / (ws * ws)
+    with np.errstate(divide="ignore", invalid="ignore"):   # w*w may underflow to 0: handled just below
+        g = 1.0 - ss / (ws * ws)
     tiny = ok & (ws < 1e-150)          # w*w underflows: take the class shares first
     if np.any(tiny):
         shares = np.zeros(w.shape)

@@ -207,28 +207,35 @@ def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, s
         label = format_number(t)
         branch_labels.append(("<= " + label, "> " + label))
     stop_names = STOP_CODES + (None,)          # code -1 -> None
-    so = split_of.tolist()
+    so, fc = split_of.tolist(), first_child.tolist()
+    rs = reason.tolist()
     name = crit.name
-    nodes = []
-    for i, p, dp, b, s, fc, rs, st_i, w_i, im_i, v_i, pr_i, n_i in zip(
-            range(len(so)), parent.tolist(), depth.tolist(), branch.tolist(), so, first_child.tolist(),
-            reason.tolist(), st, wt, imp, values, preds, n_rows.tolist()):
+    root_fields = dict(root.__dict__)
+    if so[0] >= 0:
+        root_fields.update(split=split_objs[so[0]], children=(fc[0], fc[0] + 1), gain=split_objs[so[0]].gain,
+                           stop_reason=None)
+    else:
+        root_fields.update(split=None, children=(), gain=None, stop_reason=stop_names[rs[0]])
+    nodes = [new(Node)]
+    setd(nodes[0], "__dict__", root_fields)
+    append = nodes.append
+    for i, p, dp, b, s, c, r, st_i, w_i, im_i, v_i, pr_i, n_i in zip(
+            range(1, len(so)), parent.tolist()[1:], depth.tolist()[1:], branch.tolist()[1:], so[1:], fc[1:],
+            rs[1:], st[1:], wt[1:], imp[1:], values[1:], preds[1:], n_rows.tolist()[1:]):
         if s >= 0:
             obj = split_objs[s]
-            tail = (obj, (fc, fc + 1), obj.gain, None)
-        else:
-            tail = (None, (), None, stop_names[rs])
-        if i == 0:
-            fields = dict(root.__dict__)
-            fields.update(split=tail[0], children=tail[1], gain=tail[2], stop_reason=tail[3])
+            fields = {"id": i, "parent": p, "depth": dp, "branch": branch_labels[so[p]][b], "stats": st_i,
+                      "weight": w_i, "n_node_samples": n_i, "impurity": im_i, "value": v_i, "prediction": pr_i,
+                      "criterion": name, "split": obj, "children": (c, c + 1), "gain": obj.gain,
+                      "stop_reason": None}
         else:
             fields = {"id": i, "parent": p, "depth": dp, "branch": branch_labels[so[p]][b], "stats": st_i,
                       "weight": w_i, "n_node_samples": n_i, "impurity": im_i, "value": v_i, "prediction": pr_i,
-                      "criterion": name, "split": tail[0], "children": tail[1], "gain": tail[2],
-                      "stop_reason": tail[3]}
+                      "criterion": name, "split": None, "children": (), "gain": None,
+                      "stop_reason": stop_names[r]}
         node = new(Node)
         setd(node, "__dict__", fields)
-        nodes.append(node)
+        append(node)
     return nodes
 
 
