@@ -169,7 +169,8 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
             base[1:] = c[ends[:-1]]
             lk = c - per_pair(base)
         left.append(lk)
-        right.append(per_pair(TOT[pc, k]) - lk)
+        # a regression node's weight is its row count (TOT[:, 0] == cnt): the right side's count is wr
+        right.append(wr if k == 0 and data.count_weight else per_pair(TOT[pc, k]) - lk)
     by_labels = lab is not None       # class counts from labels: a side's weight is its row count
     del pos, lab
     valid = np.empty(T, dtype=bool)
