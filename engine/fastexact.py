@@ -21,9 +21,9 @@ import weakref
 
 import numpy as np
 
-from .fastgrow import FastResult
 from .featuredraw import child_key, draw_mask
-from .levelstore import CHI2, MIN_DECREASE, NO_SPLIT, PathMap, RowRanges, build_nodes, depth_first_ids
+from .levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, PathMap, RowRanges, build_nodes,
+                         depth_first_ids, split_numbers)
 from .search import TIE_TOL
 from .significance import chi2_test
 from .stopping import EPS, pre_split_codes
@@ -199,20 +199,6 @@ def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR
     NL[at_c, at_j] = n_left[f]
 
 
-def _split_numbers(crit, L, R, P, W):
-    """The numbers :func:`engine.search._make_split` records, for many binary splits at once."""
-    wl, wr = crit.weight(L), crit.weight(R)
-    children_imp = (crit.weighted(L) + crit.weighted(R)) / W
-    gain = 1.0 * (P - children_imp)
-    gain = np.where(np.abs(gain) < 1e-15, np.maximum(gain, 0.0), gain)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pl, pr = wl / W, wr / W
-        info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
-                 + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
-        ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
-    return wl, wr, children_imp, gain, info, ratio
-
-
 def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
     """Each node's feature from its per-feature best gains ``G`` (nodes x features): the best gain, or
     with ``score="gain_ratio"`` (C4.5) the best gain ratio among features whose gain is at least the
@@ -336,7 +322,7 @@ def grow_exact(grower):
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
         Rw = TOT - Lw
-        wl, wr, cimp, gain, info, ratio = _split_numbers(crit, Lw, Rw, P, W)
+        wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
         code = np.full(C, -1, dtype=np.int8)
         code[~np.isfinite(Gw)] = NO_SPLIT
         code[np.isfinite(Gw) & (gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE

@@ -10,14 +10,16 @@ bin codes. Nodes are made per level; their rows are ranges of one permutation bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from .nodes import make_nodes
 from .splits import Split
+from .fastexact import feature_choice, grow_exact
 from .featuredraw import child_key, draw_mask
 from .fasthist import LevelHistograms
+from .levelstore import FastResult, depth_first_ids, split_numbers
 from .stopping import post_split_reason, pre_split_reason
 
 
@@ -28,29 +30,12 @@ def fast_eligible(grower) -> bool:
             and not np.isnan(grower.X).any())
 
 
-@dataclass
-class FastResult:
-    nodes: list          # Node objects, index == id
-    rows: dict           # id -> (row idx, weights) (a dict or an engine.levelstore.RowRanges)
-    paths: dict          # id -> path key
-    order: list          # node ids in processing order
-    depth_first: bool = False   # ids already numbered as depth-first stepping numbers them
-
-
 def _level_splits(crit, task, schema, jstar, G, L, R, NL, cnt, T, TOT, W, P) -> list:
     """The winning threshold split of every node of a level (None where no split is valid), with the
     same numbers :func:`engine.search._make_split` computes one node at a time."""
     n = G.size
     ok = np.isfinite(G)
-    wl, wr = crit.weight(L), crit.weight(R)
-    children_imp = (crit.weighted(L) + crit.weighted(R)) / W
-    gain = 1.0 * (P - children_imp)
-    gain = np.where(np.abs(gain) < 1e-15, np.maximum(gain, 0.0), gain)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pl, pr = wl / W, wr / W
-        info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
-                 + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
-        ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
+    wl, wr, children_imp, gain, info, ratio = split_numbers(crit, L, R, P, W)
     names = schema.feature_names
     Ll, Rl, wll, wrl = L.tolist(), R.tolist(), wl.tolist(), wr.tolist()
     gl, rl, il, pl_, cl, tl = gain.tolist(), ratio.tolist(), info.tolist(), P.tolist(), children_imp.tolist(), T.tolist()
@@ -71,9 +56,7 @@ def grow_levelwise(grower) -> FastResult:
     """The whole tree, level by level; exact search is :func:`engine.fastexact.grow_exact`."""
     cfg, crit, schema = grower.config, grower.crit, grower.schema
     if cfg.split_search != "histogram":
-        from .fastexact import grow_exact
         return grow_exact(grower)
-    from .fastexact import feature_choice
     classes = grower.dataset.classes
     idx0 = np.flatnonzero(grower.w0 > 0)
     w = grower.w0[idx0]
@@ -165,27 +148,17 @@ def grow_levelwise(grower) -> FastResult:
 
 
 def renumber_depth_first(res: FastResult) -> FastResult:
-    """Ids as depth-first stepping assigns them: children numbered when their parent is split, in pre-order."""
+    """Ids as depth-first stepping assigns them: children numbered when their parent is split, in pre-order
+    (the level-wise ids of a node's two children are consecutive, as :func:`levelstore.depth_first_ids` needs)."""
     nodes = res.nodes
-    new_id = {0: 0}
-    preorder, stack, nxt = [], [0], 1
-    while stack:
-        nid = stack.pop()
-        preorder.append(nid)
-        for c in nodes[nid].children:
-            new_id[c] = nxt
-            nxt += 1
-        stack.extend(reversed(nodes[nid].children))
+    new_id, order = depth_first_ids(np.array([n.children[0] if n.children else -1 for n in nodes], dtype=np.int64))
+    ids = new_id.tolist()
     out = [None] * len(nodes)
-    for old, new in new_id.items():
-        n = nodes[old]
-        out[new] = replace(n, id=new, parent=None if n.parent is None else new_id[n.parent],
-                           children=tuple(new_id[c] for c in n.children))
-    ids = np.zeros(len(nodes), dtype=np.int64)
-    ids[list(new_id)] = list(new_id.values())
-    rows = (res.rows.renumbered(ids) if hasattr(res.rows, "renumbered")
-            else {new_id[k]: v for k, v in res.rows.items()})
-    return FastResult(out, rows, {new_id[k]: v for k, v in res.paths.items()}, [new_id[i] for i in preorder])
+    for old, n in enumerate(nodes):
+        out[ids[old]] = replace(n, id=ids[old], parent=None if n.parent is None else ids[n.parent],
+                                children=tuple(ids[c] for c in n.children))
+    return FastResult(out, res.rows.renumbered(new_id), {ids[k]: v for k, v in res.paths.items()}, order,
+                      depth_first=True)
 
 
 __all__ = ["fast_eligible", "grow_levelwise", "renumber_depth_first", "FastResult"]

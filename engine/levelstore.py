@@ -18,12 +18,40 @@ from __future__ import annotations
 import gc
 from collections.abc import MutableMapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
 from .nodes import node_fields
 from .splits import Split, format_number
 from .tree import Node
+
+@dataclass
+class FastResult:
+    """What a level-wise grower hands to ``Grower._install``."""
+
+    nodes: list          # Node objects, index == id
+    rows: "RowRanges"    # id -> (row idx, weights)
+    paths: dict          # id -> path key (a dict or a PathMap)
+    order: list          # node ids in processing order
+    depth_first: bool = False   # ids already numbered as depth-first stepping numbers them
+
+
+def split_numbers(crit, L, R, P, W):
+    """The numbers :func:`engine.search._make_split` records, for many binary splits at once: left and right
+    weights, children's impurity, gain, split info and gain ratio, from the sides' stats ``L``/``R`` and the
+    parents' impurity ``P`` and weight ``W``."""
+    wl, wr = crit.weight(L), crit.weight(R)
+    children_imp = (crit.weighted(L) + crit.weighted(R)) / W
+    gain = 1.0 * (P - children_imp)
+    gain = np.where(np.abs(gain) < 1e-15, np.maximum(gain, 0.0), gain)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pl, pr = wl / W, wr / W
+        info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
+                 + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
+        ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
+    return wl, wr, children_imp, gain, info, ratio
+
 
 #: stop reasons by code, as recorded per node (-1: the node was split)
 STOP_CODES = ("pure", "max_depth", "min_samples_split", "min_samples_leaf", "no_split",
@@ -239,4 +267,5 @@ def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, s
     return nodes
 
 
-__all__ = ["RowRanges", "PathMap", "STOP_CODES", "build_nodes", "depth_first_ids", "paused_gc"]
+__all__ = ["FastResult", "RowRanges", "PathMap", "STOP_CODES", "build_nodes", "depth_first_ids", "paused_gc",
+           "split_numbers"]
