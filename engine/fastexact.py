@@ -415,7 +415,7 @@ def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, l
                         names=grower.schema.feature_names, task=grower.task)
     rows = RowRanges(data.idx0, data.w, perm, lo, hi)
     paths = PathMap(parent, feature, threshold, branch)
-    return FastResult(nodes, rows, paths, order, depth_first=grower.config.effective_order == "depth")
+    return FastResult(nodes, rows, paths, order)
 
 
 def _moved(a: np.ndarray, new_id: np.ndarray) -> np.ndarray:

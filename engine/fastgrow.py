@@ -144,7 +144,8 @@ def grow_levelwise(grower) -> FastResult:
             break
         node_of, sizes = hs.route(child_of_cand, n_next)
         level = new_level
-    return FastResult(nodes, hs.row_ranges(nodes, w, node_of, level[0]), paths, order)
+    res = FastResult(nodes, hs.row_ranges(nodes, w, node_of, level[0]), paths, order)
+    return renumber_depth_first(res) if cfg.effective_order == "depth" else res
 
 
 def renumber_depth_first(res: FastResult) -> FastResult:
@@ -157,8 +158,7 @@ def renumber_depth_first(res: FastResult) -> FastResult:
     for old, n in enumerate(nodes):
         out[ids[old]] = replace(n, id=ids[old], parent=None if n.parent is None else ids[n.parent],
                                 children=tuple(ids[c] for c in n.children))
-    return FastResult(out, res.rows.renumbered(new_id), {ids[k]: v for k, v in res.paths.items()}, order,
-                      depth_first=True)
+    return FastResult(out, res.rows.renumbered(new_id), {ids[k]: v for k, v in res.paths.items()}, order)
 
 
 __all__ = ["fast_eligible", "grow_levelwise", "renumber_depth_first", "FastResult"]

@@ -23,7 +23,7 @@ from .config import TreeConfig
 from .errors import ConfigError, DataError
 from .histogram import best_histogram, make_bins
 from .featuredraw import draw_mask, path_key
-from .fastgrow import fast_eligible, grow_levelwise, renumber_depth_first
+from .fastgrow import fast_eligible, grow_levelwise
 from .impurity import get_criterion
 from .allocator import roomy_heap
 from .levelstore import paused_gc
@@ -134,7 +134,7 @@ class Grower:
             if self._actions:
                 self._rebuild()
             with paused_gc(), roomy_heap():
-                self._install(self._fast_result())
+                self._install(grow_levelwise(self))
             return self
         n = 0
         while (max_steps is None or n < max_steps) and self.step() is not None:
@@ -149,7 +149,7 @@ class Grower:
         if len(actions) > 20 and all(a == ("step",) for a in actions) and fast_eligible(self):
             self._rebuild()
             with paused_gc(), roomy_heap():
-                self._install(self._fast_result(), n_records=len(actions))
+                self._install(grow_levelwise(self), n_records=len(actions))
             return True
         self._rebuild()
         for a in actions:
@@ -242,12 +242,6 @@ class Grower:
         self._frontier = [0]
         self._history = []
 
-    def _fast_result(self):
-        res = grow_levelwise(self)
-        if self.config.effective_order == "depth" and not res.depth_first:
-            res = renumber_depth_first(res)
-        return res
-
     def _install(self, res, n_records: int | None = None):
         """Set the state to that of stepping (``n_records`` records, or to the end) from a level-wise result.
 
@@ -304,8 +298,8 @@ class Grower:
         if stopped:
             history.append(StepRecord(len(history), "finish", None, None, (), tuple(stopped)))
         self._nodes = list(nodes)
-        self._rows = _kept(res.rows, None, True)
-        self._paths = _kept(res.paths, None, True)
+        self._rows = res.rows
+        self._paths = res.paths
         self._frontier = []
         self._history = history
         self._actions = [("step",)] * len(history)

@@ -33,8 +33,7 @@ class FastResult:
     nodes: list          # Node objects, index == id
     rows: "RowRanges"    # id -> (row idx, weights)
     paths: dict          # id -> path key (a dict or a PathMap)
-    order: list          # node ids in processing order
-    depth_first: bool = False   # ids already numbered as depth-first stepping numbers them
+    order: list          # node ids in processing order (ids numbered as stepping in that order numbers them)
 
 
 def split_numbers(crit, L, R, P, W):
