@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from .featuredraw import child_key, draw_mask
-from .levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, PathMap, RowRanges, build_nodes,
+from .levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                          depth_first_ids, split_numbers)
 from .search import TIE_TOL
 from .significance import chi2_test
@@ -409,10 +409,10 @@ def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, l
         split_of = _moved(split_of, new_id)
         first_child = _moved(np.where(first_child >= 0, new_id[np.maximum(first_child, 0)], -1), new_id)
         lo, hi = _moved(lo, new_id), _moved(hi, new_id)
-    nodes = build_nodes(root, parent=parent, depth=depth, branch=branch, stats=stats, n_rows=n_rows,
-                        reason=reason, split_of=split_of, splits=splits, first_child=first_child,
-                        crit=grower.crit, classes=grower.dataset.classes,
-                        names=grower.schema.feature_names, task=grower.task)
+    nodes = NodeStore(root, parent=parent, depth=depth, branch=branch, stats=stats, n_rows=n_rows,
+                      reason=reason, split_of=split_of, splits=splits, first_child=first_child,
+                      crit=grower.crit, classes=grower.dataset.classes,
+                      names=grower.schema.feature_names, task=grower.task)
     rows = RowRanges(data.idx0, data.w, perm, lo, hi)
     paths = PathMap(parent, feature, threshold, branch)
     return FastResult(nodes, rows, paths, order)

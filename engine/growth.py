@@ -26,7 +26,7 @@ from .featuredraw import draw_mask, path_key
 from .fastgrow import fast_eligible, grow_levelwise
 from .impurity import get_criterion
 from .allocator import roomy_heap
-from .levelstore import paused_gc
+from .levelstore import NodeStore, paused_gc
 from .nodes import make_node, route_rows, unit_stats
 from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from .splits import Split
@@ -62,6 +62,26 @@ class StepRecord:
         if self.node_id is None or self.split is None or self._grower is None:
             return None
         return self._grower.gain_table(self.node_id)
+
+
+class _MadeOnUse:
+    """A Grower's list (nodes or history): made from a pending level-wise result (``_lazy``) when first
+    read or replaced."""
+
+    def __set_name__(self, owner, name):
+        self.slot = name + "_v"
+
+    def __get__(self, grower, owner=None):
+        if grower is None:
+            return self
+        if grower._lazy is not None:
+            grower._materialise()
+        return grower.__dict__[self.slot]
+
+    def __set__(self, grower, value):
+        if grower._lazy is not None:
+            grower._materialise()
+        grower.__dict__[self.slot] = value
 
 
 class Grower:
@@ -102,6 +122,7 @@ class Grower:
             self.val = self._encode_validation(validation_data)
         self._cache: dict = {}
         self._actions: list = []
+        self._lazy = None         # a level-wise result whose nodes and records are not made yet
         self.reset()
 
     def _encode_validation(self, vd):
@@ -205,6 +226,8 @@ class Grower:
 
     @property
     def tree(self) -> Tree:
+        if self._lazy is not None and isinstance(self._lazy.nodes, NodeStore):
+            return Tree(self._lazy.nodes, self.schema, self.crit.name)     # nodes made when first read
         return Tree(tuple(self._nodes), self.schema, self.crit.name)
 
     @property
@@ -280,29 +303,45 @@ class Grower:
         self._actions = [("step",)] * len(history)
 
     def _install_all(self, res):
-        """:meth:`_install` to the end: every node is kept and none stays open (one pass, no sets)."""
-        new, setd = object.__new__, object.__setattr__
-        nodes = res.nodes
-        history, stopped = [], []
-        for nid in res.order:
-            node = nodes[nid]
-            children = node.children
-            if not children:
-                stopped.append((nid, node.stop_reason))
-                continue
-            rec = new(StepRecord)
-            setd(rec, "__dict__", {"index": len(history), "action": "split", "node_id": nid, "split": node.split,
-                                   "children": children, "stopped": tuple(stopped), "_grower": self})
-            history.append(rec)
-            stopped = []
-        if stopped:
-            history.append(StepRecord(len(history), "finish", None, None, (), tuple(stopped)))
-        self._nodes = list(nodes)
+        """:meth:`_install` to the end: every node is kept and none stays open. The nodes and the history
+        are made when first read (see :class:`~engine.levelstore.NodeStore`): ``tree`` alone needs neither."""
+        self._lazy = res
         self._rows = res.rows
         self._paths = res.paths
         self._frontier = []
-        self._history = history
-        self._actions = [("step",)] * len(history)
+        nodes = res.nodes
+        n_splits = nodes.n_splits if isinstance(nodes, NodeStore) else sum(1 for n in nodes if n.children)
+        self._actions = [("step",)] * (n_splits + 1)      # a record per split, and the last one closing leaves
+        self.__dict__.pop("_nodes_v", None)
+        self.__dict__.pop("_history_v", None)
+
+    def _materialise(self):
+        """The nodes and step records of a level-wise growth installed by :meth:`_install_all` (one pass)."""
+        res, self._lazy = self._lazy, None
+        new, setd = object.__new__, object.__setattr__
+        nodes = res.nodes
+        history, stopped = [], []
+        with paused_gc():
+            for nid in res.order:
+                node = nodes[nid]
+                children = node.children
+                if not children:
+                    stopped.append((nid, node.stop_reason))
+                    continue
+                rec = new(StepRecord)
+                setd(rec, "__dict__", {"index": len(history), "action": "split", "node_id": nid,
+                                       "split": node.split, "children": children, "stopped": tuple(stopped),
+                                       "_grower": self})
+                history.append(rec)
+                stopped = []
+        if stopped:
+            history.append(StepRecord(len(history), "finish", None, None, (), tuple(stopped)))
+        self.__dict__["_nodes_v"] = list(nodes)
+        self.__dict__["_history_v"] = history
+
+    # The node list and the history: plain lists, made from a level-wise result on first use.
+    _nodes = _MadeOnUse()
+    _history = _MadeOnUse()
 
     def _apply(self, action):
         if action[0] == "step":

@@ -16,13 +16,13 @@ later (stepping on from a level-wise state) override the recorded ranges.
 from __future__ import annotations
 
 import gc
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from .nodes import node_fields
+from .nodes import node_fields, node_values
 from .splits import Split, format_number
 from .tree import Node
 
@@ -30,7 +30,7 @@ from .tree import Node
 class FastResult:
     """What a level-wise grower hands to ``Grower._install``."""
 
-    nodes: list          # Node objects, index == id
+    nodes: "NodeStore | list"   # Node objects, index == id (a NodeStore makes them when first read)
     rows: "RowRanges"    # id -> (row idx, weights)
     paths: dict          # id -> path key (a dict or a PathMap)
     order: list          # node ids in processing order (ids numbered as stepping in that order numbers them)
@@ -201,6 +201,71 @@ def depth_first_ids(first_child: np.ndarray) -> tuple[np.ndarray, list[int]]:
     return new_id, [int(new_id[i]) for i in preorder]
 
 
+class NodeStore(Sequence):
+    """The nodes of a level-wise growth as a read-only sequence (index == id) that makes its
+    :class:`~engine.tree.Node` and :class:`~engine.splits.Split` objects only when a node is first read,
+    all at once (:func:`build_nodes`).
+
+    Fitting a tree to predict with it (a forest's members, a benchmark, a tree never shown) then costs no
+    object at all: :meth:`routing` hands :class:`~engine.tree.Tree` its prediction tables straight from the
+    arrays. It compares equal to the tuple of its nodes.
+    """
+
+    def __init__(self, root: Node, **fields):
+        self._root, self._fields, self._made = root, fields, None
+
+    def _all(self) -> list:
+        if self._made is None:
+            self._made = build_nodes(self._root, **self._fields)
+        return self._made
+
+    @property
+    def n_splits(self) -> int:
+        return int(np.count_nonzero(self._fields["split_of"] >= 0))
+
+    @property
+    def materialised(self) -> bool:
+        return self._made is not None
+
+    def __len__(self) -> int:
+        return len(self._fields["split_of"])
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __eq__(self, other):
+        if isinstance(other, (Sequence, list)) and not isinstance(other, str):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"NodeStore({len(self)} nodes{'' if self._made is None else ', made'})"
+
+    def routing(self):
+        """Prediction tables indexed by node id, as :attr:`engine.tree.Tree._arrays` builds them from nodes:
+        (feature, threshold, is a threshold split, is a leaf, children (n, 2), value table)."""
+        f = self._fields
+        split_of, sp = f["split_of"], f["splits"]
+        leaf = split_of < 0
+        inner = np.flatnonzero(~leaf)
+        at = split_of[inner]
+        n = split_of.size
+        feat, thr = np.zeros(n, dtype=np.int64), np.zeros(n)
+        feat[inner] = np.asarray(sp["feature"], dtype=np.int64)[at]
+        thr[inner] = np.asarray(sp["threshold"], dtype=float)[at]
+        child = np.zeros((n, 2), dtype=np.int64)
+        child[inner, 0] = f["first_child"][inner]
+        child[inner, 1] = f["first_child"][inner] + 1
+        values = node_values(np.asarray(f["stats"], dtype=float), f["crit"], len(f["classes"]))
+        return feat, thr, ~leaf, leaf, child, values
+
+
 def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, split_of, splits,
                 first_child, crit, classes, names, task) -> list:
     """Node objects for nodes ``0..N-1`` from the per-node arrays (the root's own numbers are kept).
@@ -266,5 +331,5 @@ def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, s
     return nodes
 
 
-__all__ = ["FastResult", "RowRanges", "PathMap", "STOP_CODES", "build_nodes", "depth_first_ids", "paused_gc",
+__all__ = ["FastResult", "NodeStore", "RowRanges", "PathMap", "STOP_CODES", "build_nodes", "depth_first_ids", "paused_gc",
            "split_numbers"]

@@ -46,16 +46,24 @@ def node_fields(stats: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
     stats = np.asarray(stats, dtype=float)
     weight = crit.weight(stats)
     imp = crit.from_stats(stats)
+    table = node_values(stats, crit, len(classes), weight)
     if crit.task == "regression":
-        mean = np.where(weight > 0, stats[:, 1] / np.where(weight > 0, weight, 1.0), 0.0)
-        values = [(m,) for m in mean.tolist()]
-        preds = mean.tolist()
+        values = [(m,) for m in table[:, 0].tolist()]
+        preds = table[:, 0].tolist()
     else:
-        k = max(len(classes), 1)
-        probs = np.where(weight[:, None] > 0, stats / np.where(weight > 0, weight, 1.0)[:, None], 1.0 / k)
-        values = [tuple(v) for v in probs.tolist()]
+        values = [tuple(v) for v in table.tolist()]
         preds = [classes[i] for i in np.argmax(stats, axis=1).tolist()] if classes else [""] * len(stats)
     return [tuple(r) for r in stats.tolist()], weight.tolist(), imp.tolist(), values, preds
+
+
+def node_values(stats: np.ndarray, crit: Criterion, n_classes: int, weight: np.ndarray | None = None) -> np.ndarray:
+    """Each node's ``value`` as a table: class shares (nodes, K), or the mean as one column (nodes, 1);
+    the numbers :func:`make_node` gives (an empty node: uniform shares, mean 0)."""
+    weight = crit.weight(stats) if weight is None else weight
+    safe = np.where(weight > 0, weight, 1.0)
+    if crit.task == "regression":
+        return np.where(weight > 0, stats[:, 1] / safe, 0.0)[:, None]
+    return np.where(weight[:, None] > 0, stats / safe[:, None], 1.0 / max(n_classes, 1))
 
 
 def make_nodes(stats: np.ndarray, n_rows: np.ndarray, crit: Criterion, classes: tuple[str, ...]):

@@ -1,7 +1,8 @@
 """The tree: a passive, immutable store of nodes, with prediction.
 
-``Tree.nodes[i]`` is the node with id ``i``; the root is node 0. A tree never changes: growth and
-pruning build new trees (``Tree.replace_nodes``). Prediction routes each row from the root; at a split
+``Tree.nodes[i]`` is the node with id ``i``; the root is node 0. ``nodes`` is a tuple, or for a tree grown
+level-wise a :class:`~engine.levelstore.NodeStore` that makes its node objects when first read (prediction
+reads its arrays instead). A tree never changes: growth and pruning build new trees (``Tree.replace_nodes``). Prediction routes each row from the root; at a split
 where the row's value is missing (or is a category the node never saw) the row goes down every branch
 with its weight multiplied by that branch's share of the training weight (C4.5), and the leaf
 distributions it reaches are averaged with those weights.
@@ -217,7 +218,12 @@ class Tree:
 
     @cached_property
     def _arrays(self):
-        """Per-node routing tables (index = node id) for vectorised prediction."""
+        """Per-node routing tables (index = node id) for vectorised prediction: feature, threshold, is a
+        threshold split, is a leaf, children, value table. A tree grown level-wise reads them from its
+        node store's arrays without making node objects."""
+        routing = getattr(self.nodes, "routing", None)
+        if routing is not None:
+            return routing()
         n = len(self.nodes)
         feat = np.zeros(n, dtype=np.int64)
         thr = np.zeros(n)
@@ -226,9 +232,7 @@ class Tree:
         child = np.zeros((n, 2), dtype=np.int64)
         width = len(self.schema.classes) if self.task == "classification" else 1
         values = np.zeros((n, width))
-        rank = np.full(n, n, dtype=np.int64)
-        for r, node in enumerate(self.walk()):
-            rank[node.id] = r
+        for node in self.walk():
             values[node.id] = node.value
             if node.is_leaf:
                 continue
@@ -238,11 +242,19 @@ class Tree:
                 threshold[node.id] = True
                 thr[node.id] = node.split.threshold
                 child[node.id] = node.children
-        return feat, thr, threshold, leaf, child, values, rank
+        return feat, thr, threshold, leaf, child, values
+
+    @cached_property
+    def _rank(self) -> np.ndarray:
+        """Each node's position in pre-order (ties between leaves reached with equal weight)."""
+        rank = np.full(len(self.nodes), len(self.nodes), dtype=np.int64)
+        for r, node in enumerate(self.walk()):
+            rank[node.id] = r
+        return rank
 
     def _route(self, X: np.ndarray):
         """Leaf of every row that meets no missing value on its path, and the mask of rows that do."""
-        feat, thr, threshold, leaf, child, _, _ = self._arrays
+        feat, thr, threshold, leaf, child, _ = self._arrays
         cur = np.zeros(X.shape[0], dtype=np.int64)
         frac = np.zeros(X.shape[0], dtype=bool)
         active = np.flatnonzero(~leaf[cur])
@@ -269,7 +281,7 @@ class Tree:
     def _fractional(self, X: np.ndarray):
         """Rows meeting missing values: weighted mix of leaf values, and the leaf with the largest share
         (ties: the first leaf in pre-order)."""
-        *_, values, rank = self._arrays
+        values, rank = self._arrays[5], self._rank
         out = np.zeros((X.shape[0], values.shape[1]))
         best_w = np.full(X.shape[0], -1.0)
         best_leaf = np.zeros(X.shape[0], dtype=np.int64)

@@ -69,6 +69,9 @@ class CompiledTree:
         if classes is not None and tree.task == "classification" and tuple(classes) != tree.schema.classes:
             own = {c: i for i, c in enumerate(tree.schema.classes)}
             self.class_columns = np.array([own.get(c, -1) for c in classes], dtype=np.int64)
+        if getattr(tree.nodes, "routing", None) is not None:
+            self._from_routing(tree)
+            return
         order = [n.id for n in tree.walk()]
         slot = {nid: i for i, nid in enumerate(order)}
         size = len(order)
@@ -107,6 +110,20 @@ class CompiledTree:
         self.lookups = np.full((len(lookups), longest), -1, dtype=np.int64)
         for r, t in enumerate(lookups):
             self.lookups[r, :t.size - 1] = t[:-1]
+
+    def _from_routing(self, tree) -> None:
+        """The tables straight from a level-wise tree's arrays (threshold splits only; slot == node id), so
+        no node object is made."""
+        feature, threshold, _, leaf, child, values = tree._arrays
+        n = leaf.size
+        self.node_id = np.arange(n, dtype=np.int64)
+        self.kind = np.where(leaf, 0, 1).astype(np.int8)
+        self.feature = feature
+        self.threshold = threshold
+        self.children = np.where(leaf[:, None], -1, child)
+        self.lookup_row = np.zeros(n, dtype=np.int64)
+        self.lookups = np.full((1, 1), -1, dtype=np.int64)
+        self.values_table = self._reorder(values)
 
     def _reorder(self, values: np.ndarray) -> np.ndarray:
         if self.class_columns is None:

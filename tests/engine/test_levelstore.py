@@ -6,7 +6,8 @@ state they leave behind.
 - ``fastexact.segment_best`` against a plain loop;
 - ``RowRanges`` / ``PathMap`` against the dicts the Grower used to keep (a model-based test);
 - ``depth_first_ids`` against depth-first stepping's numbering;
-- a Grower after a level-wise ``grow()`` (undo, step, expand, collapse) against a stepped one.
+- a Grower after a level-wise ``grow()`` (undo, step, expand, collapse) against a stepped one;
+- ``NodeStore``: a level-wise tree predicts from arrays, equal to the same tree made of node objects.
 """
 
 from __future__ import annotations
@@ -601,3 +602,55 @@ def test_path_map_equals_stepping_paths(name, order):
     for nid, path in slow._paths.items():
         assert fast._paths[nid] == path
         assert hash(fast._paths[nid]) == hash(path)
+
+
+# ----- NodeStore: node objects made when first read ---------------------------------------------------
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("order", ["breadth", "depth"])
+def test_fitted_tree_predicts_from_arrays_without_making_nodes(regression, order):
+    """A level-wise tree predicts from its store's arrays (no node object made), exactly as the same tree
+    built from node objects; reading a node then makes them all."""
+    from engine.ensembles.compiled import CompiledTree
+    from engine.levelstore import NodeStore
+
+    ds = random_dataset(11, n=300, d=4, regression=regression)
+    cfg = engine.TreeConfig(order=order, max_features=3, random_state=4)
+    tree = engine.fit_tree(ds, cfg)
+    store = tree.nodes
+    assert isinstance(store, NodeStore) and not store.materialised
+    out = tree.predict(ds.X)
+    leaves = tree.apply(ds.X)
+    flat = CompiledTree(tree, ds.classes).values(ds.X)
+    assert not store.materialised                       # prediction and compiling made no node
+    plain = engine.Tree(tuple(store), tree.schema, tree.criterion)
+    assert store.materialised
+    assert np.array_equal(out, plain.predict(ds.X)) and np.array_equal(leaves, plain.apply(ds.X))
+    assert np.array_equal(flat, CompiledTree(plain, ds.classes).values(ds.X))
+    for a, b in zip(tree._arrays, plain._arrays, strict=True):   # the tables themselves, not only answers
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert tree == plain and hash(tree) == hash(plain) and store == tuple(plain.nodes)
+    assert len(store) == len(plain.nodes) and store.n_splits == len(plain.internal_nodes)
+
+
+def test_node_store_pickles_and_missing_values_still_route_fractionally():
+    import pickle
+
+    ds = random_dataset(3, n=200, d=3)
+    tree = engine.fit_tree(ds, engine.TreeConfig())
+    back = pickle.loads(pickle.dumps(tree))
+    assert back == tree
+    X = ds.X.copy()
+    X[::7, 0] = np.nan                                   # rows that go down every branch (C4.5)
+    plain = engine.Tree(tuple(tree.nodes), tree.schema, tree.criterion)
+    assert np.array_equal(back.predict_proba(X), plain.predict_proba(X))
+
+
+def test_grower_makes_history_and_nodes_on_first_use():
+    ds = random_dataset(8, n=250, d=3)
+    g = engine.Grower(ds, engine.TreeConfig()).grow()
+    assert g._lazy is not None
+    n_steps = g.n_steps
+    assert n_steps == len(g.history) == len(stepped(ds, engine.TreeConfig()).history)   # counted before made
+    assert g._lazy is None
+    assert g.tree.nodes == tuple(g._nodes) and g.step() is None
