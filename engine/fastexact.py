@@ -1,14 +1,13 @@
 """Level-wise exact growth: the tree stepping a :class:`~engine.growth.Grower` to the end would give,
 with the Python work per level instead of per node (SLIQ/SPRINT style).
 
-Each feature's row order is sorted once (``O``, features x rows). A level's open nodes own contiguous
-segments of every row of ``O``, sorted by value within the segment. Every (feature, node) pair the
-level may use is scanned at once, as one flat array: cumulative stats minus each pair's offset give the
-left child at every threshold, :meth:`~engine.impurity.Criterion.weighted_cols` every gain, and a
-segmented maximum each pair's best threshold, first on ties as in :mod:`engine.search`. When nodes
-split, every row of ``O`` is partitioned stably by child with a counting pass (no sort), so the next
-level's segments are again sorted by value. Nodes and splits are recorded as arrays
-(:mod:`engine.levelstore`) and become objects once, at the end.
+Each feature's row order is sorted once; a level's open nodes get their rows sorted by value per
+feature from there (:mod:`engine.roworders`: partitioned orders, or for forests that draw few features
+per node, the drawn pairs sorted on demand). Every (feature, node) pair the level may use is scanned at
+once, as one flat array: cumulative stats minus each pair's offset give the left child at every
+threshold, :meth:`~engine.impurity.Criterion.weighted_cols` every gain, and a segmented maximum each
+pair's best threshold, first on ties as in :mod:`engine.search`. Nodes and splits are recorded as arrays
+(:mod:`engine.levelstore`) and become objects only when first read.
 
 Results equal the step-by-step search exactly for integer weights and integer-valued regression
 targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which
@@ -17,13 +16,13 @@ can only matter for candidates whose gains tie to ~1e-12.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from .featuredraw import child_key, draw_mask
 from .levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                          depth_first_ids, split_numbers)
+from .roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
+                        use_sorted_orders)
 from .search import TIE_TOL
 from .significance import chi2_test
 from .stopping import EPS, pre_split_codes
@@ -46,38 +45,6 @@ def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
         lead[1:] = s[1:] != s[:-1]
         first[s[lead]] = hits[lead]
     return segmax, first
-
-
-def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
-    out = np.zeros(a.size, dtype=np.int64)
-    np.cumsum(a[:-1], out=out[1:])
-    return out
-
-
-#: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
-#: with other settings, sort it once
-_SORTED: dict = {}
-SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
-
-
-def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
-    """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
-    (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
-    a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
-    the next call on the same matrix."""
-    n, d = X.shape
-    hit = _SORTED.get("X")
-    if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
-        full = hit[1]
-    else:
-        full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
-        _SORTED.clear()
-        if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-            _SORTED["X"] = (weakref.ref(X), full)
-    if keep.all():
-        return full
-    position = (np.cumsum(keep) - 1).astype(index_type)
-    return position[full[keep[full]].reshape(d, -1)]
 
 
 class _Data:
@@ -117,23 +84,17 @@ def _totals(data: _Data, first_order: np.ndarray, cnt: np.ndarray, starts: np.nd
     return tot
 
 
-def _scan(data: _Data, crit, msl: int, O, cnt, starts, TOT, W, P, pj, pc, G, THR, LEFT, NL):
+def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, pc, G, THR, LEFT, NL):
     """Best threshold of every (feature pj, node pc) pair, written into G/THR/LEFT/NL[pc, pj]."""
-    M = O.shape[1]
     plen = cnt[pc]
     T = int(plen.sum())
     if T == 0:
         return
-    pst = _exclusive_cumsum(plen)
-    j0, j1 = int(pj[0]), int(pj[-1]) + 1
-    if pj.size == cnt.size * (j1 - j0):      # whole features: O's rows are the flat array as they are
-        pos = O[j0:j1].ravel()
-        rowfeat = np.repeat(np.arange(j0, j1, dtype=np.int64) * data.m, M)
-    else:
-        flat = np.repeat(pj * M + starts[pc] - pst, plen) + np.arange(T)
-        pos = O.ravel()[flat]
-        rowfeat = np.repeat(pj * data.m, plen)
-    xs = data.XT.ravel()[rowfeat + pos]
+    pst = exclusive_cumsum(plen)
+    pos = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
+    rowfeat = np.repeat(pj * data.m, plen)
+    rowfeat += pos
+    xs = data.XT.ravel()[rowfeat]
     del rowfeat
 
     def per_pair(v):              # a value per pair, spread over its rows (np.repeat beats a gather)
@@ -219,43 +180,11 @@ def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
     return np.argmax(score, axis=1)
 
 
-def _partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
-    """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
-    its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
-    are dropped. ``chkey[row]`` is ``2 * split index + (goes right)``, or -2 for rows whose node stops."""
-    d, M = O.shape
-    M2 = int(new_cnt.sum())
-    it = O.dtype                                         # int32 below 2**31 positions: half the traffic
-    ce = chkey[O]                                        # (d, M); -2: the row's node stops
-    gr = ce & 1
-    cr = np.cumsum(gr, axis=1, dtype=it)
-    seg_base = np.zeros((d, cnt.size), dtype=it)
-    seg_base[:, 1:] = cr[:, starts[1:] - 1]
-    cr -= gr
-    cr -= np.repeat(seg_base, cnt, axis=1)               # rights before each row, within its node
-    local = (np.arange(M) - np.repeat(starts, cnt)).astype(it)
-    rank = np.where(gr.astype(bool), cr, local - cr)
-    # per child (shifted by 2 so that -2 reads the first slot): its next-level start; rows whose node
-    # stops all land in one scratch slot past the end (a clipped scatter beats compacting with a mask)
-    scratch = d * M2
-    start_of = np.full(cand_of_child.size + 2, scratch, dtype=np.int64)
-    go = cand_of_child >= 0
-    start_of[2:][go] = _exclusive_cumsum(new_cnt)[cand_of_child[go]]
-    ce += 2
-    dest = start_of[ce]
-    dest += rank
-    dest += (np.arange(d, dtype=np.int64) * M2)[:, None]
-    np.minimum(dest, scratch, out=dest)
-    out = np.empty(scratch + 1, dtype=it)
-    out[dest] = O
-    return out[:scratch].reshape(d, M2)
-
-
 def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
     """Partition the split nodes' ranges of ``perm`` (node i: ``perm[lo[i]:lo[i] + n[i]]``) in place: its
     rows going left, then those going right, each group in its former order. Returns the rows of those
     ranges (in their former order), the split each belongs to, and whether it goes right."""
-    pst = _exclusive_cumsum(n)
+    pst = exclusive_cumsum(n)
     T = int(n.sum())
     seg = np.repeat(np.arange(n.size), n)
     rows = perm[np.repeat(lo - pst, n) + np.arange(T)]
@@ -296,11 +225,15 @@ def grow_exact(grower):
     keys = [0]
     depth = 0
     index_type = np.int32 if d * grower.X.shape[0] < 2**31 else np.int64
-    O = presorted(grower.X, grower.w0 > 0, index_type) if ids.size else None
+    orders = None
+    if ids.size:
+        O = presorted(grower.X, grower.w0 > 0, index_type)
+        orders = SortedOrders(O, perm) if draw and use_sorted_orders(k_draw, d) else PartitionedOrders(O)
+        del O
     while ids.size:
         C = ids.size
-        starts = _exclusive_cumsum(cnt)
-        TOT = _totals(data, O[0], cnt, starts)
+        starts = exclusive_cumsum(cnt)
+        TOT = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
         W, P = crit.weight(TOT), crit.from_stats(TOT)
         G = np.full((C, d), -np.inf)
         THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
@@ -317,7 +250,7 @@ def grow_exact(grower):
         bounds = np.r_[bounds, pj.size]
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
-                _scan(data, crit, msl, O, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
+                _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
         jstar = feature_choice(cfg, crit, G, LEFT, W)
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
@@ -367,11 +300,7 @@ def grow_exact(grower):
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break
-        chkey = np.full(m, -2, dtype=index_type)
-        chkey[rows] = 2 * seg + right
-        cand_of_child = np.full(2 * ns, -1, dtype=np.int64)
-        cand_of_child[nxt] = np.arange(nxt.size)
-        O = _partition(O, chkey, cand_of_child, cnt, starts, child_n[nxt])
+        orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
         if draw:
             feats, thrs = jstar[spl].tolist(), Tw[spl].tolist()
             keys = [child_key(keys[spl[i >> 1]], (feats[i >> 1], "threshold", thrs[i >> 1], (), i & 1))
