@@ -70,14 +70,15 @@ class PartitionedOrders:
         """The open nodes' rows, node after node (the first feature's order)."""
         return self.O[0]
 
-    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst) -> np.ndarray:
-        """Rows of the pairs (feature ``pj``, node ``pc``) one after another, each pair's sorted by value."""
+    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
+        """Rows of the pairs (feature ``pj``, node ``pc``) one after another, each pair's sorted by value
+        (int64), and None: no index into the sorted values (see :meth:`SortedOrders.pair_positions`)."""
         M = self.O.shape[1]
         j0, j1 = int(pj[0]), int(pj[-1]) + 1
         if pj.size == cnt.size * (j1 - j0):      # whole features: O's rows are the flat array as they are
-            return self.O[j0:j1].ravel()
+            return self.O[j0:j1].ravel().astype(np.int64), None
         flat = np.repeat(pj * M + starts[pc] - pst, plen) + np.arange(int(plen.sum()))
-        return self.O.ravel()[flat]
+        return np.take(self.O.ravel(), flat).astype(np.int64, copy=False), None
 
     def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
         """Regroup every row by next-level node (see :func:`partition`): ``rows`` of the split nodes go to
@@ -102,21 +103,31 @@ class SortedOrders:
     def first_order(self, lo, cnt, starts) -> np.ndarray:
         return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
 
-    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst) -> np.ndarray:
+    def sorted_values(self, XT: np.ndarray) -> np.ndarray:
+        """Each feature's values in its sorted order (features x rows), read by the second index that
+        :meth:`pair_positions` returns: pairs read them in ascending order, not scattered."""
+        if getattr(self, "_XS", None) is None or self._XS[0] is not XT:
+            self._XS = (XT, np.take_along_axis(XT, self.O, axis=1))
+        return self._XS[1]
+
+    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
+        """As :meth:`PartitionedOrders.pair_positions`, and for each element its index into the features'
+        sorted orders (``feature * rows + rank``)."""
         T = int(plen.sum())
         m = self.m
-        rows = self.perm[np.repeat(lo[pc] - pst, plen) + np.arange(T)]
+        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
         feature_base = np.repeat(pj * m, plen)
         pair_base = np.repeat(np.arange(pj.size, dtype=np.int64) * m, plen)
         # the key orders by pair, then by rank; after sorting, each pair's block keeps its place and size
         small = pj.size * m < 2**31
-        key = self.R.ravel()[feature_base + rows]
+        rows += feature_base
+        key = np.take(self.R.ravel(), rows)
         key = key.astype(np.int32 if small else np.int64, copy=False)
         key += pair_base.astype(key.dtype, copy=False) if small else pair_base
         key.sort()
         key -= pair_base.astype(key.dtype, copy=False) if small else pair_base
         feature_base += key
-        return self.O.ravel()[feature_base]
+        return np.take(self.O.ravel(), feature_base).astype(np.int64), feature_base
 
     def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
         """Nothing to move: the grower partitions ``perm`` itself."""

@@ -61,14 +61,15 @@ def _make_split(nd: NodeData, j: int, name: str, kind: str, child_stats: np.ndar
     children_imp = float(crit.weighted(child_stats).sum() / w_known)
     frac = w_known / nd.total_weight if nd.total_weight > 0 else 0.0
     gain = frac * (parent_imp - children_imp)
+    if abs(gain) < 1e-15:          # rounding noise around "no gain": 0 (or the tiny positive value), and
+        gain = max(gain, 0.0)      # the gain ratio follows, as the level-wise growers compute it
     branch_w = np.append(wc, nd.total_weight - w_known) if frac < 1 else wc
     info = _split_info(branch_w, nd.total_weight)
     return Split(
         feature=name, feature_index=j, kind=kind,
         threshold=None if threshold is None else float(threshold),
         categories=tuple(cats), category_codes=tuple(int(c) for c in codes),
-        gain=max(float(gain), 0.0) if abs(gain) < 1e-15 else float(gain),
-        gain_ratio=float(gain / info) if info > 0 else 0.0, split_info=info,
+        gain=float(gain), gain_ratio=float(gain / info) if info > 0 else 0.0, split_info=info,
         impurity_parent=parent_imp, impurity_children=children_imp,
         child_stats=tuple(tuple(float(v) for v in s) for s in child_stats),
         child_weights=tuple(float(v) for v in wc), child_counts=tuple(int(c) for c in child_counts),
