@@ -157,8 +157,8 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
         valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
     with np.errstate(divide="ignore", invalid="ignore"):
         # with row counts as weights, every valid position has rows on both sides: only there are
-        # the gains read
-        counts = by_labels or data.count_weight
+        # the gains read; so with whole-number weights (each kept row weighs at least 1)
+        counts = by_labels or data.count_weight or len(data.STi) == data.S
         children = crit.weighted_cols(left, wl if by_labels else None, read_where_positive=counts)
         children += crit.weighted_cols(right, wr if by_labels else None, read_where_positive=counts)
         children /= per_pair(W[pc])
