@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .featuredraw import child_key, draw_mask
+from .featuredraw import child_keys, draw_mask
 from .levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                          depth_first_ids, split_numbers)
 from .roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
@@ -238,7 +238,7 @@ def grow_exact(grower):
     n_nodes = 1
     ids = np.array([0]) if lv_pre[0][0] < 0 else np.zeros(0, dtype=np.int64)
     cnt, lo = np.array([m]), np.array([0])
-    keys = [0]
+    keys = np.zeros(1, dtype=np.uint64)
     depth = 0
     index_type = np.int32 if d * grower.X.shape[0] < 2**31 else np.int64
     orders = None
@@ -318,9 +318,8 @@ def grow_exact(grower):
             break
         orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
         if draw:
-            feats, thrs = jstar[spl].tolist(), Tw[spl].tolist()
-            keys = [child_key(keys[spl[i >> 1]], (feats[i >> 1], "threshold", thrs[i >> 1], (), i & 1))
-                    for i in nxt.tolist()]
+            half = spl[nxt >> 1]
+            keys = child_keys(keys[half], jstar[half], Tw[half], nxt & 1)
         ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
         cnt, lo = child_n[nxt], child_lo[nxt]
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,

@@ -73,7 +73,7 @@ def grow_levelwise(grower) -> FastResult:
     level = [0]                                   # node ids of this level, in id order
     sizes = np.array([m])                         # rows of each level node
     node_of = np.zeros(m, dtype=np.int64)         # level-local node of each row, -1 when done
-    keys = {0: 0}                                 # node id -> running CRC of its path (feature draws)
+    keys = {0: 0}                                 # node id -> key of its path (feature draws)
     while level:
         order.extend(level)
         L = len(level)

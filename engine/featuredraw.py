@@ -1,8 +1,10 @@
 """Random feature subsets per node (random forests' ``max_features``), deterministic and vectorised.
 
-Each node has a 32-bit key: the CRC-32 of its path from the root (each step ``(feature, kind, threshold,
-categories, child)`` folded into the running CRC), so a node's draw depends only on ``random_state`` and
-where the node is, not on the order in which nodes are grown. The features a node may use are the ``k``
+Each node has a 64-bit key: its parent's key mixed (SplitMix64) with a hash of the step that leads to it
+(``(feature, kind, threshold, categories, child)``: for a threshold step its numbers, for a categorical
+one the CRC-32 of its text), the root's key being 0. So a node's draw depends only on ``random_state`` and
+where the node is, not on the order in which nodes are grown, and a whole level's keys are computed at
+once (:func:`child_keys`). The features a node may use are the ``k``
 with the smallest SplitMix64 scores of (seed, key, feature): a uniformly random k-subset for each node.
 Both growers (step by step and level-wise) draw through this module, so they agree exactly.
 """
@@ -27,9 +29,23 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+_STEP = np.uint64(0xD6E8FEB86659FD93)
+
+
+def child_keys(parent_keys, features, thresholds, child) -> np.ndarray:
+    """Keys of many children reached by threshold steps ``(feature, "threshold", threshold, (), child)``."""
+    bits = np.ascontiguousarray(np.asarray(thresholds, dtype=np.float64)).view(np.uint64)
+    step = _splitmix(bits ^ (np.asarray(features, dtype=np.uint64) * _STEP + np.asarray(child, dtype=np.uint64)))
+    return _splitmix(np.asarray(parent_keys, dtype=np.uint64) * _M1 ^ step)
+
+
 def child_key(parent_key: int, step: tuple) -> int:
-    """Key of a child: the parent's running CRC-32 extended by the step that leads to it."""
-    return zlib.crc32(repr(step).encode(), parent_key)
+    """Key of a child: the parent's key mixed with the step that leads to it (see the module docstring)."""
+    feature, kind, threshold, _, child = step
+    if kind == "threshold":
+        return int(child_keys([parent_key], [feature], [threshold], [child])[0])
+    text = np.array([zlib.crc32(repr(step).encode())], dtype=np.uint64)
+    return int(_splitmix(np.array([parent_key], dtype=np.uint64) * _M1 ^ _splitmix(text + _STEP))[0])
 
 
 def path_key(path: tuple) -> int:
