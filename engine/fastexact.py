@@ -246,10 +246,12 @@ def grow_exact(grower):
         O = presorted(grower.X, grower.w0 > 0, index_type)
         orders = SortedOrders(O, perm) if draw and use_sorted_orders(k_draw, d) else PartitionedOrders(O)
         del O
+    TOT = None
     while ids.size:
         C = ids.size
         starts = exclusive_cumsum(cnt)
-        TOT = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
+        if TOT is None:
+            TOT = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
         W, P = crit.weight(TOT), crit.from_stats(TOT)
         G = np.full((C, d), -np.inf)
         THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
@@ -322,6 +324,8 @@ def grow_exact(grower):
             keys = child_keys(keys[half], jstar[half], Tw[half], nxt & 1)
         ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
         cnt, lo = child_n[nxt], child_lo[nxt]
+        # whole-number stats are exact sums in any order: the children's stats are the next totals
+        TOT = child_stats[nxt] if data.labels is not None or len(data.STi) == S else None
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
                    post_ids, post_codes, sp)
 
