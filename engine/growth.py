@@ -26,7 +26,7 @@ from .featuredraw import draw_mask, path_key
 from .fastgrow import fast_eligible, grow_levelwise
 from .impurity import get_criterion
 from .allocator import roomy_heap
-from .levelstore import NodeStore, paused_gc
+from .levelstore import NodeStore, RowRanges, paused_gc
 from .nodes import make_node, route_rows, unit_stats
 from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from .splits import Split
@@ -214,6 +214,15 @@ class Grower:
         else:
             x, stats = self.X[idx], self.U[idx] * w[:, None]
         return NodeData(x, stats, self.task, self.config.min_samples_leaf, self.crit, float(w.sum()))
+
+    def training_leaves(self) -> np.ndarray | None:
+        """The leaf each training row reached while growing (-1: weight 0), read off the row ranges of a
+        level-wise growth (no routing); None in any other state (stepped, edited, missing values)."""
+        lazy = self._lazy
+        if lazy is None or not isinstance(lazy.nodes, NodeStore) or not isinstance(self._rows, RowRanges):
+            return None
+        leaves = np.flatnonzero(self._lazy.nodes.leaf_mask())
+        return self._rows.owners(leaves, len(self.X))
 
     @cached_property
     def _unit_weights(self) -> bool:

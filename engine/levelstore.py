@@ -148,6 +148,16 @@ class RowRanges(_Overridable):
     def _copy(self) -> "RowRanges":
         return RowRanges(self._idx0, self._w, self._perm, self._lo, self._hi)
 
+    def owners(self, ids: np.ndarray, n_rows: int) -> np.ndarray:
+        """For each of the ``n_rows`` training rows, which of the nodes ``ids`` (disjoint ranges as
+        recorded, e.g. the leaves) holds it, or -1."""
+        ids = np.asarray(ids, dtype=np.int64)
+        size = self._hi[ids] - self._lo[ids]
+        at = np.repeat(self._lo[ids] - (np.cumsum(size) - size), size) + np.arange(int(size.sum()))
+        out = np.full(n_rows, -1, dtype=np.int64)
+        out[self._idx0[self._perm[at]]] = np.repeat(ids, size)
+        return out
+
     def renumbered(self, new_id: np.ndarray) -> "RowRanges":
         lo, hi = np.empty_like(self._lo), np.empty_like(self._hi)
         lo[new_id], hi[new_id] = self._lo, self._hi
@@ -218,6 +228,9 @@ class NodeStore(Sequence):
         if self._made is None:
             self._made = build_nodes(self._root, **self._fields)
         return self._made
+
+    def leaf_mask(self) -> np.ndarray:
+        return self._fields["split_of"] < 0
 
     @property
     def n_splits(self) -> int:

@@ -41,3 +41,37 @@ def test_levelwise_nodes_use_only_their_drawn_features():
         allowed = {ds.feature_names[j] for j in g._features_from_path(g._paths[node.id])}
         assert len(allowed) == cfg.n_features_to_draw(len(ds.feature_names))
         assert node.split.feature in allowed
+
+
+@pytest.mark.parametrize("name, method", [("iris", "forest"), ("diabetes", "forest"), ("breast_cancer", "bagging"),
+                                          ("titanic_small", "forest")])
+def test_training_outputs_read_off_the_leaves_equal_routing(name, method):
+    """Members' predictions on the training rows: rows a member grew on are read off its leaves (level-wise
+    growth), the others routed; both must equal predicting every row with the member's own tree."""
+    from engine.ensembles import fit_bagging, fit_random_forest
+
+    ds = engine.load_sample(name)
+    fit = fit_random_forest if method == "forest" else fit_bagging
+    ens = fit(ds, n_estimators=4, random_state=3)
+    for m in ens.members:
+        want = m.tree.predict(ds.frame)
+        if ds.task == "classification":
+            want = np.array([ds.classes.index(c) for c in want])
+            assert np.array_equal(ens.train_outputs[m.index], want)
+        else:
+            assert np.allclose(ens.train_outputs[m.index], want, rtol=0, atol=0)
+
+
+def test_training_leaves_only_for_a_fresh_level_wise_growth():
+    ds = engine.load_sample("iris")
+    g = Grower(ds).grow()
+    leaves = g.training_leaves()
+    assert leaves is not None and np.array_equal(leaves, g.tree.apply(ds.frame))
+    w = np.ones(len(ds))
+    w[:10] = 0
+    g0 = Grower(ds, sample_weight=w).grow()
+    assert (g0.training_leaves()[:10] == -1).all() and (g0.training_leaves()[10:] >= 0).all()
+    g.step()                                   # a state stepped, undone or edited: None (routing is the way)
+    g.undo()
+    assert g.training_leaves() is None
+    assert Grower(ds).training_leaves() is None

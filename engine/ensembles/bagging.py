@@ -30,7 +30,7 @@ from ..allocator import roomy_heap
 from ..checks import tree_config as check_config
 from ..config import TreeConfig
 from ..errors import ConfigError, DataError
-from ..growth import fit_tree
+from ..growth import Grower
 from .compiled import ColumnAdapter, CompiledTree
 from .votes import Ensemble, Member
 
@@ -112,11 +112,13 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
                 pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
                 feats = tuple(names[j] for j in sorted(pick.tolist()))
                 data = dataset.with_features(feats)
-            tree = fit_tree(data, replace(tree_config, random_state=int(seed)),
-                            sample_weight=None if counts is None else counts.astype(float))
+            grower = Grower(data, replace(tree_config, random_state=int(seed)),
+                            sample_weight=None if counts is None else counts.astype(float)).grow()
+            tree = grower.tree
             members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
-            compiled.append((ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)))
-            outputs[m] = compiled[-1][1].predict(compiled[-1][0](X))
+            adapter, flat = ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)
+            compiled.append((adapter, flat))
+            outputs[m] = _training_outputs(grower, adapter, flat, X)
             if progress is not None:
                 progress(m + 1, n_estimators)
     settings = dict(params or {})
@@ -131,6 +133,20 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
                         (), settings, tuple(notes))
     ensemble.__dict__["_compiled"] = compiled      # the flat trees made for the outputs serve prediction too
     return ensemble
+
+
+def _training_outputs(grower, adapter, flat, X) -> np.ndarray:
+    """A member's prediction on every training row: the rows it grew on are read off their leaves, the
+    others (out of bag) routed down the tree."""
+    leaves = grower.training_leaves()
+    if leaves is None:
+        return flat.predict(adapter(X))
+    out = np.empty(leaves.size, dtype=np.int64 if grower.task == "classification" else float)
+    seen = leaves >= 0
+    out[seen] = flat.predict_leaves(leaves[seen])
+    if not seen.all():
+        out[~seen] = flat.predict(adapter(X[~seen]))
+    return out
 
 
 def fit_bagging(dataset, *, n_estimators: int = 10, max_samples: float = 1.0, bootstrap: bool = True,

@@ -180,6 +180,17 @@ class CompiledTree:
                     out[part, 0] = self.tree.predict(X[part])
         return out
 
+    def predict_leaves(self, leaf_ids: np.ndarray) -> np.ndarray:
+        """:meth:`predict` for rows whose leaf ids (node ids) are known, e.g. the rows the tree grew on."""
+        if np.array_equal(self.node_id, np.arange(self.node_id.size)):
+            slots = leaf_ids
+        else:
+            slot = np.full(int(self.node_id.max()) + 1, -1, dtype=np.int64)
+            slot[self.node_id] = np.arange(self.node_id.size)
+            slots = slot[leaf_ids]
+        vals = self.values_table[slots]
+        return first_argmax(vals) if self.tree.task == "classification" else vals[:, 0]
+
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Class codes (argmax of the leaf distribution, first class on ties) or regression values."""
         vals = self.values(X)
