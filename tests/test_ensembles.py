@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from engine.ensembles import (draw_bootstrap, error_correlation, fit_bagging, fit_random_forest,
                               impurity_importances, node_feature_draws, permutation_importances, size_curve,
                               vote_breakdown)
+from engine.ensembles.compiled import CompiledTree
 from engine.errors import ConfigError
 from engine.growth import Grower
 
@@ -251,7 +252,7 @@ def test_permutation_importance_finds_the_informative_feature():
 
 
 # ------------------------------------------------------------------------------------ compiled prediction
-@pytest.mark.parametrize("name", ["titanic_small", "restaurant", "play_tennis", "diabetes"])
+@pytest.mark.parametrize("name", ["titanic_small", "restaurant", "play_tennis", "diabetes", "iris", "breast_cancer"])
 def test_compiled_prediction_equals_the_trees(name):
     ds = engine.load_sample(name)
     ens = fit_bagging(ds, n_estimators=4, random_state=0,
@@ -263,6 +264,24 @@ def test_compiled_prediction_equals_the_trees(name):
         else:
             np.testing.assert_allclose(outs[m], member.tree.predict(ds.frame))
     np.testing.assert_array_equal(outs, ens.train_outputs)
+
+
+def test_compiled_threshold_routing_at_the_thresholds():
+    """Rows whose values sit exactly on a threshold (and just above it) go as the tree sends them."""
+    ds = engine.load_sample("iris")
+    ens = fit_random_forest(ds, n_estimators=3, random_state=1)
+    for member in ens.members:
+        tree = member.tree
+        feat, thr, is_thr, leaf, *_ = tree._arrays
+        rows = []
+        for j, t in zip(feat[~leaf], thr[~leaf]):
+            for v in (t, np.nextafter(t, np.inf)):
+                x = ds.X[len(rows) % len(ds)].copy()
+                x[j] = v
+                rows.append(x)
+        X = np.array(rows)
+        flat = CompiledTree(tree, ds.classes)
+        np.testing.assert_array_equal(flat.predict(X), tree.predict_codes(X))
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -131,9 +131,29 @@ class CompiledTree:
         padded = np.concatenate([values, np.zeros((values.shape[0], 1))], axis=1)
         return padded[:, self.class_columns]
 
+    def _route_thresholds(self, X: np.ndarray) -> np.ndarray:
+        """Leaf slot per row for a tree of threshold splits only and rows without missing values: per level,
+        one gather of the tested values and one of the children."""
+        n = X.shape[0]
+        XT = np.ascontiguousarray(X.T).ravel()
+        feature_row = self.feature * n
+        children = self.children.ravel()
+        inner = self.kind != 0
+        cur = np.zeros(n, dtype=np.int64)
+        todo = np.arange(n) if inner[0] else np.zeros(0, dtype=np.int64)
+        while todo.size:
+            nd = cur[todo]
+            right = np.take(XT, np.take(feature_row, nd) + todo) > np.take(self.threshold, nd)
+            nxt = np.take(children, 2 * nd + right)
+            cur[todo] = nxt
+            todo = todo[np.take(inner, nxt)]
+        return cur
+
     def _route(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(slot of the reached leaf per row, mask of rows needing fractional routing)."""
         n = X.shape[0]
+        if self.children.shape[1] == 2 and not (self.kind == 2).any() and not np.isnan(X).any():
+            return self._route_thresholds(X), np.zeros(n, dtype=bool)
         cur = np.zeros(n, dtype=np.int64)
         fallback = np.zeros(n, dtype=bool)
         todo = np.arange(n)
