@@ -12,7 +12,7 @@ cached per node path, so replaying costs little.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -28,10 +28,15 @@ from .impurity import get_criterion
 from .allocator import roomy_heap
 from .levelstore import NodeStore, RowRanges, paused_gc
 from .nodes import make_node, route_rows, unit_stats
+from .roworders import SORT_CACHE_LIMIT, node_orders, presorted
 from .search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from .splits import Split
 from .stopping import post_split_reason, pre_split_reason, validation_gain
 from .tree import Tree
+
+
+#: a step searches a node of at least this many rows (and an eighth of the data) from the kept column orders
+BIG_NODE_ROWS = 2_000
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,19 @@ class Grower:
             x, stats = self.X, self.U
         else:
             x, stats = self.X[idx], self.U[idx] * w[:, None]
-        return NodeData(x, stats, self.task, self.config.min_samples_leaf, self.crit, float(w.sum()))
+        orders = None
+        if idx.size >= max(BIG_NODE_ROWS, len(self.X) // 8) and self._sorted_columns is not None:
+            orders = partial(node_orders, self._sorted_columns, idx, len(self.X))
+        return NodeData(x, stats, self.task, self.config.min_samples_leaf, self.crit, float(w.sum()), orders)
+
+    @cached_property
+    def _sorted_columns(self) -> np.ndarray | None:
+        """Every column's stable row order (features x rows, sorted once, shared with the level-wise grower's
+        cache), from which a big node's orders are filtered instead of sorted; None above the cache's size."""
+        n, d = self.X.shape
+        if n * d > SORT_CACHE_LIMIT:
+            return None
+        return presorted(self.X, np.ones(n, dtype=bool), np.int32)
 
     def training_leaves(self) -> np.ndarray | None:
         """The leaf each training row reached while growing (-1: weight 0), read off the row ranges of a

@@ -17,8 +17,9 @@ features the earlier column wins (see :func:`choose`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Callable
 
 import numpy as np
 
@@ -39,6 +40,9 @@ class NodeData:
     min_samples_leaf: int
     criterion: Criterion
     total_weight: float
+    #: optional ``orders(cols)``: the rows' stable order by each feature in ``cols`` (rows x features), from a
+    #: sort kept for the whole training matrix (:func:`engine.roworders.node_orders`); None: sort here
+    orders: Callable | None = field(default=None, repr=False, compare=False)
 
 
 def _split_info(weights: np.ndarray, total: float) -> float:
@@ -97,7 +101,10 @@ def numeric_candidates(nd: NodeData, j: int):
     xk = col[known]
     if xk.size < 2:
         return None
-    order = np.argsort(xk, kind="stable")
+    if nd.orders is not None and xk.size == col.size:
+        order = nd.orders([j])[:, 0]
+    else:
+        order = np.argsort(xk, kind="stable")
     xs = xk[order]
     sk = nd.stats[known][order]
     gain, valid, left, right = _scan(nd.criterion, sk, np.ones(xs.size, dtype=np.int64),
@@ -147,7 +154,7 @@ def _best_numeric_block(nd: NodeData, cols: list[int], names: list[str]) -> list
     n = Xn.shape[0]
     if n < 2:
         return [None] * len(cols)
-    order = np.argsort(Xn, axis=0, kind="stable")
+    order = nd.orders(cols) if nd.orders is not None else np.argsort(Xn, axis=0, kind="stable")
     xs = np.take_along_axis(Xn, order, axis=0)
     cum = np.cumsum(nd.stats[order], axis=0)                  # (n, f, S)
     total = cum[-1]
