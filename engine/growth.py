@@ -238,7 +238,7 @@ class Grower:
         lazy = self._lazy
         if lazy is None or not isinstance(lazy.nodes, NodeStore) or not isinstance(self._rows, RowRanges):
             return None
-        leaves = np.flatnonzero(self._lazy.nodes.leaf_mask())
+        leaves = np.flatnonzero(lazy.nodes.leaf_mask())
         return self._rows.owners(leaves, len(self.X))
 
     @cached_property
