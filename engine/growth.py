@@ -12,7 +12,7 @@ cached per node path, so replaying costs little.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property, partial, wraps
 
 import numpy as np
 import pandas as pd
@@ -67,6 +67,18 @@ class StepRecord:
         if self.node_id is None or self.split is None or self._grower is None:
             return None
         return self._grower.gain_table(self.node_id)
+
+
+def _changes_state(method):
+    """Marks a public Grower method that may change the tree: the cached ``tree`` is made again after it."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.__dict__.pop("_tree_cache", None)
+    return wrapper
 
 
 class _MadeOnUse:
@@ -140,12 +152,14 @@ class Grower:
         return self.schema.encode(vd.frame), codes
 
     # ----- public API -----------------------------------------------------------------------------
+    @_changes_state
     def reset(self) -> "Grower":
         """Back to a single open root; the action log is cleared."""
         self._actions = []
         self._rebuild()
         return self
 
+    @_changes_state
     def step(self) -> StepRecord | None:
         with roomy_heap():          # a big node's search makes arrays of many megabytes
             rec = self._step()
@@ -153,6 +167,7 @@ class Grower:
             self._actions.append(("step",))
         return rec
 
+    @_changes_state
     def grow(self, max_steps: int | None = None) -> "Grower":
         """Step until nothing is open (or ``max_steps`` steps were taken)."""
         if max_steps is None and all(a == ("step",) for a in self._actions) and fast_eligible(self):
@@ -167,6 +182,7 @@ class Grower:
             n += 1
         return self
 
+    @_changes_state
     def undo(self) -> bool:
         """Take back the last action (step, forced split or collapse); False if there is none."""
         if not self._actions:
@@ -183,6 +199,7 @@ class Grower:
         self._actions = actions
         return True
 
+    @_changes_state
     def expand(self, node_id: int, split: Split) -> StepRecord:
         """Force ``split`` at ``node_id`` (replacing its subtree if it has one)."""
         if not isinstance(split, Split):
@@ -191,6 +208,7 @@ class Grower:
         self._actions.append(("expand", node_id, split))
         return rec
 
+    @_changes_state
     def collapse(self, node_id: int) -> StepRecord:
         """Make ``node_id`` a leaf again (its subtree is removed); it is not reopened."""
         rec = self._collapse(node_id)
@@ -252,9 +270,15 @@ class Grower:
 
     @property
     def tree(self) -> Tree:
-        if self._lazy is not None and isinstance(self._lazy.nodes, NodeStore):
-            return Tree(self._lazy.nodes, self.schema, self.crit.name)     # nodes made when first read
-        return Tree(tuple(self._nodes), self.schema, self.crit.name)
+        """The tree as it stands (the same object until a step, undo, reset, grow, expand or collapse)."""
+        tree = self.__dict__.get("_tree_cache")
+        if tree is None:
+            if self._lazy is not None and isinstance(self._lazy.nodes, NodeStore):
+                tree = Tree(self._lazy.nodes, self.schema, self.crit.name)     # nodes made when first read
+            else:
+                tree = Tree(tuple(self._nodes), self.schema, self.crit.name)
+            self.__dict__["_tree_cache"] = tree
+        return tree
 
     @property
     def history(self) -> tuple[StepRecord, ...]:

@@ -167,6 +167,15 @@ class Tree:
     def task(self) -> str:
         return self.schema.task
 
+    @cached_property
+    def fingerprint(self) -> int:
+        """A hash of the tree's shape and tests: equal for trees with the same splits and stop reasons (pages
+        key their caches of diagrams and plots on it)."""
+        return hash(tuple(
+            (n.id, n.stop_reason, None if n.split is None else
+             (n.split.feature_index, n.split.kind, n.split.threshold, n.split.category_codes))
+            for n in self.walk()))
+
     # ----- prediction ------------------------------------------------------------------------
     def _encode(self, data) -> np.ndarray:
         if isinstance(data, pd.DataFrame):

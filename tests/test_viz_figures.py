@@ -341,3 +341,37 @@ def test_query_star_needs_two_numbers(ski):
     assert "query" not in names({x: "April", y: 1000})
     assert "query" not in names({x: float("nan"), y: 1000})
     assert "query" not in names({x: 4})
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_many_regions_are_drawn_as_filled_traces(regression):
+    """Above SHAPE_LIMIT rectangles the regions become one filled trace per colour and one outline trace
+    (a layout shape each took seconds to validate); they still tile the box, and the highlighted leaf keeps
+    its border shape."""
+    from engine.viz import regions as rg
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    frame = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n)})
+    if regression:
+        frame["t"] = rng.normal(size=n)
+    else:
+        frame["t"] = rng.choice(["p", "q", "r"], n)
+    ds = engine.Dataset.from_frame(frame, target="t", task="regression" if regression else "classification")
+    tree = engine.fit_tree(ds, engine.TreeConfig())
+    assert tree.n_leaves > rg.SHAPE_LIMIT
+    leaf = tree.leaves[0].id
+    fig = region_figure(tree, ds.frame, ds.frame["t"], "u", "v", highlight_leaves=[leaf])
+    fills = [t for t in fig.data if t.fill == "toself"]
+    assert fills and len(fills) <= (rg.TRACE_SHADES if regression else 3)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    area = 0.0
+    for t in fills:
+        xs, ys = np.asarray(t.x, dtype=float).reshape(-1, 6), np.asarray(t.y, dtype=float).reshape(-1, 6)
+        assert np.isnan(xs[:, 5]).all()                      # one closed piece per rectangle
+        area += float(((xs[:, 1] - xs[:, 0]) * (ys[:, 2] - ys[:, 1])).sum())
+    assert area == pytest.approx((x1 - x0) * (y1 - y0))
+    assert sum(np.asarray(t.x).size // 6 for t in fills) == tree.n_leaves
+    assert [s.name for s in fig.layout.shapes] == [f"leaf {leaf}"]
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert ("shades of the value scale" in notes) == regression

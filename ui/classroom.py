@@ -113,22 +113,29 @@ def link_params() -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------------- narration
-def narrations(grower, lang: str = "en") -> list[list[str]]:
-    """The sentences of every record in ``grower.history`` (cached per session and language).
+def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[str]]:
+    """The sentences of the records in ``grower.history`` (the latest ``last`` of them, or all), cached per
+    session and language.
 
     The cache key of a record is a hash of the history up to it, so undo and replays reuse the
     sentences, and a record whose nodes were removed later (a collapse) keeps the sentences it had.
-    One that can no longer be narrated (never seen before its nodes went) gets an empty list.
+    One that can no longer be narrated (never seen before its nodes went) gets an empty list. Only the
+    records asked for are narrated: each needs its node's candidate splits, and "Grow to end" can leave
+    thousands of records.
     """
     ss = st.session_state
     cache = ss.get(NARRATIONS)
     if not isinstance(cache, dict) or cache.get("version") != state.data_version() or len(cache) > 20_000:
         cache = ss[NARRATIONS] = {"version": state.data_version()}
     noun = row_noun(state.current_dataset_name())
+    history = grower.history
+    first = 0 if last is None else max(0, len(history) - last)
     out, prefix = [], 0
-    for rec in grower.history:
+    for rec in history:
         test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
         prefix = hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+        if rec.index < first:
+            continue
         key = (lang, prefix)
         if key not in cache:
             try:
@@ -143,7 +150,7 @@ def latest_narration(grower, lang: str = "en") -> str | None:
     """The sentence(s) of the latest step, or None before the first step."""
     if not grower.history:
         return None
-    return " ".join(narrations(grower, lang)[-1]) or None
+    return " ".join(narrations(grower, lang, last=1)[-1]) or None
 
 
 def render_narration(grower, lang: str = "en") -> None:
@@ -158,16 +165,17 @@ def render_narration(grower, lang: str = "en") -> None:
 
 def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> None:
     """Every step's sentences, newest first (the latest ``limit`` steps)."""
-    texts = narrations(grower, lang)
-    if not texts:
+    history = grower.history
+    if not history:
         st.caption("No steps yet: the narrated steps appear here.")
         return
+    texts = narrations(grower, lang, last=limit)
     st.markdown("**Narrated steps** (newest first)")
-    pairs = list(zip(grower.history, texts))[-limit:]
+    pairs = list(zip(history[-limit:], texts))
     for rec, lines in reversed(pairs):
         st.markdown(f"**{rec.index + 1}.** " + md_escape(" ".join(lines) or rec.action))
-    if len(texts) > limit:
-        st.caption(f"The {len(texts) - limit:,} earlier steps are in the step log table and its CSV export.")
+    if len(history) > limit:
+        st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
 
 
 # -------------------------------------------------------------------------------------- pruning

@@ -30,11 +30,9 @@ LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent 
 
 # ------------------------------------------------------------------------------------- caching
 def tree_fingerprint(tree) -> int:
-    """A hash of the tree's shape and tests (changes whenever a step, undo or override changes it)."""
-    return hash(tuple(
-        (n.id, n.stop_reason, None if n.split is None else
-         (n.split.feature_index, n.split.kind, n.split.threshold, n.split.category_codes))
-        for n in tree.walk()))
+    """A hash of the tree's shape and tests (changes whenever a step, undo or override changes it);
+    computed once per tree object (``Tree.fingerprint``; the Grower hands out one object per state)."""
+    return tree.fingerprint
 
 
 def memo(key, compute):

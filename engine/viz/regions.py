@@ -122,26 +122,73 @@ def _notes_annotation(notes: list[str]) -> dict:
             "font": {"size": 13, "color": "#444444"}}
 
 
-def _region_shapes(tree, regions, box, highlight, vmin, vmax) -> list[dict]:
+#: above this many rectangles the regions are drawn as a few filled traces instead of one layout shape each
+#: (Plotly validates every shape on its own: 13,000 leaves took ~10 s to build)
+SHAPE_LIMIT = 400
+#: shades of the value scale for a regression tree's regions drawn as traces
+TRACE_SHADES = 16
+
+
+def _rectangles(regions, box):
+    """(region, x0, x1, y0, y1) of every region clipped to the box, empty ones left out."""
     x_lo, x_hi, y_lo, y_hi = box
-    colors = palette.class_colors(tree.schema.classes)
-    shapes = []
     for r in regions:
         x0, x1 = max(r.x0, x_lo), min(r.x1, x_hi)
         y0, y1 = max(r.y0, y_lo), min(r.y1, y_hi)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        if tree.task == "regression":
-            color = palette.value_color(r.value[0], vmin, vmax)
-        else:
-            color = colors[r.prediction]
+        if x1 > x0 and y1 > y0:
+            yield r, x0, x1, y0, y1
+
+
+def _region_color(tree, r, colors, vmin, vmax, shades: int | None = None) -> str:
+    if tree.task != "regression":
+        return colors[r.prediction]
+    v = r.value[0]
+    if shades and vmax > vmin:                   # the centre of its shade band
+        k = min(int((v - vmin) / (vmax - vmin) * shades), shades - 1)
+        v = vmin + (k + 0.5) * (vmax - vmin) / shades
+    return palette.value_color(v, vmin, vmax)
+
+
+def _region_shapes(tree, rects, highlight, vmin, vmax) -> list[dict]:
+    colors = palette.class_colors(tree.schema.classes)
+    shapes = []
+    for r, x0, x1, y0, y1 in rects:
         hot = r.leaf in highlight
         shapes.append({
             "type": "rect", "layer": "below", "x0": x0, "x1": x1, "y0": y0, "y1": y1,
-            "fillcolor": palette.rgba(color, 0.22), "name": f"leaf {r.leaf}",
+            "fillcolor": palette.rgba(_region_color(tree, r, colors, vmin, vmax), 0.22), "name": f"leaf {r.leaf}",
             "line": {"color": palette.HIGHLIGHT if hot else "#8A8A8A", "width": 3.5 if hot else 0.8},
         })
     return shapes
+
+
+def _outline(rects) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of the rectangles' closed outlines, one after another, separated by NaN (a gap: Plotly
+    closes and fills each piece on its own); arrays, which Plotly passes on without a per-value check."""
+    b = np.array([r[1:] for r in rects], dtype=float).reshape(-1, 4)        # x0, x1, y0, y1
+    x0, x1, y0, y1 = b.T
+    gap = np.full(len(b), np.nan)
+    xs = np.stack([x0, x1, x1, x0, x0, gap], axis=1).ravel()
+    ys = np.stack([y0, y0, y1, y1, y0, gap], axis=1).ravel()
+    return xs, ys
+
+
+def _region_traces(tree, rects, vmin, vmax) -> list[dict]:
+    """Many regions as one filled trace per colour (classes, or value shades) and one outline trace."""
+    colors = palette.class_colors(tree.schema.classes)
+    by_color: dict[str, list] = {}
+    for rect in rects:
+        by_color.setdefault(_region_color(tree, rect[0], colors, vmin, vmax, TRACE_SHADES), []).append(rect)
+    traces = []
+    for color, group in by_color.items():
+        xs, ys = _outline(group)
+        traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "none", "fill": "toself",
+                       "fillcolor": palette.rgba(color, 0.22), "hoverinfo": "skip", "showlegend": False,
+                       "name": "regions"})
+    xs, ys = _outline(rects)
+    traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines", "hoverinfo": "skip", "showlegend": False,
+                   "line": {"color": "#8A8A8A", "width": 0.6}, "name": "region borders"})
+    return traces
 
 
 @dataclass(frozen=True, eq=False)
@@ -246,7 +293,18 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                        "marker": {"symbol": "star", "size": 24, "color": palette.PATH,
                                   "line": {"color": "black", "width": 1.5}}})
 
+    rects = list(_rectangles(regions, box))
+    if len(rects) > SHAPE_LIMIT:            # many leaves: a few filled traces under the points, shapes only
+        traces = _region_traces(tree, rects, vmin, vmax) + traces      # for the highlighted ones
+        shapes = _region_shapes(tree, [r for r in rects if r[0].leaf in set(highlight_leaves)],
+                                set(highlight_leaves), vmin, vmax)
+        for shape in shapes:
+            shape["fillcolor"] = "rgba(0,0,0,0)"
+    else:
+        shapes = _region_shapes(tree, rects, set(highlight_leaves), vmin, vmax)
     notes = []
+    if len(rects) > SHAPE_LIMIT and regression:
+        notes.append(f"{len(rects):,} regions, coloured in {TRACE_SHADES} shades of the value scale")
     if any(r.other_conditions for r in regions):
         notes.append(f"The tree also splits on other features: rectangles show only the splits on "
                      f"{escape(x)} and {escape(y)}, so rows in one rectangle may land in different leaves.")
@@ -256,7 +314,7 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         notes.append(f"{points.n - points.n_known:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
     return new_figure(*traces, layout=dict(
         height=height, font=FONT,
-        shapes=_region_shapes(tree, regions, box, set(highlight_leaves), vmin, vmax),
+        shapes=shapes,
         xaxis={"title": {"text": escape(x)}, "range": [box[0], box[1]], "zeroline": False},
         yaxis={"title": {"text": escape(y)}, "range": [box[2], box[3]], "zeroline": False},
         legend={"title": {"text": label_title}, "itemsizing": "constant"},

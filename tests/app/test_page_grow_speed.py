@@ -76,3 +76,30 @@ def test_ten_thousand_rows_step_by_step_and_to_the_end():
     out.mkdir(exist_ok=True)
     (out / "grow_page_times.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def test_grow_to_end_narrates_only_the_steps_shown(monkeypatch):
+    """After "Grow to end" the page narrates the latest step (and the log its latest LOG_LIMIT steps), not
+    every step: each narration searches its node again (8 s for 1,500 steps before)."""
+    from ui import classroom
+
+    calls = []
+    original = classroom.narrate_step_lines
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(classroom, "narrate_step_lines", counting)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key=panels.W_UPLOAD).set_value(("big.csv", big_csv(4000, seed=3), "text/csv")).run()
+    at.switch_page("pages/grow.py").run()
+    timed(at, lambda: at.button(key="_w_grow_grow").click().run())
+    grower = at.session_state[state.GROWER]
+    assert grower.done and len(grower.history) > classroom.LOG_LIMIT + 10
+    assert len(calls) == 1
+    at.session_state["_w_grow_tab"] = "Step log"
+    timed(at, at.run)
+    assert len(calls) <= 1 + classroom.LOG_LIMIT
+    assert any("earlier steps are in the step log" in c.value for c in at.caption)

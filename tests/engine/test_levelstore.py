@@ -654,3 +654,26 @@ def test_grower_makes_history_and_nodes_on_first_use():
     assert n_steps == len(g.history) == len(stepped(ds, engine.TreeConfig()).history)   # counted before made
     assert g._lazy is None
     assert g.tree.nodes == tuple(g._nodes) and g.step() is None
+
+
+def test_grower_hands_out_one_tree_object_per_state():
+    """``Grower.tree`` is the same object until the tree may change (pages key caches on it)."""
+    ds = random_dataset(9, n=120, d=3)
+    g = engine.Grower(ds, engine.TreeConfig())
+    root_only = g.tree
+    assert g.tree is root_only
+    g.step()
+    one = g.tree
+    assert one is not root_only and g.tree is one and one.fingerprint != root_only.fingerprint
+    g.step()
+    two = g.tree
+    assert two is not one and len(two.internal_nodes) == 2
+    g.collapse(two.root.children[0] if not two.node(two.root.children[0]).is_leaf else two.root.children[1])
+    assert g.tree is not two and len(g.tree.internal_nodes) == 1
+    g.undo()
+    assert g.tree == two and g.tree.fingerprint == two.fingerprint
+    g.reset()
+    assert g.tree == root_only
+    g.grow()
+    grown = g.tree
+    assert g.tree is grown and grown == stepped(ds, engine.TreeConfig()).tree
