@@ -68,6 +68,9 @@ class _Data:
         # an integer one ~1 ns, and below 2**53 both give exactly the same numbers
         whole = np.all(self.ST == np.round(self.ST), axis=1) & (np.abs(self.ST).sum(axis=1) < 2.0**53)
         self.STi = {k: self.ST[k].astype(np.int64) for k in np.flatnonzero(whole).tolist()}
+        # every stat whole (always so for unit-weight class counts): sums are exact in any order, and each
+        # kept row weighs at least 1
+        self.whole_stats = len(self.STi) == self.S
 
 
 def _cumsum(values: np.ndarray) -> np.ndarray:
@@ -103,7 +106,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     pst = exclusive_cumsum(plen)
     pos, sorted_at = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
     if sorted_at is not None:     # the features' sorted values, read in ascending order
-        xs = np.take(orders.sorted_values(data.XT).ravel(), sorted_at)
+        xs = np.take(orders.XS.ravel(), sorted_at)
     else:
         rowfeat = np.repeat(pj * data.m, plen)
         rowfeat += pos
@@ -158,7 +161,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     with np.errstate(divide="ignore", invalid="ignore"):
         # with row counts as weights, every valid position has rows on both sides: only there are
         # the gains read; so with whole-number weights (each kept row weighs at least 1)
-        counts = by_labels or data.count_weight or len(data.STi) == data.S
+        counts = data.count_weight or data.whole_stats
         children = crit.weighted_cols(left, wl if by_labels else None, read_where_positive=counts)
         children += crit.weighted_cols(right, wr if by_labels else None, read_where_positive=counts)
         children /= per_pair(W[pc])
@@ -244,7 +247,8 @@ def grow_exact(grower):
     orders = None
     if ids.size:
         O = presorted(grower.X, grower.w0 > 0, index_type)
-        orders = SortedOrders(O, perm) if draw and use_sorted_orders(k_draw, d) else PartitionedOrders(O)
+        orders = (SortedOrders(O, perm, data.XT) if draw and use_sorted_orders(k_draw, d)
+                  else PartitionedOrders(O))
         del O
     TOT = None
     while ids.size:
@@ -325,7 +329,7 @@ def grow_exact(grower):
         ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
         cnt, lo = child_n[nxt], child_lo[nxt]
         # whole-number stats are exact sums in any order: the children's stats are the next totals
-        TOT = child_stats[nxt] if data.labels is not None or len(data.STi) == S else None
+        TOT = child_stats[nxt] if data.whole_stats else None
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
                    post_ids, post_codes, sp)
 

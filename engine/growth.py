@@ -306,6 +306,7 @@ class Grower:
         w = self.w0[idx]
         root = make_node(node_id=0, parent=None, depth=0, branch="", stats=(self.U[idx] * w[:, None]).sum(0),
                          n_rows=idx.size, crit=self.crit, classes=self.dataset.classes)
+        self._lazy = None          # a pending level-wise result is replaced, not made into objects first
         self._nodes = [root]
         self._rows = {0: (idx, w)}
         self._paths = {0: ()}

@@ -104,23 +104,19 @@ class PartitionedOrders:
 
 class SortedOrders:
     """The drawn pairs' orders, sorted per level; nodes own ranges ``lo:lo + cnt`` of ``perm`` (kept by
-    the grower), ``R[j, row]`` is the row's rank in feature j's order ``O[j]``."""
+    the grower), ``R[j, row]`` is the row's rank in feature j's order ``O[j]``, and ``XS`` holds each
+    feature's values ``XT`` in that order (features x rows), read by the second index that
+    :meth:`pair_positions` returns: pairs read them in ascending order, not scattered."""
 
-    def __init__(self, O: np.ndarray, perm: np.ndarray):
+    def __init__(self, O: np.ndarray, perm: np.ndarray, XT: np.ndarray):
         d, m = O.shape
         self.O, self.perm, self.m = O, perm, m
         self.R = np.empty_like(O)
         np.put_along_axis(self.R, O, np.broadcast_to(np.arange(m, dtype=O.dtype), O.shape), axis=1)
+        self.XS = np.take_along_axis(XT, O, axis=1)
 
     def first_order(self, lo, cnt, starts) -> np.ndarray:
         return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
-
-    def sorted_values(self, XT: np.ndarray) -> np.ndarray:
-        """Each feature's values in its sorted order (features x rows), read by the second index that
-        :meth:`pair_positions` returns: pairs read them in ascending order, not scattered."""
-        if getattr(self, "_XS", None) is None or self._XS[0] is not XT:
-            self._XS = (XT, np.take_along_axis(XT, self.O, axis=1))
-        return self._XS[1]
 
     def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
         """As :meth:`PartitionedOrders.pair_positions`, and for each element its index into the features'

@@ -654,6 +654,10 @@ def test_grower_makes_history_and_nodes_on_first_use():
     assert n_steps == len(g.history) == len(stepped(ds, engine.TreeConfig()).history)   # counted before made
     assert g._lazy is None
     assert g.tree.nodes == tuple(g._nodes) and g.step() is None
+    again = engine.Grower(ds, engine.TreeConfig()).grow()
+    store = again.tree.nodes
+    again.reset()                        # the pending result is dropped, not made into objects first
+    assert not store.materialised and again.tree.n_nodes == 1
 
 
 def test_grower_hands_out_one_tree_object_per_state():

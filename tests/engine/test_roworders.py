@@ -89,7 +89,7 @@ def test_sorted_orders_pair_positions_by_hand():
     X = np.array([[3.0, 0.0], [1.0, 5.0], [2.0, 4.0], [0.0, 1.0], [5.0, 2.0]])
     O = roworders.presorted(X, np.ones(5, bool), np.int32)
     perm = np.array([4, 1, 0, 3, 2])              # node 0: rows 4, 1, 0; node 1: rows 3, 2
-    orders = roworders.SortedOrders(O, perm)
+    orders = roworders.SortedOrders(O, perm, X.T)
     lo, cnt = np.array([0, 3]), np.array([3, 2])
     pj, pc = np.array([0, 0, 1]), np.array([0, 1, 1])
     plen = cnt[pc]
@@ -97,7 +97,7 @@ def test_sorted_orders_pair_positions_by_hand():
                                     roworders.exclusive_cumsum(plen))
     # node 0 by x0: rows 1 (1.0), 0 (3.0), 4 (5.0); node 1 by x0: 3 (0.0), 2 (2.0); node 1 by x1: 3 (1.0), 2 (4.0)
     assert got.tolist() == [1, 0, 4, 3, 2, 3, 2]
-    assert orders.sorted_values(X.T).ravel()[at].tolist() == [1.0, 3.0, 5.0, 0.0, 2.0, 1.0, 4.0]
+    assert orders.XS.ravel()[at].tolist() == [1.0, 3.0, 5.0, 0.0, 2.0, 1.0, 4.0]
     assert got.dtype == np.int64
     assert np.array_equal(orders.first_order(lo, cnt, roworders.exclusive_cumsum(cnt)), perm)
 
