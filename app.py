@@ -15,7 +15,7 @@ import streamlit as st
 from engine.errors import EngineError
 from ui import state
 from ui.errors import show_engine_error, show_unexpected_error
-from ui.lessons import apply_lesson_link
+from ui.classroom.lessons import apply_lesson_link
 from ui.widgets import show_flashes, sidebar_summary
 
 ROOT = Path(__file__).resolve().parent

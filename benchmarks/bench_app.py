@@ -97,7 +97,7 @@ def _app(timeout: float = 600):
 
 
 def _upload(at, path: Path) -> None:
-    from ui import data_panels as panels
+    from ui.data import panels as panels
 
     at.file_uploader(key=panels.W_UPLOAD).set_value((path.name, path.read_bytes(), "text/csv")).run()
     problems = [e.value for e in at.exception] + [e.value for e in at.error]
@@ -154,7 +154,7 @@ def child_load(mode: str, path: Path) -> dict:
 
 
 def child_steps(path: Path, search: str, steps: int) -> dict:
-    from ui import grow_settings as gs
+    from ui.grow import settings as gs
     from ui import state
 
     at = _app()
@@ -181,7 +181,7 @@ def child_steps(path: Path, search: str, steps: int) -> dict:
 
 def child_breakdown(n: int, search: str, steps: int) -> dict:
     import engine
-    from engine.gain import candidate_scan
+    from engine.split.gain import candidate_scan
     from engine.viz.dot import dot_source
     from engine.viz.figures import threshold_scan_figure
     from engine.viz.regions import region_figure

@@ -12,15 +12,17 @@ Typical use::
 See docs/ENGINE_API.md for the whole public API.
 """
 
-from .config import TreeConfig
-from .data import SAMPLES, Dataset, DataSplit, load_csv, load_sample
-from .errors import ConfigError, DataError, EngineError
-from .gain import explain_gain, explain_impurity, gain_table
-from .growth import Grower, StepRecord, fit_tree
-from .impurity import CRITERIA, impurity
-from .schema import FeatureSchema
-from .splits import Split
-from .tree import Node, Tree
+from engine.config import TreeConfig
+from engine.data.dataset import SAMPLES, Dataset, DataSplit, load_csv, load_sample
+from engine.errors import ConfigError, DataError, EngineError
+from engine.split.gain import explain_gain, explain_impurity
+from engine.grow.gain_tables import gain_table
+from engine.grow.grower import Grower, StepRecord, fit_tree
+from engine.split.impurity import CRITERIA, impurity
+from engine.data.schema import FeatureSchema
+from engine.split.records import Split
+from engine.tree.node import Node
+from engine.tree.store import Tree
 
 __all__ = [
     "TreeConfig", "SAMPLES", "Dataset", "DataSplit", "load_csv", "load_sample", "ConfigError", "DataError",

@@ -23,10 +23,9 @@ import numbers
 
 import numpy as np
 
-from .errors import ConfigError, DataError
+from engine.errors import ConfigError, DataError
 
-__all__ = ["shown", "whole", "real", "choice", "flag", "node_id", "is_whole", "rows",
-           "tree_config"]
+__all__ = ["shown", "whole", "real", "choice", "flag", "node_id", "is_whole", "rows"]
 
 _SHOWN_LIMIT = 40
 
@@ -124,15 +123,4 @@ def rows(name: str, value, *, allow_none: bool = False, error=DataError):
     if not all(hasattr(value, a) for a in ("frame", "X", "y", "task", "schema", "__len__")) \
             or isinstance(value, type):
         raise error(f"{name} must be a data set (rows with a target column); got {shown(value)}.")
-    return value
-
-
-def tree_config(value, default=None, *, name: str = "tree_config"):
-    """``value`` when it is a ``TreeConfig``; ``default`` (or ``TreeConfig()``) for None."""
-    from .config import TreeConfig  # local: config itself uses these checks
-
-    if value is None:
-        return TreeConfig() if default is None else default
-    if not isinstance(value, TreeConfig):
-        raise ConfigError(f"{name} must be tree settings (a TreeConfig); got {shown(value)}.")
     return value

@@ -26,9 +26,11 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, fields, replace
 
-from .checks import is_whole, shown
-from .errors import ConfigError
+from engine.checks import is_whole, shown
+from engine.errors import ConfigError
 
+# The impurity measures by name (engine.split.impurity.CRITERIA holds one Criterion for each of them).
+CRITERION_NAMES = ("entropy", "gini", "misclassification", "variance")
 ALGORITHMS = ("id3", "c45", "cart")
 SCORES = ("gain", "gain_ratio")
 CATEGORICAL_SPLITS = ("multiway", "subset", "equals")
@@ -81,8 +83,7 @@ class TreeConfig:
 
     def __post_init__(self):
         _check_choice("algorithm", self.algorithm, ALGORITHMS)
-        from .impurity import CRITERIA  # local import keeps config importable alone
-        _check_choice("criterion", self.criterion, tuple(CRITERIA), allow_none=True)
+        _check_choice("criterion", self.criterion, CRITERION_NAMES, allow_none=True)
         _check_choice("score", self.score, SCORES, allow_none=True)
         _check_choice("categorical_split", self.categorical_split, CATEGORICAL_SPLITS, allow_none=True)
         _check_int("max_depth", self.max_depth, 0, allow_none=True)
@@ -163,3 +164,12 @@ class TreeConfig:
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(sorted(map(str, unknown)))}.")
         return cls(**d)
+
+
+def tree_config(value, default=None, *, name: str = "tree_config"):
+    """``value`` when it is a ``TreeConfig``; ``default`` (or ``TreeConfig()``) for None."""
+    if value is None:
+        return TreeConfig() if default is None else default
+    if not isinstance(value, TreeConfig):
+        raise ConfigError(f"{name} must be tree settings (a TreeConfig); got {shown(value)}.")
+    return value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import data_panels as panels
+from ui.data import panels as panels
 from ui import state
 from ui.charts import target_figure
 from ui.summaries import split_counts

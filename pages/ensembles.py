@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import ensemble_rounds as rounds
-from ui import ensemble_train as training
-from ui import ensemble_views as views
+from ui.ensembles import rounds as rounds
+from ui.ensembles import train as training
+from ui.ensembles import views as views
 from ui import state
 from ui.errors import friendly_errors
 

@@ -2,7 +2,7 @@
 
 Tabs: scores of the current tree (train / validation / test), k-fold cross-validation of the settings,
 the overfitting curve while the tree grows, the learning curve, and the instability of the tree under
-small changes of the rows. Computation lives in engine.metrics / evaluation / curves / stability.
+small changes of the rows. Computation lives in engine.evaluate.metrics / evaluation / curves / stability.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import evaluate_context as ec
-from ui import evaluate_tabs as tabs_ui
+from ui.evaluate import context as ec
+from ui.evaluate import tabs as tabs_ui
 from ui.errors import friendly_errors, show_engine_error
 
 TABS = ["Metrics", "Cross-validation", "Overfitting curve", "Learning curve", "Instability"]

@@ -8,10 +8,12 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.viz.dot import dot_source
-from ui import classroom, classroom_quiz, exports, inspector, query, share, state
-from ui import grow_controls as controls
-from ui import grow_settings as settings
-from ui import grow_views as views
+from ui.classroom import presenter as classroom, quiz as classroom_quiz, share
+from ui.grow import exports, inspector, query
+from ui import state
+from ui.grow import controls as controls
+from ui.grow import settings as settings
+from ui.grow import views as views
 from ui.errors import show_engine_error
 from ui.widgets import md_escape
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui import state
-from ui.lessons import LESSONS, lesson_url
+from ui.classroom.lessons import LESSONS, lesson_url
 from ui.widgets import md_escape
 
 state.leave_legacy_pages_mode()  # a deep link on a fresh server: run through the frame (app.py)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import EngineError
-from engine.pruning import METHODS
-from ui import prune_views as views
+from engine.prune.methods import METHODS
+from ui.prune import views as views
 from ui import state
 from ui.errors import friendly_errors
 from ui.widgets import flash, md_escape

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import rules_views as views
+from ui.rules import views as views
 from ui import state
 from ui.errors import friendly_errors
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import theory
+from engine.teach import theory
 from engine.viz import theory_figs
 from ui import state
 from ui.errors import friendly_errors

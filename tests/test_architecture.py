@@ -132,3 +132,145 @@ def test_readme_engine_example_runs(capsys):
     exec(compile(code.group(1), "README.md", "exec"), {"__name__": "readme_example"})
     out = capsys.readouterr().out
     assert "Outlook = ? 0.247" in out and "IF Outlook = Overcast THEN Yes" in out
+
+
+# ----------------------------------------------------------------------------- the house's layout
+# The engine's folders, lowest first: a module may import its own folder, the top-level modules
+# (config, errors, checks) and folders on a lower floor; prune, evaluate and ensembles share a floor
+# and do not import one another.
+ENGINE_FLOORS = {"data": 0, "split": 1, "tree": 2, "grow": 3, "prune": 4, "evaluate": 4, "ensembles": 4,
+                 "teach": 5, "viz": 6}
+ENGINE_TOP_MODULES = {"__init__", "config", "errors", "checks"}
+UI_SHARED = {"__init__", "state", "cache", "errors", "widgets", "charts", "summaries"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_graph(folders=("engine", "ui", "pages")) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (a name that is not a module is read as its package)."""
+    paths = {module_name(p): p for f in folders for p in python_files(f)}
+    graph = {}
+    for name, path in paths.items():
+        targets = set()
+        for imported in imported_modules(path):
+            while imported and imported not in paths:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), each as a sorted list."""
+    index, low, stack, on_stack, groups, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def test_cycle_finder_finds_a_loop():
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_anywhere():
+    assert find_cycles(project_graph()) == []
+
+
+def engine_place(module: str) -> tuple[str, int]:
+    """(folder, floor) of an engine module; top-level modules are below every folder."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "engine", 99          # the package itself names the public API from every folder
+    if parts[1] in ENGINE_FLOORS:
+        return parts[1], ENGINE_FLOORS[parts[1]]
+    return "top", -1
+
+
+def test_engine_imports_run_one_way():
+    wrong = []
+    for module, targets in project_graph(("engine",)).items():
+        folder, floor = engine_place(module)
+        for target in targets:
+            t_folder, t_floor = engine_place(target)
+            if t_folder == folder or module == "engine":
+                continue
+            if t_floor > floor or (t_floor == floor and t_folder != folder):
+                wrong.append(f"{module} ({folder}) imports {target} ({t_folder})")
+    assert wrong == []
+
+
+def test_direction_check_sees_a_wrong_import():
+    # guard: the floors really order the folders
+    assert engine_place("engine.grow.grower")[1] > engine_place("engine.tree.store")[1]
+    assert engine_place("engine.config")[1] < engine_place("engine.data.dataset")[1]
+
+
+def test_engine_top_holds_only_the_shared_modules():
+    top = {p.stem for p in (ROOT / "engine").glob("*.py")}
+    assert top <= ENGINE_TOP_MODULES
+    folders = {p.name for p in (ROOT / "engine").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(ENGINE_FLOORS)
+
+
+@pytest.mark.parametrize("folder", ["engine", "ui", "pages"])
+def test_no_folder_holds_more_than_twelve_modules(folder):
+    crowded = {}
+    for d in [ROOT / folder, *(p for p in (ROOT / folder).rglob("*") if p.is_dir())]:
+        modules = [p for p in d.glob("*.py") if p.name != "__init__.py"]
+        if d.name != "__pycache__" and len(modules) > 12:
+            crowded[d.relative_to(ROOT).as_posix()] = len(modules)
+    assert crowded == {}
+
+
+def test_every_engine_and_ui_folder_says_what_it_is_for():
+    for base in ("engine", "ui"):
+        for d in (ROOT / base).iterdir():
+            if d.is_dir() and d.name != "__pycache__":
+                init = d / "__init__.py"
+                assert init.exists(), f"{d.relative_to(ROOT)} has no __init__.py"
+                doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+                assert doc and len(doc) > 80, f"{init.relative_to(ROOT)} needs a paragraph saying what it is for"
+
+
+def test_shared_ui_modules_do_not_import_page_folders():
+    wrong = []
+    for module, targets in project_graph(("ui",)).items():
+        if module.split(".")[-1] in UI_SHARED and module.count(".") == 1:
+            wrong += [f"{module} imports {t}" for t in targets if t.count(".") >= 1
+                      and t.split(".")[1] not in UI_SHARED]
+    assert wrong == []
+
+
+def test_criterion_names_in_config_match_the_impurity_registry():
+    from engine.config import CRITERION_NAMES
+    from engine.split.impurity import CRITERIA
+    assert tuple(CRITERIA) == CRITERION_NAMES

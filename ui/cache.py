@@ -14,7 +14,7 @@ import io
 
 import streamlit as st
 
-from engine.data import SAMPLES, Dataset, load_csv, load_sample
+from engine.data.dataset import SAMPLES, Dataset, load_csv, load_sample
 
 
 def bytes_digest(data: bytes) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from engine.data import Dataset
+from engine.data.dataset import Dataset
 from ui.errors import show_engine_error  # noqa: F401 - part of this module's documented API
 
 # Keys (shared convention, see docs and README).
@@ -187,7 +187,7 @@ def suggested_config():
     the training rows exceed ``histogram_above_rows`` (100,000), so textbook samples stay exact.
     """
     from engine.config import TreeConfig
-    from engine.data import SAMPLES
+    from engine.data.dataset import SAMPLES
 
     info = SAMPLES.get(current_dataset_name())
     return TreeConfig(algorithm=info.algorithm if info is not None else "cart",
@@ -217,7 +217,7 @@ def current_grower():
     """
     grower = st.session_state.get(GROWER)
     if grower is None:
-        from engine.growth import Grower
+        from engine.grow.grower import Grower
 
         split = current_split()
         grower = Grower(split.train, current_config(), validation_data=split.validation)

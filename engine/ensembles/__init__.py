@@ -7,18 +7,20 @@
 - :class:`DecisionListLearner` / :func:`learn_decision_list` (k-DL, DECISION-LIST-LEARNING) and
   :func:`fit_kdt` (k-DT via monomial features and the normal grower).
 
-No second tree implementation: every tree here comes from :func:`engine.growth.fit_tree` or a
-:class:`engine.growth.Grower`.
+No second tree implementation: every tree here comes from :func:`engine.grow.grower.fit_tree` or a
+:class:`engine.grow.grower.Grower`.
 """
 
-from .analysis import VarianceReport, error_correlation, error_matrix, size_curve
-from .bagging import draw_bootstrap, fit_bagging
-from .decision_list import DecisionList, DecisionListLearner, DLRule, learn_decision_list
-from .boosting import BoostRound, StumpDraw, fit_adaboost, hypothesis_weight
-from .forest import fit_random_forest, impurity_importances, node_feature_draws, permutation_importances
-from .kdt import KDTResult, fit_kdt
-from .literals import Literal, literal_matrix, make_literals
-from .votes import Ensemble, Member, VoteBreakdown, vote_breakdown
+from engine.ensembles.analysis import VarianceReport, error_correlation, error_matrix, size_curve
+from engine.ensembles.bootstrap import draw_bootstrap
+from engine.ensembles.bagging import fit_bagging
+from engine.ensembles.decision_list import DecisionList, DecisionListLearner, DLRule, learn_decision_list
+from engine.ensembles.boosting import BoostRound, StumpDraw, fit_adaboost, hypothesis_weight
+from engine.ensembles.forest import (fit_random_forest, impurity_importances, node_feature_draws,
+                                     permutation_importances)
+from engine.ensembles.kdt import KDTResult, fit_kdt
+from engine.ensembles.literals import Literal, literal_matrix, make_literals
+from engine.ensembles.votes import Ensemble, Member, VoteBreakdown, vote_breakdown
 
 __all__ = [
     "Ensemble", "Member", "VoteBreakdown", "vote_breakdown", "fit_bagging", "draw_bootstrap",

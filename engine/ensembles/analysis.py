@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..checks import rows as check_rows
-from ..errors import DataError
-from .forest import _targets
-from .votes import Ensemble, score
+from engine.checks import rows as check_rows
+from engine.errors import DataError
+from engine.ensembles.forest import _targets
+from engine.ensembles.votes import Ensemble, score
 
 
 def size_curve(ensemble: Ensemble, test=None) -> pd.DataFrame:

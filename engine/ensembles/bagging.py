@@ -14,7 +14,7 @@ prediction of row i is the vote of the trees that did not draw it, and the OOB e
 test error without a held-out set.
 
 Randomness: member m gets the seed ``seeds[m]`` drawn from ``numpy.random.default_rng(random_state)``;
-its bootstrap indices are ``default_rng(seed).integers(0, N, n_draws)`` (see :func:`draw_bootstrap`,
+its bootstrap indices are ``default_rng(seed).integers(0, N, n_draws)`` (see :func:`engine.ensembles.bootstrap.draw_bootstrap`,
 so they can be shown again exactly) and its tree's ``random_state`` is the same seed.
 """
 
@@ -26,21 +26,17 @@ from typing import Callable
 
 import numpy as np
 
-from ..allocator import roomy_heap
-from ..checks import tree_config as check_config
-from ..config import TreeConfig
-from ..errors import ConfigError, DataError
-from ..growth import Grower
-from .compiled import ColumnAdapter, CompiledTree
-from .votes import Ensemble, Member
+from engine.grow.allocator import roomy_heap
+from engine.config import tree_config as check_config
+from engine.config import TreeConfig
+from engine.errors import ConfigError, DataError
+from engine.grow.grower import Grower
+from engine.ensembles.bootstrap import draw_bootstrap
+from engine.ensembles.compiled import ColumnAdapter, CompiledTree
+from engine.ensembles.votes import Ensemble, Member
 
 Progress = Callable[[int, int], None] | None
 MAX_MEMBERS = 5000
-
-
-def draw_bootstrap(n_rows: int, n_draws: int, seed: int) -> np.ndarray:
-    """The bootstrap sample of one member: ``n_draws`` row indices in 0..n_rows-1, with replacement."""
-    return np.random.default_rng(int(seed)).integers(0, n_rows, size=int(n_draws))
 
 
 def member_seeds(random_state: int, n: int) -> np.ndarray:

@@ -37,16 +37,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..checks import choice
-from ..checks import tree_config as check_config
-from ..config import TreeConfig
-from ..errors import ConfigError
-from ..gain import evaluate_test
-from ..growth import Grower, fit_tree
-from ..splits import Split
-from .bagging import Progress, check_count, check_dataset, check_seed
-from .compiled import CompiledTree
-from .votes import Ensemble, Member
+from engine.checks import choice
+from engine.config import tree_config as check_config
+from engine.config import TreeConfig
+from engine.errors import ConfigError
+from engine.split.gain import evaluate_test
+from engine.grow.grower import Grower, fit_tree
+from engine.split.records import Split
+from engine.ensembles.bagging import Progress, check_count, check_dataset, check_seed
+from engine.ensembles.compiled import CompiledTree
+from engine.ensembles.votes import Ensemble, Member
 
 BASES = ("stump", "tree", "random_stump")
 ERROR_FLOOR = 1e-10

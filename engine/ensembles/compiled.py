@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError
-from ..tree import first_argmax
+from engine.errors import DataError
+from engine.tree.node import first_argmax
 
 #: Fallback rows are predicted in chunks so that chunk x n_leaves stays below this many cells.
 FALLBACK_CELLS = 4_000_000

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, DataError
-from .literals import Literal, check_int, literal_matrix, make_literals, monomial_text
+from engine.errors import ConfigError, DataError
+from engine.ensembles.literals import Literal, check_int, literal_matrix, make_literals, monomial_text
 
 #: Upper bound on literals^k * rows per search step (keeps one step interactive).
 SEARCH_BUDGET = 1e9

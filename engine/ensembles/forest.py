@@ -27,11 +27,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..checks import tree_config as check_config
-from ..config import TreeConfig
-from ..errors import ConfigError, DataError
-from .bagging import Progress, check_count, check_seed, fit_bagged
-from .votes import Ensemble, score
+from engine.config import tree_config as check_config
+from engine.config import TreeConfig
+from engine.errors import ConfigError, DataError
+from engine.ensembles.bagging import Progress, check_count, check_seed, fit_bagged
+from engine.ensembles.votes import Ensemble, score
 
 
 def fit_random_forest(dataset, *, n_estimators: int = 100, max_features="sqrt", per_tree_features: bool = False,
@@ -70,7 +70,7 @@ def node_feature_draws(ensemble: Ensemble, dataset, member: int) -> pd.DataFrame
     growing the member again with the engine's grower on ``dataset`` (the training rows) and reading
     which features it offered each node. Columns: node, depth, drawn (features offered), chosen.
     """
-    from ..growth import Grower
+    from engine.grow.grower import Grower
 
     m = ensemble.members[member]
     cfg = TreeConfig.from_dict({**ensemble.params["tree_config"], "random_state": m.seed})

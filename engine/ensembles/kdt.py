@@ -14,7 +14,7 @@ make loading and growing an order of magnitude faster: the level-wise builder ap
 The new data set keeps only useful variables: a monomial that is true on every training row or on
 none cannot split anything, and of monomials that are true on exactly the same training rows only
 the first is kept (shorter first, then the fixed literal order), which is also the one a tie in the
-grower would pick. The tree is grown by :class:`engine.growth.Grower` on
+grower would pick. The tree is grown by :class:`engine.grow.grower.Grower` on
 ``Dataset.from_frame(new_frame)`` -- no second tree implementation.
 """
 
@@ -26,12 +26,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..checks import tree_config as check_config
-from ..config import TreeConfig
-from ..data import Dataset
-from ..errors import ConfigError, DataError
-from ..growth import Grower
-from .literals import Literal, check_int, literal_matrix, make_literals, monomial_text
+from engine.config import tree_config as check_config
+from engine.config import TreeConfig
+from engine.data.dataset import Dataset
+from engine.errors import ConfigError, DataError
+from engine.grow.grower import Grower
+from engine.ensembles.literals import Literal, check_int, literal_matrix, make_literals, monomial_text
 
 MAX_COLUMNS = 1000
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, DataError
-from ..splits import format_number
+from engine.errors import ConfigError, DataError
+from engine.split.records import format_number
 
 OPS = ("=", "!=", "<=", ">")
 

@@ -21,9 +21,10 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..checks import whole
-from ..errors import DataError
-from .compiled import ColumnAdapter, CompiledTree
+from engine.checks import whole
+from engine.errors import DataError
+from engine.ensembles.bootstrap import draw_bootstrap
+from engine.ensembles.compiled import ColumnAdapter, CompiledTree
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -200,7 +201,6 @@ class Ensemble:
 
     def bootstrap_indices(self, member: int) -> np.ndarray:
         """The row indices member ``member`` drew, in drawing order (regenerated from its seed)."""
-        from .bagging import draw_bootstrap
         if self.in_bag is None:
             raise DataError("This ensemble used every training row: there was no bootstrap draw.")
         m = self.members[whole("member", member, 0, self.n_members - 1)]

@@ -26,9 +26,9 @@ import textwrap
 import numpy as np
 import pydot
 
-from engine.stopping import STOP_REASONS
+from engine.grow.stopping import STOP_REASONS
 
-from . import palette
+from engine.viz import palette
 
 __all__ = ["to_dot", "dot_source", "dot_to_svg", "quote", "fold_depth_for"]
 

@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 
 from engine.errors import DataError
 
-from . import palette
-from .regions import FONT, escape, typical_row
+from engine.viz import palette
+from engine.viz.regions import FONT, escape, typical_row
 
 __all__ = ["vote_figure", "size_curve_figure", "variance_figure", "importance_figure", "inbag_figure",
            "rounds_figure", "decision_grid", "typical_row", "ensemble_region_figure"]

@@ -1,8 +1,8 @@
 """Plotly figures for the Evaluate page: confusion matrices, predicted vs actual, cross-validation folds,
 the overfitting curve, the learning curve and the instability runs.
 
-Pure functions from :mod:`engine.metrics` / :mod:`engine.evaluation` / :mod:`engine.curves` /
-:mod:`engine.stability` results to ``go.Figure``; the caller decides how to show them. Colours come
+Pure functions from :mod:`engine.evaluate.metrics` / :mod:`engine.evaluate.validation` / :mod:`engine.evaluate.curves` /
+:mod:`engine.evaluate.stability` results to ``go.Figure``; the caller decides how to show them. Colours come
 from :mod:`engine.viz.palette` (Okabe-Ito): one fixed colour per part of the data, so "test" is the
 same orange in every chart.
 """
@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.errors import ConfigError
-from engine.metrics import greater_is_better, metric_label
+from engine.evaluate.metrics import greater_is_better, metric_label
 from engine.viz.palette import MUTED, OKABE_ITO, rgba
 from engine.viz.regions import escape
 
@@ -109,7 +109,7 @@ def growth_curve_figure(table: pd.DataFrame, *, metric: str, x: str = "n_leaves"
                         mark_best: bool = True, title: str | None = None) -> go.Figure:
     """Score against tree size while the tree grows, one line per part of the data.
 
-    ``table`` is :func:`engine.curves.growth_curve` output; ``current`` optionally marks a tree:
+    ``table`` is :func:`engine.evaluate.curves.growth_curve` output; ``current`` optionally marks a tree:
     ``{"x": size, "label": text, "scores": {set name: score}}`` (a dashed vertical line and points);
     ``mark_best`` puts a star on the best test score (the first one on ties: the smallest tree).
     """

@@ -1,6 +1,6 @@
 """Figures for the Grow page: the threshold scan of one feature, a node's class counts, the gain bars.
 
-Pure functions from engine results (``engine.gain.candidate_scan`` / ``gain_table`` frames, a Tree) to
+Pure functions from engine results (``engine.split.gain.candidate_scan`` / ``gain_table`` frames, a Tree) to
 ``go.Figure``. Scores are in the criterion's units: for a split of a node with weight w into children
 of weights w_i, ``gain = I(parent) - sum_i (w_i / w) I(child_i)``; C4.5's ``gain_ratio = gain /
 split_info`` with ``split_info = -sum_i (w_i / w) log2(w_i / w)``.
@@ -14,8 +14,8 @@ import plotly.graph_objects as go
 
 from engine.errors import ConfigError, DataError
 
-from . import palette
-from .regions import FONT, escape, new_figure, vline
+from engine.viz import palette
+from engine.viz.regions import FONT, escape, new_figure, vline
 
 __all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS", "scan_points",
            "MAX_SCAN_POINTS"]
@@ -55,7 +55,7 @@ def scan_points(values: np.ndarray, best: int, max_points: int = MAX_SCAN_POINTS
 
 def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "gain",
                           height: int = 380) -> go.Figure:
-    """Score of every candidate split of one feature (``engine.gain.candidate_scan``).
+    """Score of every candidate split of one feature (``engine.split.gain.candidate_scan``).
 
     Numeric feature: line + markers of the score against the threshold, the best one enlarged, and
     ``chosen`` (a threshold) marked with a dashed vertical line. Categorical feature: one horizontal

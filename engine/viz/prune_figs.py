@@ -1,6 +1,6 @@
 """Plotly figures for the Prune page: the cost-complexity path and its cross-validation.
 
-Pure functions from :class:`engine.pruning_ccp.CCPPath` / :class:`engine.pruning_ccp.CCPCrossValidation`
+Pure functions from :class:`engine.prune.cost_complexity.CCPPath` / :class:`engine.prune.cost_complexity.CCPCrossValidation`
 to ``go.Figure``. The tree of a path row is the pruned tree for every alpha from that row's alpha up to
 the next one, so the curves are drawn as steps (``line_shape="hv"``). Colours follow the Evaluate page
 (one colour per part of the data).

@@ -24,7 +24,7 @@ import plotly.io as pio
 
 from engine.errors import DataError
 
-from . import palette
+from engine.viz import palette
 
 #: The template of this package's figures.
 TEMPLATE = "plotly_white"

@@ -1,6 +1,6 @@
 """Plotly figures for the Theory page: impurity curves, a split's chords, gains, PAC growth.
 
-Pure functions from :mod:`engine.theory` results to ``go.Figure``; the caller decides how to show them.
+Pure functions from :mod:`engine.teach.theory` results to ``go.Figure``; the caller decides how to show them.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.errors import ConfigError
-from engine.impurity import binary_entropy, binary_gini, binary_misclassification
-from engine.theory import CRITERIA_COMPARED, impurity_curves
+from engine.split.impurity import binary_entropy, binary_gini, binary_misclassification
+from engine.teach.theory import CRITERIA_COMPARED, impurity_curves
 
 # Okabe-Ito colour-blind-safe colours, one per criterion.
 COLORS = {
@@ -112,7 +112,7 @@ def split_chords_figure(parent_counts, left_counts, *, columns=("misclassificati
 
 
 def gains_figure(gains: pd.DataFrame) -> go.Figure:
-    """Bar chart of the gain per criterion from :func:`engine.theory.split_gains`."""
+    """Bar chart of the gain per criterion from :func:`engine.teach.theory.split_gains`."""
     order = [c for c in CRITERIA_COMPARED if c in set(gains["criterion"])]
     g = gains.set_index("criterion").loc[order]
     fig = go.Figure(go.Bar(
@@ -128,7 +128,7 @@ def gains_figure(gains: pd.DataFrame) -> go.Figure:
 
 
 def pac_figure(table: pd.DataFrame) -> go.Figure:
-    """Sample size N against n for each hypothesis class of :func:`engine.theory.pac_table` (log y)."""
+    """Sample size N against n for each hypothesis class of :func:`engine.teach.theory.pac_table` (log y)."""
     fig = go.Figure()
     for i, (name, part) in enumerate(table.groupby("hypothesis_class", sort=False)):
         fig.add_trace(go.Scatter(

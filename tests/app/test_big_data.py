@@ -11,9 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.config import TreeConfig
-from ui import data_panels as panels
-from ui import grow_settings as gs
-from ui import share
+from ui.data import panels as panels
+from ui.grow import settings as gs
+from ui.classroom import share
 from ui import state
 
 GROW = "pages/grow.py"
@@ -185,7 +185,7 @@ def test_a_hundred_thousand_row_upload_works_end_to_end():
 def _stages_script():
     import streamlit as st
 
-    from ui import data_panels as panels
+    from ui.data import panels as panels
     from ui import state as st_state
 
     class Box:  # records what the st.status box would show
@@ -225,7 +225,7 @@ def test_an_upload_names_its_loading_stages():
 
 
 def test_the_data_pages_histogram_sends_bars_not_every_value_on_big_data():
-    from engine.data import Dataset
+    from engine.data.dataset import Dataset
     from ui.charts import MAX_RAW_VALUES, target_histogram_figure
 
     rng = np.random.default_rng(0)
@@ -299,7 +299,7 @@ def test_streamlits_copy_of_an_uploaded_file_shares_its_bytes():
     from streamlit.proto.Common_pb2 import FileURLs
     from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
 
-    import ui.data_panels  # noqa: F401 - installs the sharing copy
+    import ui.data.panels  # noqa: F401 - installs the sharing copy
 
     rec = UploadedFileRec(file_id="f1", name="big.csv", type="text/csv", data=b"a,b\n1,2\n" * 1000)
     upload = UploadedFile(rec, FileURLs())

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import classroom, classroom_quiz, state
-from ui.lessons import BY_SLUG
+from ui.classroom import presenter as classroom, quiz as classroom_quiz
+from ui import state
+from ui.classroom.lessons import BY_SLUG
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")

@@ -1,4 +1,4 @@
-"""AppTest of the classroom panels (ui/classroom.py, ui/classroom_quiz.py) in a small host script.
+"""AppTest of the classroom panels (ui/classroom/presenter.py, ui/classroom/quiz.py) in a small host script.
 
 The host script plays the Grow page's part: the switches, a Step button, the quiz, the narration under
 the diagram and the narrated log. The Grow page itself is tested in test_classroom_grow.py.
@@ -10,13 +10,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.config import TreeConfig
-from ui import classroom, classroom_quiz, state
+from ui.classroom import presenter as classroom, quiz as classroom_quiz
+from ui import state
 
 
 def host():  # runs as a Streamlit script: imports inside
     import streamlit as st
 
-    from ui import classroom, classroom_quiz, state
+    from ui.classroom import presenter as classroom, quiz as classroom_quiz
+    from ui import state
     from ui.widgets import show_flashes
 
     state.init_state()

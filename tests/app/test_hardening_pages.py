@@ -168,7 +168,7 @@ def test_data_page_shows_the_names_literally(hostile):
 
 
 def test_data_page_upload_with_a_hostile_file_name(hostile):
-    from ui import data_panels as panels
+    from ui.data import panels as panels
 
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
@@ -256,7 +256,7 @@ def test_rules_page_every_tab(hostile):
 
 @pytest.mark.parametrize("method", ["random_forest", "adaboost"])
 def test_ensembles_page_every_tab(hostile, method):
-    from ui import ensemble_train as training
+    from ui.ensembles import train as training
 
     at = open_page(hostile, "pages/ensembles.py", grow=0)
     check_page(at)

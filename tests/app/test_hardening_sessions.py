@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine
-from ui import data_panels as panels
+from ui.data import panels as panels
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.data import load_csv
+from engine.data.dataset import load_csv
 from engine.errors import DataError
-from ui import data_panels as panels
+from ui.data import panels as panels
 from ui import state
 from ui.widgets import md_escape
 

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.data import SAMPLES, load_sample
-from ui import data_panels as panels
+from engine.data.dataset import SAMPLES, load_sample
+from ui.data import panels as panels
 from ui import state
 
 DATA_PAGE = "pages/data.py"
@@ -265,7 +265,7 @@ def test_md_escape_neutralises_markdown_latex_colour_and_html():
 def test_column_summary_counts_missing_and_distinct_values():
     import pandas as pd
 
-    from engine.data import Dataset
+    from engine.data.dataset import Dataset
     from ui.summaries import column_summary
 
     frame = pd.DataFrame({
@@ -306,7 +306,7 @@ def test_class_counts_and_chart_agree_with_the_labels():
 def test_chart_text_shows_user_labels_literally():
     import pandas as pd
 
-    from engine.data import Dataset
+    from engine.data.dataset import Dataset
     from ui.charts import class_balance_figure
 
     frame = pd.DataFrame({"f": [1, 2, 3, 4], "<b>t</b>": ["<i>a</i>", "b&c", "<i>a</i>", "b&c"]})

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import engine
 from engine import ensembles
-from ui import ensemble_train as training
+from ui.ensembles import train as training
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ def _values(arr) -> np.ndarray:
 
 def state_config(ds):
     """The member settings the page uses: the sample's textbook algorithm (as ui.state does)."""
-    from engine.data import SAMPLES
+    from engine.data.dataset import SAMPLES
     info = SAMPLES.get(ds.name)
     return engine.TreeConfig(algorithm=info.algorithm if info else "cart")
 

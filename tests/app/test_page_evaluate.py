@@ -11,9 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine
-from engine.curves import depth_curve
-from engine.evaluation import cross_validate, holdout
-from engine.metrics import evaluate
+from engine.evaluate.curves import depth_curve
+from engine.evaluate.validation import cross_validate, holdout
+from engine.evaluate.metrics import evaluate
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

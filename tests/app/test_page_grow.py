@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.data import SAMPLES
-from ui import grow_controls as gc
-from ui import grow_settings as gs
-from ui import grow_views as gv
-from ui import query as q
+from engine.data.dataset import SAMPLES
+from ui.grow import controls as gc
+from ui.grow import settings as gs
+from ui.grow import views as gv
+from ui.grow import query as q
 from ui import state
 
 GROW = "pages/grow.py"

@@ -12,11 +12,11 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from engine.serialize import tree_from_json
-from ui import data_panels as panels
-from ui import exports
-from ui import grow_settings as gs
-from ui import inspector
+from engine.tree.serialize import tree_from_json
+from ui.data import panels as panels
+from ui.grow import exports
+from ui.grow import settings as gs
+from ui.grow import inspector
 from ui import state
 
 GROW = "pages/grow.py"

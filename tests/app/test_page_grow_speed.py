@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from ui import data_panels as panels
-from ui import grow_views as gv
+from ui.data import panels as panels
+from ui.grow import views as gv
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +81,7 @@ def test_ten_thousand_rows_step_by_step_and_to_the_end():
 def test_grow_to_end_narrates_only_the_steps_shown(monkeypatch):
     """After "Grow to end" the page narrates the latest step (and the log its latest LOG_LIMIT steps), not
     every step: each narration searches its node again (8 s for 1,500 steps before)."""
-    from ui import classroom
+    from ui.classroom import presenter as classroom
 
     calls = []
     original = classroom.narrate_step_lines

@@ -8,8 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.config import TreeConfig
-from ui import classroom, state
-from ui.lessons import APPLIED, BY_SLUG, LESSONS, P_LESSON, Lesson
+from ui.classroom import presenter as classroom
+from ui import state
+from ui.classroom.lessons import APPLIED, BY_SLUG, LESSONS, P_LESSON, Lesson
 from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ def test_every_lesson_link_opens_at_the_promised_state(lesson: Lesson):
     assert bool(ss[classroom.QUIZ]) is lesson.quiz
     assert ss[APPLIED] == lesson.slug
     if "method" in dict(lesson.params):  # the Ensembles page preselects the method from the link
-        from ui.ensemble_train import W_METHOD
+        from ui.ensembles.train import W_METHOD
 
         assert ss[W_METHOD] == dict(lesson.params)["method"]
     assert any(md_escape(lesson.title) in i.value for i in at.info)  # "Lesson loaded: ..."
@@ -86,7 +87,7 @@ def test_gini_lesson_shows_the_misclassification_root_split():
     grower = at.session_state[state.GROWER]
     assert grower.config.criterion == "misclassification"
     assert grower.tree.root.split.describe() == "Month <= 3.5"
-    from engine.growth import Grower
+    from engine.grow.grower import Grower
 
     train = at.session_state[state.DATA_SPLIT].train
     assert len(train) == 60
@@ -112,7 +113,7 @@ def test_pruning_lesson_narrates_the_decisions():
 
 def test_gain_ratio_lesson_uses_the_day_column():
     at = _open(BY_SLUG["gain-ratio-day-column"].query_params(), "pages/grow.py")
-    from engine.growth import Grower
+    from engine.grow.grower import Grower
 
     split = at.session_state[state.DATA_SPLIT]
     g = Grower(split.train, at.session_state[state.TREE_CONFIG])

@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import engine
-from engine.pruning import prune_reduced_error
-from engine.pruning_c45 import prune_pessimistic
-from engine.pruning_ccp import ccp_path, prune_ccp
+from engine.prune.reduced_error import prune_reduced_error
+from engine.prune.pessimistic import prune_pessimistic
+from engine.prune.cost_complexity import ccp_path, prune_ccp
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

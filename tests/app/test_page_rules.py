@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 import engine
 from engine.ensembles import DecisionListLearner, fit_kdt
-from engine.paths import rules_text
-from ui import rules_views as views
+from engine.tree.paths import rules_text
+from ui.rules import views as views
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

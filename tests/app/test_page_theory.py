@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.data import Dataset
-from engine.growth import Grower
-from engine.theory import mdl_error_bound, pac_sample_size
+from engine.data.dataset import Dataset
+from engine.grow.grower import Grower
+from engine.prune.mdl import mdl_error_bound
+from engine.teach.theory import pac_sample_size
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import engine
-from engine.gain import explain_gain, explain_impurity
+from engine.split.gain import explain_gain, explain_impurity
 
 
 @pytest.fixture(scope="module")

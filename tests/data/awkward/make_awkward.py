@@ -1,7 +1,7 @@
 """Write the awkward-file corpus next to this script (deterministic; run after changing a case).
 
 Run from the repository root: ``python tests/data/awkward/make_awkward.py``. Each file is small
-(< 200 KB); what loading it must do is listed in ``README.md`` and checked by ``tests/test_awkward.py``.
+(< 200 KB); what loading it must do is listed in ``README.md`` and checked by ``tests/engine/data/test_awkward.py``.
 """
 
 from __future__ import annotations

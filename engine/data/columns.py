@@ -1,0 +1,252 @@
+"""Column values and kinds: numbers written as text, labels, and the rules that pick each column's kind.
+
+Every column of a loaded table gets a *natural* form first (:func:`natural_column`):
+
+- numbers stay numbers (float64); ``inf``/``-inf`` become missing, with a note;
+- text is stripped and missing markers (``NA``, ``?``, ``-``, ``null``, ...) become NaN; if every
+  remaining value is a number in one unambiguous notation, the column is numeric:
+  ``1234.5``, ``1,234.5`` (comma thousands), ``1.234,5`` / ``12,5`` (decimal comma, preferred in
+  semicolon-separated files, where ``1,234`` means 1.234), ``45%`` (read as 45);
+- booleans and all other text are categorical labels (strings, see :mod:`engine.data.schema`).
+
+Then :func:`feature_kind` and :func:`infer_task` apply the rules of the data contract:
+
+- a text column with a different value in every row (an id like ``D1..D14``) is ignored, because it
+  would win every gain comparison; a column without any value is ignored too;
+- the target is a classification target when it is text/boolean, or integer-valued with at most 20
+  distinct values that are fewer than 5% of the rows (or just two distinct values); else regression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import DataError
+from engine.data.schema import clean_text, factorize_labels
+
+#: Below this many rows a text column unique per row is still used (tiny hand-made tables).
+ID_MIN_ROWS = 6
+#: Integer targets with at most this many distinct values (and < 5% of rows) are classes.
+MAX_INT_CLASSES = 20
+
+_US = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+"
+_EU = r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?|[+-]?,\d+"
+_PERCENT = r"[+-]?(?:\d+(?:[.,]\d+)?|[.,]\d+)\s*%"
+_DATE = r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}[./]\d{1,2}[./]\d{2,4}"
+
+
+def _is_bool(values: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return True
+    if not pd.api.types.is_object_dtype(values.dtype):
+        return False
+    present = values.dropna()
+    return len(present) > 0 and bool(present.map(type).isin([bool, np.bool_]).all())
+
+
+def labels_of(values: pd.Series) -> pd.Series:
+    """Each value as its label string (``schema`` rules: ``2.0 -> "2"``, ``True -> "True"``), NaN kept."""
+    codes, labels, _ = factorize_labels(values)
+    table = np.array(labels + [np.nan], dtype=object)
+    return pd.Series(table[codes], index=values.index, dtype="str")
+
+
+def finite(values: pd.Series) -> tuple[pd.Series, int]:
+    """Float64 values with +-inf replaced by NaN, and how many were infinite."""
+    # float64 columns are used as they are (copy-on-write keeps them safe): no copy of a big column
+    out = values if values.dtype == np.float64 else pd.to_numeric(values, errors="coerce").astype("float64")
+    inf = np.isinf(out.to_numpy())
+    return (out.mask(inf) if inf.any() else out), int(inf.sum())
+
+
+def _unique_text(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """``(codes, uniques)``: codes (-1 = missing) into the distinct cleaned texts of ``values``.
+
+    Cleaning (strip, missing markers) and parsing work on the distinct values only and are spread
+    back with the codes, so a column of 100,000 rows with 5 categories costs 5 parses, not 100,000.
+    """
+    raw_codes, raw = pd.factorize(values, use_na_sentinel=True)
+    cleaned = clean_text(pd.Series(np.asarray(raw, dtype=object), dtype=object))
+    codes, uniques = pd.factorize(cleaned, use_na_sentinel=True)  # " a" and "a" merge here
+    codes = np.append(codes, -1)[raw_codes]
+    return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str")
+
+
+def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series) -> pd.Series:
+    """The cleaned labels of every row of ``values`` (a text column), from its distinct cleaned texts."""
+    if values.dtype == "str" and len(uniques) == values.nunique(dropna=True):
+        # no value changed and none merged (cleaning only strips and blanks markers, so equal counts mean
+        # equal texts when every cleaned text is one of the raw ones): the column is already its labels
+        raw = pd.Series(values.dropna().unique()).astype(object)
+        if raw.isin(uniques.astype(object)).all():
+            return values
+    # ExtensionArray.take with allow_fill: -1 becomes missing; a C-level take, no Python strings
+    return pd.Series(uniques.array.take(codes, allow_fill=True), index=values.index)
+
+
+def _spread(numbers: pd.Series, codes: np.ndarray, index) -> pd.Series:
+    table = np.append(pd.to_numeric(numbers, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan),
+                      np.nan)
+    return pd.Series(table[codes], index=index, dtype="float64")
+
+
+def _all_plain_numbers(uniques: pd.Series) -> bool:
+    # a quick look at the first values avoids pandas' slow per-value fallback on text columns
+    if pd.to_numeric(uniques.iloc[:64], errors="coerce").isna().any():
+        return False
+    return bool(pd.to_numeric(uniques, errors="coerce").notna().all())
+
+
+def parse_numbers(text: pd.Series, *, decimal_comma: bool) -> tuple[pd.Series | None, str]:
+    """Float values of text if every non-missing value is a number in one notation.
+
+    Returns ``(values, how)`` with ``how`` one of "plain", "thousands", "decimal comma", "percent",
+    or ``(None, "")`` when some value is not a number (or the notation is ambiguous).
+    """
+    codes, uniques = _unique_text(text)
+    return _parse_uniques(codes, uniques, text.index, decimal_comma)
+
+
+def _parse_uniques(codes, uniques: pd.Series, index, decimal_comma: bool) -> tuple[pd.Series | None, str]:
+    if uniques.empty:
+        return None, ""
+    if _all_plain_numbers(uniques):
+        return _spread(uniques, codes, index), "plain"
+    us, eu = uniques.str.fullmatch(_US).all(), uniques.str.fullmatch(_EU).all()
+    if us and eu:  # e.g. only "1,234"-like values: the file's convention decides
+        us, eu = not decimal_comma, decimal_comma
+    if eu:
+        converted = uniques.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        return _spread(converted, codes, index), "decimal comma"
+    if us:
+        return _spread(uniques.str.replace(",", "", regex=False), codes, index), "thousands"
+    if uniques.str.fullmatch(_PERCENT).all():
+        digits = uniques.str.replace("%", "", regex=False).str.strip()
+        if decimal_comma or not digits.str.contains(".", regex=False).any():
+            digits = digits.str.replace(",", ".", regex=False)
+        number = pd.to_numeric(digits, errors="coerce")
+        if number.notna().all():
+            return _spread(number, codes, index), "percent"
+    return None, ""
+
+
+def number_share(text: pd.Series, limit: int = 2000) -> tuple[float, str]:
+    """Share of the (non-missing) rows that are plain numbers, and an example value that is not."""
+    return _number_share(*_unique_text(text), limit=limit)
+
+
+def _number_share(codes, uniques: pd.Series, limit: int = 2000) -> tuple[float, str]:
+    # estimated from the first ``limit`` distinct values: enough for a note or an error message
+    if uniques.empty:
+        return 0.0, ""
+    head = uniques.iloc[:limit]
+    is_number = pd.to_numeric(head, errors="coerce").notna().to_numpy()
+    counts = np.bincount(codes[(codes >= 0) & (codes < len(head))], minlength=len(head))
+    bad = head[~is_number]
+    return float(counts[is_number].sum() / max(counts.sum(), 1)), (str(bad.iloc[0]) if len(bad) else "")
+
+
+def first_non_number(text: pd.Series) -> str:
+    """An example value of ``text`` that is not a number (for error messages)."""
+    example = number_share(text)[1]
+    if example:
+        return example
+    present = text.dropna()
+    return str(present.iloc[0]) if len(present) else ""
+
+
+def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tuple[pd.Series, str, list[str]]:
+    """``(values, kind, notes)``: the column as float64 ("numeric") or label strings ("categorical")."""
+    notes: list[str] = []
+    if _is_bool(values):
+        return labels_of(values), "categorical", notes
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        out, n_inf = finite(values)
+        if n_inf:
+            notes.append(_inf_note(name, n_inf))
+        return out, "numeric", notes
+    codes, uniques = _unique_text(values)
+    number, how = _parse_uniques(codes, uniques, values.index, decimal_comma)
+    if number is not None:
+        out, n_inf = finite(number)
+        if n_inf:
+            notes.append(_inf_note(name, n_inf))
+        if how == "percent":
+            notes.append(f"Column '{name}' holds percentages; the % signs were dropped (45% is read as 45).")
+        elif how == "thousands":
+            notes.append(f"Column '{name}' holds numbers with thousands separators (1,234 is read as 1234).")
+        return out, "numeric", notes
+    if len(uniques):
+        share, example = _number_share(codes, uniques)
+        if share >= 0.5:
+            notes.append(f"Column '{name}' mixes numbers with text (for example '{example}'), "
+                         "so it is treated as categorical; fix or blank those values to use it as numbers.")
+        elif uniques.iloc[:1000].str.fullmatch(_DATE).all():
+            notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
+    return _expand_text(codes, uniques, values), "categorical", notes
+
+
+def _inf_note(name: str, count: int) -> str:
+    what = "an infinite value" if count == 1 else f"{count:,} infinite values"
+    return f"Column '{name}' had {what} (inf), treated as missing."
+
+
+def as_kind(values: pd.Series, natural: str, kind: str, name: str, *, decimal_comma: bool) -> pd.Series:
+    """The column in the representation of ``kind`` (float64 numeric, label strings categorical).
+
+    Raises ``DataError`` naming the column and a bad value when text cannot be made numeric.
+    """
+    if kind == "numeric" and natural != "numeric":
+        text = clean_text(values)
+        number, _ = parse_numbers(text, decimal_comma=decimal_comma)
+        if number is None:
+            if text.notna().sum() == 0:
+                return pd.Series(np.nan, index=values.index, dtype="float64")
+            raise DataError(f"Column '{name}' cannot be numeric: '{first_non_number(text)}' is not a number. "
+                            "Mark it categorical, or fix that value.")
+        return finite(number)[0]
+    if kind == "categorical" and natural == "numeric":
+        return labels_of(values)
+    return values
+
+
+def is_identifier(values: pd.Series, natural: str) -> bool:
+    """A text column (not mostly numbers) with a different value in every row that has one (at
+    least ``ID_MIN_ROWS`` rows, and at most 10% of them empty)."""
+    n, present = len(values), int(values.notna().sum())
+    return (natural == "categorical" and n >= ID_MIN_ROWS and present >= 0.9 * n
+            and values.nunique(dropna=True) == present and number_share(values)[0] < 0.5)
+
+
+def is_row_number(values: pd.Series) -> bool:
+    """Numbers 0..n-1 or 1..n in file order: a row number, not a measurement."""
+    x = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return (len(x) >= ID_MIN_ROWS and not np.isnan(x).any()
+            and (np.array_equal(x, np.arange(len(x))) or np.array_equal(x, np.arange(1, len(x) + 1))))
+
+
+def feature_kind(values: pd.Series, natural: str, name: str) -> tuple[str, str | None]:
+    """Inferred kind of a feature column and a note explaining it (or ``None``)."""
+    if values.notna().sum() == 0:
+        return "ignore", f"Column '{name}' has no values at all, so it is ignored."
+    if is_identifier(values, natural):
+        return "ignore", (f"Column '{name}' is ignored: every row has a different value, so it would win "
+                          "every gain comparison. Mark it categorical to use it anyway.")
+    if natural == "numeric" and is_row_number(values):
+        return natural, (f"Column '{name}' counts the rows (1, 2, 3, ...); if it is a row number, "
+                         "ignore it, or the tree may split on the order of the file.")
+    return natural, None
+
+
+def infer_task(values: pd.Series, natural: str) -> str:
+    """'classification' for text/boolean targets and few integer values; else 'regression'."""
+    if natural != "numeric":
+        return "classification"
+    present = values.dropna().to_numpy(dtype=np.float64)
+    if present.size == 0 or not np.all(np.mod(present, 1.0) == 0.0):
+        return "regression"
+    distinct = np.unique(present).size
+    if distinct <= 2 or (distinct <= MAX_INT_CLASSES and distinct < 0.05 * present.size):
+        return "classification"
+    return "regression"

@@ -1,0 +1,15 @@
+"""Growing trees: the step-by-step :class:`Grower`, its stopping rules, and the fast level-wise growers.
+
+``grower`` (Grower, StepRecord, fit_tree: step, undo, force, collapse, grow), ``stopping`` (every
+stopping rule and its reason), ``featuredraw`` (random feature subsets per node), ``gain_tables``
+(the gain table of a data set or a Grower), and the speed path: ``fastgrow`` chooses between
+``fastexact`` (exact level-wise search) and ``fasthist`` (histograms), which keep their rows in
+``roworders`` and ``levelstore``; ``allocator`` keeps big temporary arrays on the heap.
+"""
+
+from engine.grow.grower import Grower, StepRecord, fit_tree
+from engine.grow.gain_tables import gain_table
+
+__all__ = [
+    "Grower", "StepRecord", "fit_tree", "gain_table",
+]

@@ -1,0 +1,379 @@
+"""Level-wise exact growth: the tree stepping a :class:`~engine.grow.grower.Grower` to the end would give,
+with the Python work per level instead of per node (SLIQ/SPRINT style).
+
+Each feature's row order is sorted once; a level's open nodes get their rows sorted by value per
+feature from there (:mod:`engine.grow.roworders`: partitioned orders, or for forests that draw few features
+per node, the drawn pairs sorted on demand). Every (feature, node) pair the level may use is scanned at
+once, as one flat array: cumulative stats minus each pair's offset give the left child at every
+threshold, :meth:`~engine.split.impurity.Criterion.weighted_cols` every gain, and a segmented maximum each
+pair's best threshold, first on ties as in :mod:`engine.split.search`. Nodes and splits are recorded as arrays
+(:mod:`engine.grow.levelstore`) and become objects only when first read.
+
+Results equal the step-by-step search exactly for integer weights and integer-valued regression
+targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which
+can only matter for candidates whose gains tie to ~1e-12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.grow.featuredraw import child_keys, draw_mask
+from engine.grow.levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
+                                    depth_first_ids, split_numbers)
+from engine.grow.roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
+                                   use_sorted_orders)
+from engine.split.search import TIE_TOL
+from engine.split.significance import chi2_test
+from engine.grow.stopping import EPS, pre_split_codes
+
+#: elements (pairs' rows) scanned per chunk: bounds the memory of one scan to ~100 MB
+CHUNK = 1 << 20
+
+
+def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+    """Per segment (``starts``/``lengths`` of g): the max of g and the first position within TIE_TOL of
+    it (-1 if none is finite). Ties go to the first position, as in :mod:`engine.split.search`."""
+    segmax = np.maximum.reduceat(g, starts)
+    finite = np.isfinite(segmax)
+    bar = np.where(finite, segmax - TIE_TOL * (1.0 + np.abs(np.where(finite, segmax, 0.0))), np.inf)
+    hits = np.flatnonzero(g >= np.repeat(bar, lengths))
+    first = np.full(starts.size, -1, dtype=np.int64)
+    if hits.size:
+        s = np.searchsorted(starts, hits, side="right") - 1
+        lead = np.ones(hits.size, dtype=bool)
+        lead[1:] = s[1:] != s[:-1]
+        first[s[lead]] = hits[lead]
+    return segmax, first
+
+
+class _Data:
+    """The training rows as the scan needs them (rows with weight 0 dropped)."""
+
+    def __init__(self, grower):
+        self.idx0 = np.flatnonzero(grower.w0 > 0)
+        self.w = grower.w0[self.idx0]
+        self.XT = np.ascontiguousarray(grower.X[self.idx0].T)          # (d, m)
+        self.d, self.m = self.XT.shape
+        self.ST = np.ascontiguousarray((grower.U[self.idx0] * self.w[:, None]).T)   # (S, m)
+        self.S = self.ST.shape[0]
+        unit = bool(np.all(self.w == 1.0))
+        # unit weights: class counts come from the labels (no stat rows gathered); a regression node's
+        # weight is its row count
+        self.labels = (grower.y[self.idx0].astype(np.int64)
+                       if grower.task == "classification" and unit else None)
+        self.count_weight = grower.task == "regression" and unit
+        # stats that are whole numbers (class counts and row counts under integer weights, e.g. a
+        # bootstrap's) are summed in integers: a float cumsum waits ~5 ns an element on each addition,
+        # an integer one ~1 ns, and below 2**53 both give exactly the same numbers
+        whole = np.all(self.ST == np.round(self.ST), axis=1) & (np.abs(self.ST).sum(axis=1) < 2.0**53)
+        self.STi = {k: self.ST[k].astype(np.int64) for k in np.flatnonzero(whole).tolist()}
+        # every stat whole (always so for unit-weight class counts): sums are exact in any order, and each
+        # kept row weighs at least 1
+        self.whole_stats = len(self.STi) == self.S
+
+
+def _cumsum(values: np.ndarray) -> np.ndarray:
+    """Running sum; booleans and integers in int64 (see ``_Data.STi``)."""
+    return np.cumsum(values, dtype=np.int64 if values.dtype.kind in "biu" else np.float64)
+
+
+def _totals(data: _Data, first_order: np.ndarray, cnt: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Stats of each open node (C, S): differences of cumulative sums along the first feature's order,
+    as the scan computes them."""
+    C, S = cnt.size, data.S
+    if data.labels is not None:
+        nd = np.repeat(np.arange(C), cnt)
+        return np.bincount(nd * S + data.labels[first_order], minlength=C * S).reshape(C, S).astype(float)
+    ends = starts + cnt - 1
+    tot = np.empty((C, S))
+    for k in range(S):
+        if k == 0 and data.count_weight:
+            tot[:, 0] = cnt
+            continue
+        c = np.cumsum(data.ST[k][first_order])
+        tot[:, k] = c[ends]
+        tot[1:, k] -= c[ends[:-1]]
+    return tot
+
+
+def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, pc, G, THR, LEFT, NL):
+    """Best threshold of every (feature pj, node pc) pair, written into G/THR/LEFT/NL[pc, pj]."""
+    plen = cnt[pc]
+    T = int(plen.sum())
+    if T == 0:
+        return
+    pst = exclusive_cumsum(plen)
+    pos, sorted_at = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
+    if sorted_at is not None:     # the features' sorted values, read in ascending order
+        xs = np.take(orders.XS.ravel(), sorted_at)
+    else:
+        rowfeat = np.repeat(pj * data.m, plen)
+        rowfeat += pos
+        xs = np.take(data.XT.ravel(), rowfeat)
+        del rowfeat
+
+    def per_pair(v):              # a value per pair, spread over its rows (np.repeat beats a gather)
+        return np.repeat(v, plen)
+
+    n_left = np.arange(1, T + 1) - per_pair(pst)
+    ends = pst + plen - 1
+    lab = np.take(data.labels, pos) if data.labels is not None else None
+    left, right = [], []
+    wl = wr = None
+    if lab is not None or data.count_weight:      # unit weights: a side's weight is its row count, exactly
+        wl = n_left.astype(float)
+        wr = per_pair(plen.astype(float)) - wl
+    for k in range(data.S):
+        if k == 0 and data.count_weight:
+            lk = wl
+        elif lab is not None and k == data.S - 1 and k > 0:
+            lk = wl - left[0]                     # the last class: rows minus the other classes (exact)
+            for other in left[1:]:
+                lk -= other
+        else:
+            if lab is not None:
+                c = _cumsum(lab == k)
+            elif k == 1 and data.count_weight:
+                y = np.take(data.ST[1], pos)   # unit weights: stat 2 is y*y, squared here, not gathered
+                c = np.cumsum(y)
+            elif k == 2 and data.count_weight:
+                y *= y
+                c = np.cumsum(y)
+            elif k in data.STi:
+                c = _cumsum(np.take(data.STi[k], pos))
+            else:
+                c = np.cumsum(np.take(data.ST[k], pos))
+            base = np.zeros(pj.size, dtype=c.dtype)
+            base[1:] = c[ends[:-1]]
+            c -= per_pair(base)
+            lk = c.astype(np.float64, copy=False)
+        left.append(lk)
+        # a regression node's weight is its row count (TOT[:, 0] == cnt): the right side's count is wr
+        right.append(wr if k == 0 and data.count_weight else per_pair(TOT[pc, k]) - lk)
+    by_labels = lab is not None       # class counts from labels: a side's weight is its row count
+    del pos, lab
+    valid = np.empty(T, dtype=bool)
+    np.greater(xs[1:], xs[:-1], out=valid[:-1])
+    valid[ends] = False
+    if msl > 1:
+        valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # with row counts as weights, every valid position has rows on both sides: only there are
+        # the gains read; so with whole-number weights (each kept row weighs at least 1)
+        counts = data.count_weight or data.whole_stats
+        children = crit.weighted_cols(left, wl if by_labels else None, read_where_positive=counts)
+        children += crit.weighted_cols(right, wr if by_labels else None, read_where_positive=counts)
+        children /= per_pair(W[pc])
+        g = np.where(valid, per_pair(P[pc]) - children, -np.inf)
+    del children, valid
+    segmax, first = segment_best(g, pst, plen)
+    ok = first >= 0
+    f = first[ok]
+    at_c, at_j = pc[ok], pj[ok]
+    G[at_c, at_j] = segmax[ok]
+    t = (xs[f] + xs[f + 1]) / 2.0
+    THR[at_c, at_j] = np.where(t >= xs[f + 1], xs[f], t)
+    for k in range(data.S):
+        LEFT[at_c, at_j, k] = left[k][f]
+    NL[at_c, at_j] = n_left[f]
+
+
+def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
+    """Each node's feature from its per-feature best gains ``G`` (nodes x features): the best gain, or
+    with ``score="gain_ratio"`` (C4.5) the best gain ratio among features whose gain is at least the
+    average; gains compared rounded to 12 decimals, ties to the first feature, as in :func:`engine.split.search.choose`."""
+    if cfg.score == "gain_ratio":
+        finite = np.isfinite(G)
+        avg = np.where(finite, G, 0).sum(1) / np.maximum(finite.sum(1), 1)
+        WL = crit.weight(LEFT)
+        WR = W[:, None] - WL
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pl, pr = WL / W[:, None], WR / W[:, None]
+            info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1)), 0)
+                     + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1)), 0))
+            ratio = np.where(info > 0, G / info, 0.0)
+        score = np.where(finite & (G >= avg[:, None] - TIE_TOL), np.round(ratio, 12), -np.inf)
+    else:
+        score = np.round(G, 12)
+    return np.argmax(score, axis=1)
+
+
+def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
+    """Partition the split nodes' ranges of ``perm`` (node i: ``perm[lo[i]:lo[i] + n[i]]``) in place: its
+    rows going left, then those going right, each group in its former order. Returns the rows of those
+    ranges (in their former order), the split each belongs to, and whether it goes right."""
+    pst = exclusive_cumsum(n)
+    T = int(n.sum())
+    seg = np.repeat(np.arange(n.size), n)
+    rows = perm[np.repeat(lo - pst, n) + np.arange(T)]
+    right = data.XT.ravel()[np.repeat(feature * data.m, n) + rows] > threshold[seg]
+    rcum = np.cumsum(right)
+    rbase = np.zeros(n.size, dtype=np.int64)
+    rbase[1:] = rcum[pst[1:] - 1]
+    rights_before = rcum - right - rbase[seg]
+    local = np.arange(T) - pst[seg]
+    perm[np.where(right, np.repeat(lo + n_left, n) + rights_before, np.repeat(lo, n) + local - rights_before)] = rows
+    return rows, seg, right
+
+
+def grow_exact(grower):
+    """The whole tree, level by level (see the module docstring): a ``FastResult`` for ``Grower._install``."""
+
+    cfg, crit, task = grower.config, grower.crit, grower.task
+    data = _Data(grower)
+    d, m, S = data.d, data.m, data.S
+    msl = cfg.min_samples_leaf
+    k_draw = cfg.n_features_to_draw(d)
+    draw = k_draw < d
+    seed = cfg.random_state or 0
+    root = grower._nodes[0]
+    # per level: arrays of the nodes created there (the root is level 0)
+    lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi = \
+        [np.array([-1])], [np.array([-1])], [np.array([root.stats])], [np.array([m])], [], [np.array([0])], \
+        [np.array([m])]
+    lv_pre.append(pre_split_codes(np.array([root.impurity]), np.array([0]), np.array([m]), cfg))
+    post_ids, post_codes = [], []
+    sp = {k: [] for k in ("node", "feature", "threshold", "gain", "gain_ratio", "split_info", "impurity_parent",
+                          "impurity_children", "left", "right", "w_left", "w_right", "n_left", "n_right",
+                          "first_child")}
+    perm = np.arange(m)
+    n_nodes = 1
+    ids = np.array([0]) if lv_pre[0][0] < 0 else np.zeros(0, dtype=np.int64)
+    cnt, lo = np.array([m]), np.array([0])
+    keys = np.zeros(1, dtype=np.uint64)
+    depth = 0
+    index_type = np.int32 if d * grower.X.shape[0] < 2**31 else np.int64
+    orders = None
+    if ids.size:
+        O = presorted(grower.X, grower.w0 > 0, index_type)
+        orders = (SortedOrders(O, perm, data.XT) if draw and use_sorted_orders(k_draw, d)
+                  else PartitionedOrders(O))
+        del O
+    TOT = None
+    while ids.size:
+        C = ids.size
+        starts = exclusive_cumsum(cnt)
+        if TOT is None:
+            TOT = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
+        W, P = crit.weight(TOT), crit.from_stats(TOT)
+        G = np.full((C, d), -np.inf)
+        THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
+        if draw:
+            pc, pj = np.nonzero(draw_mask(keys, seed, d, k_draw))
+            by_feature = np.argsort(pj, kind="stable")
+            pj, pc = pj[by_feature], pc[by_feature]
+        else:
+            pj, pc = np.repeat(np.arange(d), C), np.tile(np.arange(C), d)
+        # chunks of whole features, so that one scan holds at most ~CHUNK elements
+        plen_f = np.bincount(pj, weights=cnt[pc], minlength=d)
+        group = np.cumsum(plen_f) // CHUNK
+        bounds = np.searchsorted(pj, np.flatnonzero(np.r_[True, group[1:] != group[:-1]]))
+        bounds = np.r_[bounds, pj.size]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b > a:
+                _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
+        jstar = feature_choice(cfg, crit, G, LEFT, W)
+        ci = np.arange(C)
+        Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
+        Rw = TOT - Lw
+        wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
+        code = np.full(C, -1, dtype=np.int8)
+        code[~np.isfinite(Gw)] = NO_SPLIT
+        code[np.isfinite(Gw) & (gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        if cfg.chi2_alpha is not None and task == "classification":
+            for c in np.flatnonzero(code < 0).tolist():
+                p_value = chi2_test((tuple(Lw[c].tolist()), tuple(Rw[c].tolist())))[2]
+                if not (p_value <= cfg.chi2_alpha):
+                    code[c] = CHI2
+        stop = code >= 0
+        post_ids.append(ids[stop])
+        post_codes.append(code[stop])
+        spl = np.flatnonzero(~stop)
+        ns = spl.size
+        if ns == 0:
+            break
+        first = n_nodes + 2 * np.arange(ns)
+        n_nodes += 2 * ns
+        parent_ids = ids[spl]
+        nl, pn, plo = NLw[spl], cnt[spl], lo[spl]
+        for k, v in (("node", parent_ids), ("feature", jstar[spl]), ("threshold", Tw[spl]), ("gain", gain[spl]),
+                     ("gain_ratio", ratio[spl]), ("split_info", info[spl]), ("impurity_parent", P[spl]),
+                     ("impurity_children", cimp[spl]), ("left", Lw[spl]), ("right", Rw[spl]),
+                     ("w_left", wl[spl]), ("w_right", wr[spl]), ("n_left", nl), ("n_right", pn - nl),
+                     ("first_child", first)):
+            sp[k].append(v)
+        child_stats = np.empty((2 * ns, S))
+        child_stats[0::2], child_stats[1::2] = Lw[spl], Rw[spl]
+        child_n = np.empty(2 * ns, dtype=np.int64)
+        child_n[0::2], child_n[1::2] = nl, pn - nl
+        depth += 1
+        pre = pre_split_codes(crit.from_stats(child_stats), np.full(2 * ns, depth), child_n, cfg)
+        child_lo = np.empty(2 * ns, dtype=np.int64)
+        child_lo[0::2], child_lo[1::2] = plo, plo + nl
+        lv_parent.append(np.repeat(parent_ids, 2))
+        lv_branch.append(np.tile(np.array([0, 1]), ns))
+        lv_stats.append(child_stats)
+        lv_n.append(child_n)
+        lv_pre.append(pre)
+        lv_lo.append(child_lo)
+        lv_hi.append(child_lo + child_n)
+        rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl])
+        nxt = np.flatnonzero(pre < 0)
+        if nxt.size == 0:
+            break
+        orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
+        if draw:
+            half = spl[nxt >> 1]
+            keys = child_keys(keys[half], jstar[half], Tw[half], nxt & 1)
+        ids = (n_nodes - 2 * ns + nxt).astype(np.int64)
+        cnt, lo = child_n[nxt], child_lo[nxt]
+        # whole-number stats are exact sums in any order: the children's stats are the next totals
+        TOT = child_stats[nxt] if data.whole_stats else None
+    return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
+                   post_ids, post_codes, sp)
+
+
+def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
+            post_ids, post_codes, sp):
+    cat = np.concatenate
+    parent, branch, stats = cat(lv_parent), cat(lv_branch), cat(lv_stats)
+    n_rows, reason, lo, hi = cat(lv_n), cat(lv_pre).astype(np.int8), cat(lv_lo), cat(lv_hi)
+    if post_ids:
+        reason[cat(post_ids)] = cat(post_codes)
+    S = data.S
+    splits = {k: (cat(v) if v else np.zeros((0, S) if k in ("left", "right") else 0)) for k, v in sp.items()}
+    split_of = np.full(n_nodes, -1, dtype=np.int64)
+    split_of[splits["node"].astype(np.int64)] = np.arange(splits["node"].size)
+    first_child = np.full(n_nodes, -1, dtype=np.int64)
+    first_child[splits["node"].astype(np.int64)] = splits["first_child"]
+    depth = cat([np.full(a.size, i) for i, a in enumerate(lv_parent)])
+    feature = np.zeros(n_nodes, dtype=np.int64)
+    threshold = np.zeros(n_nodes)
+    feature[splits["node"].astype(np.int64)] = splits["feature"]
+    threshold[splits["node"].astype(np.int64)] = splits["threshold"]
+    order = list(range(n_nodes))
+    if grower.config.effective_order == "depth":
+        new_id, order = depth_first_ids(first_child)
+        parent = np.where(parent >= 0, new_id[np.maximum(parent, 0)], -1)
+        parent, branch, stats, n_rows, reason, depth, feature, threshold = (
+            _moved(a, new_id) for a in (parent, branch, stats, n_rows, reason, depth, feature, threshold))
+        split_of = _moved(split_of, new_id)
+        first_child = _moved(np.where(first_child >= 0, new_id[np.maximum(first_child, 0)], -1), new_id)
+        lo, hi = _moved(lo, new_id), _moved(hi, new_id)
+    nodes = NodeStore(root, parent=parent, depth=depth, branch=branch, stats=stats, n_rows=n_rows,
+                      reason=reason, split_of=split_of, splits=splits, first_child=first_child,
+                      crit=grower.crit, classes=grower.dataset.classes,
+                      names=grower.schema.feature_names, task=grower.task)
+    rows = RowRanges(data.idx0, data.w, perm, lo, hi)
+    paths = PathMap(parent, feature, threshold, branch)
+    return FastResult(nodes, rows, paths, order)
+
+
+def _moved(a: np.ndarray, new_id: np.ndarray) -> np.ndarray:
+    out = np.empty_like(a)
+    out[new_id] = a
+    return out
+
+
+__all__ = ["grow_exact", "segment_best"]

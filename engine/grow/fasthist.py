@@ -1,0 +1,297 @@
+"""Histogram scanning for the level-wise builder: the histograms of a whole level from one ``bincount``
+per feature, thresholds and routing from the bin codes.
+
+Rows keep their place; per level only each row's node changes. For a feature, the key
+``(node * S + class) * B + code`` turns the rows into per-node class-count histograms ``(C, S, B)``;
+cumulative sums over the bins give every node's left child at every edge, and the gains of all nodes and
+features are scored at once (:func:`best_edges`), with the arithmetic of
+:func:`engine.split.histogram.histogram_candidates` node by node.
+
+Classification with unit weights counts rows, so histograms are exact integers and LightGBM's
+subtraction trick applies: of two siblings only the one with fewer rows is counted, the other is its
+parent's histogram minus it, which halves the rows counted per level. Other stats (weights, regression)
+are summed per feature with ``bincount(weights=...)`` in row order, the order the per-node search adds
+them in, so every sum keeps its last bit.
+
+The winning edge's threshold is node-local (midpoint of the largest value going left and the smallest
+going right): only rows in the winning bin and in the next non-empty bin can hold those values, so only
+they are read. Rows are routed by their bin code, which agrees with the threshold by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.grow.levelstore import RowRanges
+from engine.split.search import TIE_TOL
+
+HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
+SPARSE_ABOVE = 1.0      # count only the (node, bin) pairs present when nodes x bins exceed this x rows
+
+
+def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
+    """The best edge of every histogram: cumulative stats ``cum`` (S arrays (..., B)), rows per bin ``cnt``
+    (..., B), parent impurity ``P`` and weight ``W`` (...); ``counts``: the stats are class counts, so a
+    side's weight is its row count. Returns (gain, bin, left stats (..., S), n_left, next non-empty bin);
+    gain is -inf where no edge is valid; ties go to the first bin."""
+    left = [c[..., :-1] for c in cum]
+    right = [c[..., -1:] - lc for c, lc in zip(cum, left)]
+    ncum = np.cumsum(cnt, axis=-1)
+    n_left = ncum[..., :-1]
+    n_right = ncum[..., -1:] - n_left
+    nonempty = cnt > 0
+    valid = nonempty[..., :-1] & (n_left >= min_leaf) & (n_right >= min_leaf)
+    wl, wr = (n_left.astype(np.float64), n_right.astype(np.float64)) if counts else (None, None)
+    gain = P[..., None] - (crit.weighted_cols(left, wl) + crit.weighted_cols(right, wr)) / W[..., None]
+    gain = np.where(valid, gain, -np.inf)
+    best = gain.max(axis=-1, initial=-np.inf)
+    finite = np.isfinite(best)
+    bar = np.where(finite, best - TIE_TOL * (1.0 + np.abs(np.where(finite, best, 0.0))), np.inf)
+    first = np.argmax(gain >= bar[..., None], axis=-1)[..., None]
+    after = np.argmax(nonempty & (np.arange(cnt.shape[-1]) > first), axis=-1)
+    lstats = np.stack([np.take_along_axis(lc, first, -1)[..., 0] for lc in left], axis=-1)
+    return best, first[..., 0], lstats, np.take_along_axis(n_left, first, -1)[..., 0], after
+
+
+class LevelHistograms:
+    """Histogram search state of :func:`engine.grow.fastgrow.grow_levelwise` (one per growth).
+
+    Per level: :meth:`totals` (stats per candidate node), :meth:`scan` (best edge per node and feature),
+    :meth:`thresholds` (node-local thresholds of the winners), :meth:`route` (rows to children).
+    """
+
+    def __init__(self, grower, idx0, ScT, labels, draw: bool):
+        """``ScT``: stats per row (S, m) (None with ``labels``, the class of every row, for unit weights)."""
+        codes = grower.bins.codes.T                               # (d, n) contiguous
+        self.codes = codes if idx0.size == codes.shape[1] else np.ascontiguousarray(codes[:, idx0])
+        self.n_bins = [e.size + 1 for e in grower.bins.edges]
+        self.B = max(self.n_bins)
+        self.X, self.idx0, self.ScT, self.labels = grower.X, idx0, ScT, labels
+        self.S = len(grower.dataset.classes) if labels is not None else ScT.shape[0]
+        self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
+        self.subtract = labels is not None and not draw           # exact integer counts, every feature
+        self.prev = None      # (hist of the last level's candidates, parent cand and "counted" of level nodes)
+        self.last = np.zeros(self.codes.shape[1], dtype=np.int64)  # leaf of each row, once it stops
+        self.rowpos = None
+
+    # ----- per level ----------------------------------------------------------------------------------
+    def totals(self, node_of, key, cand, level):
+        """Stats of each candidate node (C, S) (``cand``: their positions among the ``level`` node ids,
+        ``node_of``: level node of every row, ``key``: candidate of every row, -1 if none)."""
+        C = len(cand)
+        self.C, self.L, self.cand, self.node_of, self.first = C, len(level), np.asarray(cand), node_of, level[0]
+        self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
+        self.kk = key if self.act is None else key[self.act]
+        S, d = self.S, self.codes.shape[0]
+        self.hist = None
+        if self.subtract and C * d * S * self.B <= HIST_BUDGET:
+            self.hist = self._count_histograms()             # (C, d, S, B); feature 0 counts every row
+            return self.hist[:, 0].sum(axis=-1).astype(np.float64)
+        if self.labels is not None:   # counts: exact in any order
+            lab = self.labels if self.act is None else self.labels[self.act]
+            return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
+        # summed node by node over ascending rows, as stepping sums them
+        by_node = np.argsort(self.kk, kind="stable")
+        rows = by_node if self.act is None else self.act[by_node]
+        starts = np.zeros(C, dtype=np.int64)
+        np.cumsum(np.bincount(self.kk, minlength=C)[:-1], out=starts[1:])
+        return np.stack([np.add.reduceat(self.ScT[k][rows], starts) for k in range(S)], axis=1)
+
+    def scan(self, P, W, allowed):
+        """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
+        d, C, S = self.codes.shape[0], self.C, self.S
+        H = self.hist
+        if H is not None:
+            cum = np.cumsum(H, axis=3).astype(np.float64)
+            G, BIN, LEFT, NL, NEXT = best_edges(self.crit, self.min_leaf, [cum[:, :, k] for k in range(S)],
+                                                H.sum(axis=2), P[:, None], W[:, None], counts=True)
+        else:
+            G = np.full((C, d), -np.inf)
+            BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))
+            LEFT = np.zeros((C, d, S))
+            for j in range(d):
+                segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
+                if segs.size:
+                    G[segs, j], BIN[segs, j], LEFT[segs, j], NL[segs, j], NEXT[segs, j] = \
+                        self._scan_feature(j, segs, P[segs], W[segs])
+        self.bin, self.next = BIN.astype(self.codes.dtype), NEXT.astype(self.codes.dtype)
+        return G, BIN, LEFT, NL
+
+    def _count_histograms(self):
+        """(C, d, S, B) class counts of the candidates: siblings counted directly when they have fewer
+        rows, else the parent's histogram minus the sibling's."""
+        node_of, d, S, B, L = self.node_of, self.codes.shape[0], self.S, self.B, self.L
+        level_of_cand = self.cand
+        is_cand = np.zeros(L, dtype=bool)
+        is_cand[level_of_cand] = True
+        prev = self.prev
+        if prev is not None and prev[1].size == L:
+            sib = np.arange(L) ^ 1
+            direct = prev[2] & (is_cand | is_cand[sib])
+        else:
+            prev, direct = None, is_cand
+        dpos = np.cumsum(direct) - 1
+        nD = int(dpos[-1]) + 1
+        table = np.append(direct, False)                  # node_of == -1 reads the last entry
+        sel = None if (direct.all() and node_of.min() >= 0) else np.flatnonzero(table[node_of])
+        nsel = node_of if sel is None else node_of[sel]
+        lab = self.labels if sel is None else self.labels[sel]
+        base = (dpos[nsel] * S + lab) * B
+        Hd = np.empty((nD, d, S, B), dtype=np.int64)
+        key = np.empty(base.size, dtype=np.intp)
+        for j in range(d):
+            np.add(base, self.codes[j] if sel is None else self.codes[j].take(sel), out=key)
+            Hd[:, j] = np.bincount(key, minlength=nD * S * B).reshape(nD, S, B)
+        own = direct[level_of_cand]
+        H = np.empty((self.C, d, S, B), dtype=np.int64)
+        H[own] = Hd[dpos[level_of_cand[own]]]
+        if prev is not None and not own.all():
+            k = level_of_cand[~own]
+            H[~own] = prev[0][prev[1][k]] - Hd[dpos[k ^ 1]]
+        return H
+
+    def _scan_feature(self, j, segs, P, W):
+        """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws, levels too
+        big to keep)."""
+        C, S, B = self.C, self.S, self.n_bins[j]
+        act, kk = self.act, self.kk
+        if segs.size < C:
+            allowed = np.zeros(C, dtype=bool)
+            allowed[segs] = True
+            keep = np.flatnonzero(allowed[kk])
+            act, kk = keep if act is None else act[keep], kk[keep]
+        code = self.codes[j] if act is None else self.codes[j][act]
+        key = kk * B + code
+        if C * B > SPARSE_ABOVE * key.size:
+            return self._scan_pairs(key, B, act, segs, P, W)
+        if self.labels is not None:
+            lab = self.labels if act is None else self.labels[act]
+            counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
+            cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
+            return best_edges(self.crit, self.min_leaf, cum, counts.sum(axis=2), P, W, counts=True)
+        cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                     minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
+        return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=C * B).reshape(C, B)[segs], P, W)
+
+    def _scan_pairs(self, key, B, act, segs, P, W):
+        """:meth:`_scan_feature` on deep levels (more node x bin cells than rows): only the (node, bin)
+        pairs that hold rows get a cell, node by node in bin order, in grids as wide as the next power of
+        two of each node's pair count. Sums per pair are the dense bins' sums; cumulative sums then skip
+        only empty bins, whose zeros change no sum, and empty bins are never valid edges: the same edges,
+        ties and gains as the dense histograms."""
+        S, n = self.S, segs.size
+        pairs, inv = np.unique(key, return_inverse=True)
+        node = pairs // B
+        starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
+        lengths = np.diff(np.r_[starts, pairs.size])
+        at = np.searchsorted(segs, node[starts])                         # each node's place in segs
+        if self.labels is not None:
+            lab = self.labels if act is None else self.labels[act]
+            st = np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S)
+            cnt = st.sum(axis=1)
+        else:
+            st = np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                       minlength=pairs.size) for k in range(S)], axis=1)
+            cnt = np.bincount(inv, minlength=pairs.size)
+        G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
+        BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        width = np.maximum(2, 1 << np.ceil(np.log2(lengths)).astype(np.int64))
+        for w in np.unique(width).tolist():
+            group = np.flatnonzero(width == w)
+            ln, s0 = lengths[group], starts[group]
+            row = np.repeat(np.arange(group.size), ln)
+            pos = np.arange(row.size) - np.repeat(np.cumsum(ln) - ln, ln)
+            pair = s0[row] + pos
+            grid_cnt = np.zeros((group.size, w), dtype=np.int64)
+            grid_cnt[row, pos] = cnt[pair]
+            cum = []
+            for k in range(S):
+                grid = np.zeros((group.size, w), dtype=st.dtype)
+                grid[row, pos] = st[pair, k]
+                cum.append(np.cumsum(grid, axis=1, dtype=np.float64))
+            g, first, left, n_left, after = best_edges(self.crit, self.min_leaf, cum, grid_cnt, P[at[group]],
+                                                       W[at[group]], counts=self.labels is not None)
+            a = at[group]
+            G[a], LEFT[a], NL[a] = g, left, n_left
+            BIN[a] = pairs[s0 + first] % B
+            NEXT[a] = pairs[np.minimum(s0 + after, pairs.size - 1)] % B
+        return G, BIN, LEFT, NL, NEXT
+
+    def thresholds(self, jstar) -> np.ndarray:
+        """Node-local threshold of each candidate's winning edge on feature ``jstar[c]`` (0.0 if none):
+        the midpoint of the largest value in the winning bin and the smallest in the next non-empty bin
+        (as the exact search), so routing by threshold equals routing by bin."""
+        C, m = self.C, self.codes.shape[1]
+        ci = np.arange(C)
+        b, nb = self.bin[ci, jstar], self.next[ci, jstar]
+        act, kk = self.act, self.kk
+        jr = jstar[kk]
+        flat = np.multiply(jr, m)
+        if act is None and self.rowpos is None:
+            self.rowpos = np.arange(m)
+        flat += self.rowpos if act is None else act
+        self.code_star = self.codes.reshape(-1).take(flat)       # each row's code on its node's feature
+        self.b_row = b.take(kk)
+        lo, hi = np.full(C, -np.inf), np.full(C, np.inf)
+        for which, at, out in ((np.maximum, self.b_row, lo), (np.minimum, nb.take(kk), hi)):
+            r = np.flatnonzero(self.code_star == at)
+            rows = r if act is None else act[r]
+            which.at(out, kk[r], self.X[self.idx0[rows], jr[r]])
+        with np.errstate(invalid="ignore"):
+            t = (lo + hi) / 2.0
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        return np.where(ok, np.where(t >= hi, lo, t), 0.0)
+
+    def route(self, child_of_cand, n_next):
+        """Next level: (level node of every row (-1: done), rows per node); a row goes to the left child if
+        its code is <= the winning bin. Children of candidate c are ``child_of_cand[c]`` and the next
+        level node."""
+        base = child_of_cand.take(self.kk)
+        child = np.where(base >= 0, base + (self.code_star > self.b_row), -1)
+        if self.act is None:
+            new = child
+        else:
+            new = np.full(self.codes.shape[1], -1, dtype=np.int64)
+            new[self.act] = child
+        sizes = np.bincount(child + 1, minlength=n_next + 1)[1:]
+        if self.act is not None or sizes.sum() < child.size:    # rows whose node stops end there
+            self._stop(np.flatnonzero((self.node_of >= 0) & (new < 0)), self.node_of, self.first)
+        if self.subtract and self.hist is not None:
+            parent = np.full(n_next, -1)
+            split = np.flatnonzero(child_of_cand >= 0)
+            parent[child_of_cand[split]] = split
+            parent[child_of_cand[split] + 1] = split
+            counted = np.empty(n_next, dtype=bool)              # the sibling with fewer rows (left on ties)
+            counted[0::2] = sizes[0::2] <= sizes[1::2]
+            counted[1::2] = ~counted[0::2]
+            self.prev = (self.hist, parent, counted)
+        else:
+            self.prev = None
+        self.hist = None
+        return new, sizes
+
+    def _stop(self, rows, node_of, first_id):
+        self.last[rows] = node_of[rows] + first_id
+
+    def row_ranges(self, nodes, w, node_of, first_id) -> RowRanges:
+        """Every node's rows, as ranges of one permutation: rows sorted by the pre-order rank of the leaf
+        they end in, so each subtree's rows are contiguous (``node_of``: the last level's node of the rows
+        still in it, whose ids start at ``first_id``)."""
+        self._stop(np.flatnonzero(node_of >= 0), node_of, first_id)
+        n = len(nodes)
+        rank, end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        stack, nxt, post = [0], 0, []
+        while stack:                                  # pre-order; a subtree's ranks end where it ends
+            nid = stack.pop()
+            rank[nid] = nxt
+            nxt += 1
+            post.append(nid)
+            stack.extend(reversed(nodes[nid].children))
+        for nid in reversed(post):
+            ch = nodes[nid].children
+            end[nid] = end[ch[-1]] if ch else rank[nid] + 1
+        key = rank.take(self.last)
+        perm = np.argsort(key.astype(np.uint16) if n <= 65535 else key, kind="stable")
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=n), out=start[1:])
+        return RowRanges(self.idx0, w, perm, start[rank], start[end])

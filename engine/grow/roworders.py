@@ -1,0 +1,177 @@
+"""Rows sorted by value within each node, for the level-wise exact grower (:mod:`engine.grow.fastexact`).
+
+A level's scan needs, for every (feature, node) pair it evaluates, the node's rows in ascending order of
+that feature (ties by row). Each feature is sorted once (:func:`presorted`); two ways keep the per-node
+orders from there:
+
+- :class:`PartitionedOrders` (SLIQ/SPRINT): every feature's order, split into node segments, is
+  partitioned stably by child when nodes split, with counting passes (no sort). Each level costs
+  ``features x rows``, whichever features the next level uses: the choice when every node may use
+  every feature.
+- :class:`SortedOrders`: only the pairs a level draws (random forests' ``max_features``) are built, by
+  sorting one integer key per (pair, row): ``pair * rows + rank of the row in the feature``. A level
+  costs ``drawn features x rows`` (times the sort's log factor): the choice when a node draws few of
+  many features, e.g. sqrt(20) = 4 of 20.
+
+Both give exactly the same rows in the same order, so the grown trees are the same.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+#: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
+#: with other settings, sort it once
+_SORTED: dict = {}
+SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
+
+
+def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
+    """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
+    (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
+    a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
+    the next call on the same matrix."""
+    n, d = X.shape
+    hit = _SORTED.get("X")
+    if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
+        full = hit[1]
+    else:
+        full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
+        _SORTED.clear()
+        if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
+            _SORTED["X"] = (weakref.ref(X), full)
+    if keep.all():
+        return full
+    position = (np.cumsum(keep) - 1).astype(index_type)
+    return position[full[keep[full]].reshape(d, -1)]
+
+
+def node_orders(full: np.ndarray, idx: np.ndarray, n_rows: int, cols) -> np.ndarray:
+    """The stable order of one node's rows by each feature in ``cols``, as positions among the node's rows
+    (rows x features), read off ``full`` (:func:`presorted` of all ``n_rows`` rows; ``idx`` the node's
+    rows, ascending): filtering a stable order by (value, row) to a subset of rows gives the subset's stable
+    order, at the cost of a pass over all rows per feature instead of a sort of the node's rows. Worth it
+    for big nodes (a step near the root)."""
+    where = np.full(n_rows, -1, dtype=np.int64)
+    where[idx] = np.arange(idx.size)
+    ranked = where[full[list(cols)]]                     # (features, all rows): -1 for rows not in the node
+    return ranked[ranked >= 0].reshape(len(cols), idx.size).T
+
+
+def exclusive_cumsum(a: np.ndarray) -> np.ndarray:
+    out = np.zeros(a.size, dtype=np.int64)
+    np.cumsum(a[:-1], out=out[1:])
+    return out
+
+
+def use_sorted_orders(n_drawn: int, n_features: int) -> bool:
+    """Whether :class:`SortedOrders` beats partitioning: a sort costs a few times a counting pass per
+    element, so it pays when each node draws at most a third of the features."""
+    return 3 * n_drawn <= n_features
+
+
+class PartitionedOrders:
+    """Every feature's order (``O``: features x open rows), open nodes in contiguous segments of it."""
+
+    def __init__(self, O: np.ndarray):
+        self.O, self.m = O, O.shape[1]
+
+    def first_order(self, lo, cnt, starts) -> np.ndarray:
+        """The open nodes' rows, node after node (the first feature's order)."""
+        return self.O[0]
+
+    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
+        """Rows of the pairs (feature ``pj``, node ``pc``) one after another, each pair's sorted by value
+        (int64), and None: no index into the sorted values (see :meth:`SortedOrders.pair_positions`)."""
+        M = self.O.shape[1]
+        j0, j1 = int(pj[0]), int(pj[-1]) + 1
+        if pj.size == cnt.size * (j1 - j0):      # whole features: O's rows are the flat array as they are
+            return self.O[j0:j1].ravel().astype(np.int64), None
+        flat = np.repeat(pj * M + starts[pc] - pst, plen) + np.arange(int(plen.sum()))
+        return np.take(self.O.ravel(), flat).astype(np.int64, copy=False), None
+
+    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
+        """Regroup every row by next-level node (see :func:`partition`): ``rows`` of the split nodes go to
+        split ``child // 2``'s child ``child % 2``; children ``nxt`` (of ``child_n`` rows each) stay open."""
+        chkey = np.full(self.m, -2, dtype=self.O.dtype)
+        chkey[rows] = child
+        cand_of_child = np.full(child_n.size, -1, dtype=np.int64)
+        cand_of_child[nxt] = np.arange(nxt.size)
+        self.O = partition(self.O, chkey, cand_of_child, cnt, starts, child_n[nxt])
+
+
+class SortedOrders:
+    """The drawn pairs' orders, sorted per level; nodes own ranges ``lo:lo + cnt`` of ``perm`` (kept by
+    the grower), ``R[j, row]`` is the row's rank in feature j's order ``O[j]``, and ``XS`` holds each
+    feature's values ``XT`` in that order (features x rows), read by the second index that
+    :meth:`pair_positions` returns: pairs read them in ascending order, not scattered."""
+
+    def __init__(self, O: np.ndarray, perm: np.ndarray, XT: np.ndarray):
+        d, m = O.shape
+        self.O, self.perm, self.m = O, perm, m
+        self.R = np.empty_like(O)
+        np.put_along_axis(self.R, O, np.broadcast_to(np.arange(m, dtype=O.dtype), O.shape), axis=1)
+        self.XS = np.take_along_axis(XT, O, axis=1)
+
+    def first_order(self, lo, cnt, starts) -> np.ndarray:
+        return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
+
+    def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
+        """As :meth:`PartitionedOrders.pair_positions`, and for each element its index into the features'
+        sorted orders (``feature * rows + rank``)."""
+        T = int(plen.sum())
+        m = self.m
+        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
+        feature_base = np.repeat(pj * m, plen)
+        pair_base = np.repeat(np.arange(pj.size, dtype=np.int64) * m, plen)
+        # the key orders by pair, then by rank; after sorting, each pair's block keeps its place and size
+        small = pj.size * m < 2**31
+        rows += feature_base
+        key = np.take(self.R.ravel(), rows)
+        key = key.astype(np.int32 if small else np.int64, copy=False)
+        key += pair_base.astype(key.dtype, copy=False) if small else pair_base
+        key.sort()
+        key -= pair_base.astype(key.dtype, copy=False) if small else pair_base
+        feature_base += key
+        return np.take(self.O.ravel(), feature_base).astype(np.int64), feature_base
+
+    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
+        """Nothing to move: the grower partitions ``perm`` itself."""
+
+
+def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
+    """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
+    its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
+    are dropped. ``chkey[row]`` is ``2 * split index + (goes right)``, or -2 for rows whose node stops."""
+    d, M = O.shape
+    M2 = int(new_cnt.sum())
+    it = O.dtype                                         # int32 below 2**31 positions: half the traffic
+    ce = chkey[O]                                        # (d, M); -2: the row's node stops
+    gr = ce & 1
+    cr = np.cumsum(gr, axis=1, dtype=it)
+    seg_base = np.zeros((d, cnt.size), dtype=it)
+    seg_base[:, 1:] = cr[:, starts[1:] - 1]
+    cr -= gr
+    cr -= np.repeat(seg_base, cnt, axis=1)               # rights before each row, within its node
+    local = (np.arange(M) - np.repeat(starts, cnt)).astype(it)
+    rank = np.where(gr.astype(bool), cr, local - cr)
+    # per child (shifted by 2 so that -2 reads the first slot): its next-level start; rows whose node
+    # stops all land in one scratch slot past the end (a clipped scatter beats compacting with a mask)
+    scratch = d * M2
+    start_of = np.full(cand_of_child.size + 2, scratch, dtype=np.int64)
+    go = cand_of_child >= 0
+    start_of[2:][go] = exclusive_cumsum(new_cnt)[cand_of_child[go]]
+    ce += 2
+    dest = start_of[ce]
+    dest += rank
+    dest += (np.arange(d, dtype=np.int64) * M2)[:, None]
+    np.minimum(dest, scratch, out=dest)
+    out = np.empty(scratch + 1, dtype=it)
+    out[dest] = O
+    return out[:scratch].reshape(d, M2)
+
+
+__all__ = ["PartitionedOrders", "SortedOrders", "exclusive_cumsum", "node_orders", "partition", "presorted",
+           "use_sorted_orders"]

@@ -1,0 +1,72 @@
+"""Histogram split search: level-wise equals stepping; with enough bins it equals exact search."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import engine
+from engine.split.histogram import bin_edges, make_bins
+
+from tests.engine.conftest import random_dataset
+from tests.engine.grow.test_fastgrow import assert_same_tree, stepped
+
+
+def test_bin_edges_are_midpoints_or_quantile_cuts():
+    assert np.array_equal(bin_edges(np.array([1.0, 2.0, 2.0, 4.0, np.nan]), 255), [1.5, 3.0])
+    x = np.arange(1000, dtype=float)
+    e = bin_edges(x, 10)
+    assert e.size <= 9 and np.all(np.diff(e) > 0) and np.all(e == np.floor(e) + 0.5)
+    bins = make_bins(np.column_stack([x, x % 7]), ("numeric", "numeric"), 10)
+    assert bins.codes.max(axis=0).tolist() == [e.size, 6]
+    # x <= edge[b]  <=>  code <= b
+    for b, edge in enumerate(e):
+        assert np.array_equal(x <= edge, bins.codes[:, 0] <= b)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 100_000), st.sampled_from([2, 3, 8, 255]), st.booleans(), st.booleans())
+def test_levelwise_histogram_equals_stepping(seed, max_bins, regression, depth_limited):
+    ds = random_dataset(seed, regression=regression, int_values=seed % 2 == 0)
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, max_depth=3 if depth_limited else None)
+    fast = engine.Grower(ds, cfg).grow()
+    assert_same_tree(fast.tree, stepped(ds, cfg).tree)
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 100_000), st.booleans())
+def test_enough_bins_equals_exact_search(seed, regression):
+    ds = random_dataset(seed, regression=regression, int_values=seed % 3 == 0)
+    exact = engine.fit_tree(ds, engine.TreeConfig())
+    hist = engine.fit_tree(ds, engine.TreeConfig(split_search="histogram", max_bins=255))
+    assert_same_tree(exact, hist)
+
+
+def test_histogram_with_missing_values_and_categories_steps():
+    ds = engine.load_sample("titanic_small")
+    g = engine.Grower(ds, engine.TreeConfig(algorithm="c45", split_search="histogram", max_bins=4)).grow()
+    assert g.tree.n_leaves > 1
+    scan = engine.split.gain.candidate_scan(g, 0, "age") if "age" in ds.feature_names else None
+    if scan is not None:
+        assert len(scan) <= 3
+
+
+def test_coarse_bins_stay_close_on_big_data():
+    from benchmarks.bench_fit import make_data
+    ds = make_data(20_000)
+    exact = engine.fit_tree(ds, engine.TreeConfig(max_depth=6))
+    hist = engine.fit_tree(ds, engine.TreeConfig(max_depth=6, split_search="histogram", max_bins=64))
+    acc = lambda t: (t.predict_codes(ds.X) == ds.y).mean()
+    assert abs(acc(exact) - acc(hist)) < 0.01
+    g = engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=16))
+    assert len(engine.split.gain.candidate_scan(g, 0, "f0")) <= 15
+
+
+def test_auto_search_switches_by_row_count():
+    ds = engine.load_sample("iris")
+    assert engine.Grower(ds, engine.TreeConfig(split_search="auto")).config.split_search == "exact"
+    small_limit = engine.TreeConfig(split_search="auto", histogram_above_rows=100)
+    assert engine.Grower(ds, small_limit).config.split_search == "histogram"
+    with pytest.raises(engine.ConfigError, match="histogram_above_rows"):
+        engine.TreeConfig(histogram_above_rows=-1)
+    with pytest.raises(engine.ConfigError, match="split_search must be one of"):
+        engine.TreeConfig(split_search="fast")

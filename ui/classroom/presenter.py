@@ -1,0 +1,199 @@
+"""Classroom mode on the Grow page: presenter view, narration, the quiz, keyboard shortcuts, class links.
+
+- The switches (presenter view, quiz, narration language) are widgets bound to the address bar
+  (``?presenter=true&quiz=true&lang=de``), so a copied link reopens them; lessons set them through
+  :func:`set_switches` before the page draws.
+- Presenter view hides the sidebar and the panels below the diagram, puts the diagram and the plot
+  one under the other at full width and enlarges the fonts; the Step / Undo / Play buttons stay.
+- Keyboard: Streamlit's own button shortcuts (``st.button(shortcut=...)``, see :data:`SHORTCUTS`);
+  they are ignored while typing in an input field.
+- Narration: the engine's sentence for the latest step under the diagram, and every step's sentence in
+  the narrated log (:mod:`engine.teach.narration`).
+- Quiz: see :mod:`ui.classroom.quiz`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.teach.i18n import LANGUAGES
+from engine.teach.narration import narrate_step_lines, row_noun
+from ui import state
+from ui.widgets import md_escape
+
+PRESENTER, QUIZ, LANG = "presenter", "quiz", "lang"  # widget keys = query parameter names
+_CODES = {name: code for code, name in LANGUAGES.items()}  # "Deutsch" -> "de" (the URL says lang=Deutsch)
+NARRATIONS = "_classroom_narrations"  # cache: (data_version, history key, lang) -> list of sentences
+#: Toolbar action -> Streamlit shortcut (one key per button; Step is the right arrow).
+SHORTCUTS = {"step": "Right", "undo": "Left", "reset": "Home", "play": "P"}
+LOG_LIMIT = 150  # narrated steps listed in the log
+KEY_HELP = "Keys: → step · ← undo · Home reset · P play/pause"
+
+PRESENTER_CSS = """
+<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stSidebarCollapseButton"] { display: none !important; }
+html { font-size: 19px; }
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 3.5rem; }
+.st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
+</style>
+"""
+NARRATION_CSS = """
+<style>
+.st-key-narration { border-left: 0.3rem solid #0072B2; padding-left: 0.8rem; }
+.st-key-narration p { font-size: 1.12rem; }
+</style>
+"""
+
+
+@dataclass(frozen=True)
+class Switches:
+    """The classroom switches as the page should use them this run."""
+
+    presenter: bool = False
+    quiz: bool = False
+    lang: str = "en"
+
+
+def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None) -> None:
+    """Set the switches before their widgets draw (lessons, tests); None leaves one as it is."""
+    ss = st.session_state
+    if presenter is not None:
+        ss[PRESENTER] = bool(presenter)
+    if quiz is not None:
+        ss[QUIZ] = bool(quiz)
+    if lang is not None:
+        ss[LANG] = LANGUAGES.get(lang, LANGUAGES["en"])
+
+
+def switches() -> Switches:
+    """The switches' current values (without drawing them)."""
+    ss = st.session_state
+    lang = _CODES.get(ss.get(LANG), "en")
+    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang)
+
+
+def classroom_bar() -> Switches:
+    """Presenter / Quiz toggles and the narration language, in one row; returns the switches.
+
+    Draw it before anything that depends on presenter view (the switches may come from the URL).
+    """
+    ss = st.session_state
+    if LANG in ss and ss[LANG] not in _CODES:
+        ss[LANG] = LANGUAGES.get(ss[LANG], LANGUAGES["en"])
+    c1, c2, c3, c4 = st.columns([1.2, 1, 1.3, 3], vertical_alignment="center")
+    c1.toggle("Presenter view", key=PRESENTER, bind="query-params",
+              help="For a projector: hides the settings and panels, enlarges the diagram, plots and "
+                   "text. Step, Undo and Play stay, with their keys.")
+    c2.toggle("Quiz", key=QUIZ, bind="query-params",
+              help="Before each step, guess which feature (and threshold) wins; then the gain table is "
+                   "revealed and the score kept.")
+    c3.selectbox("Narration", list(_CODES), key=LANG, bind="query-params",
+                 label_visibility="collapsed", help="Language of the narrated steps.")
+    c4.caption(KEY_HELP)
+    sw = switches()
+    st.html(PRESENTER_CSS if sw.presenter else NARRATION_CSS)
+    return sw
+
+
+def link_params() -> dict[str, str]:
+    """The switches as query parameters for a shared link (only those that are on / not English)."""
+    sw = switches()
+    out = {}
+    if sw.presenter:
+        out[PRESENTER] = "true"
+    if sw.quiz:
+        out[QUIZ] = "true"
+    if sw.lang != "en":
+        out[LANG] = LANGUAGES[sw.lang]
+    return out
+
+
+# ----------------------------------------------------------------------------------- narration
+def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[str]]:
+    """The sentences of the records in ``grower.history`` (the latest ``last`` of them, or all), cached per
+    session and language.
+
+    The cache key of a record is a hash of the history up to it, so undo and replays reuse the
+    sentences, and a record whose nodes were removed later (a collapse) keeps the sentences it had.
+    One that can no longer be narrated (never seen before its nodes went) gets an empty list. Only the
+    records asked for are narrated: each needs its node's candidate splits, and "Grow to end" can leave
+    thousands of records.
+    """
+    ss = st.session_state
+    cache = ss.get(NARRATIONS)
+    if not isinstance(cache, dict) or cache.get("version") != state.data_version() or len(cache) > 20_000:
+        cache = ss[NARRATIONS] = {"version": state.data_version()}
+    noun = row_noun(state.current_dataset_name())
+    history = grower.history
+    first = 0 if last is None else max(0, len(history) - last)
+    out, prefix = [], 0
+    for rec in history:
+        test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
+        prefix = hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+        if rec.index < first:
+            continue
+        key = (lang, prefix)
+        if key not in cache:
+            try:
+                cache[key] = narrate_step_lines(rec, grower, lang=lang, noun=noun)
+            except EngineError:
+                cache[key] = []
+        out.append(cache[key])
+    return out
+
+
+def latest_narration(grower, lang: str = "en") -> str | None:
+    """The sentence(s) of the latest step, or None before the first step."""
+    if not grower.history:
+        return None
+    return " ".join(narrations(grower, lang, last=1)[-1]) or None
+
+
+def render_narration(grower, lang: str = "en") -> None:
+    """The latest step in words, under the diagram (text labels, not only colours)."""
+    text = latest_narration(grower, lang)
+    with st.container(key="narration"):
+        if text is None:
+            st.markdown(md_escape("Press Step (or the right arrow key): each step is explained here in words."))
+        else:
+            st.markdown(md_escape(text))
+
+
+def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> None:
+    """Every step's sentences, newest first (the latest ``limit`` steps)."""
+    history = grower.history
+    if not history:
+        st.caption("No steps yet: the narrated steps appear here.")
+        return
+    texts = narrations(grower, lang, last=limit)
+    st.markdown("**Narrated steps** (newest first)")
+    pairs = list(zip(history[-limit:], texts))
+    for rec, lines in reversed(pairs):
+        st.markdown(f"**{rec.index + 1}.** " + md_escape(" ".join(lines) or rec.action))
+    if len(history) > limit:
+        st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
+
+
+# -------------------------------------------------------------------------------------- pruning
+def render_prune_narration(result, limit: int = LOG_LIMIT) -> None:
+    """A pruning result's decisions in words (for the Prune page), in the session's narration language."""
+    from engine.teach.narration_prune_boost import narrate_prune_result
+
+    try:
+        lines = narrate_prune_result(result, lang=switches().lang, noun=row_noun(state.current_dataset_name()))
+    except Exception as exc:  # noqa: BLE001 - the words are an extra: never cost the page its log
+        from ui.errors import LOG
+
+        LOG.error("Pruning narration failed: %s", exc, exc_info=exc)
+        return
+    if not lines:
+        return
+    with st.expander(f"The decisions in words ({len(lines)})"):
+        for i, line in enumerate(lines[:limit], start=1):
+            st.markdown(f"{i}\\. " + md_escape(line))
+        if len(lines) > limit:
+            st.caption(f"{len(lines) - limit:,} more decisions are in the log table above.")

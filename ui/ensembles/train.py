@@ -1,0 +1,122 @@
+"""Ensembles page: the method and its parameters, training with a progress bar, and the stored result.
+
+The trained ensemble lives in ``st.session_state[RESULT]`` (per user) together with the data version
+it was trained on; when the data, split or tree settings change (``state.data_version()`` moves on)
+the page shows nothing stale and asks to train again. Heavy work only happens on the Train button.
+Members grow with the active tree settings (the Grow page's algorithm, criterion and stopping rules);
+the validation rule is switched off for members.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import streamlit as st
+
+from engine import ensembles
+from ui import state
+from ui.ensembles.views import MEMO
+
+METHODS = {"bagging": "Bagging", "random_forest": "Random forest", "adaboost": "AdaBoost"}
+BASES = {"stump": "decision stump", "tree": "depth-k tree", "random_stump": "randomised stump"}
+RESULT = "ens_result"
+W_METHOD = "_w_ens_method"
+W_M, W_FRAC, W_K, W_PER_TREE = "_w_ens_m", "_w_ens_frac", "_w_ens_k", "_w_ens_per_tree"
+W_ROUNDS, W_BASE, W_DEPTH, W_THRESH = "_w_ens_rounds", "_w_ens_base", "_w_ens_depth", "_w_ens_thresholds"
+_QP_APPLIED = "_ens_method_link"
+
+
+def apply_method_link() -> None:
+    """A lesson link's ``?method=...`` preselects the method once per link."""
+    wanted = st.query_params.get("method")
+    if wanted in METHODS and st.session_state.get(_QP_APPLIED) != wanted:
+        st.session_state[W_METHOD] = wanted
+        st.session_state[_QP_APPLIED] = wanted
+
+
+def member_config():
+    """The active tree settings for ensemble members (validation rule off)."""
+    cfg = state.current_config()
+    return replace(cfg, validation=False) if cfg.validation else cfg
+
+
+def _k_options(d: int) -> list:
+    return ["sqrt", "log2"] + list(range(1, d + 1))
+
+
+def settings_panel(train) -> dict:
+    """Draw the method and parameter widgets; return the chosen settings."""
+    d = len(train.feature_names)
+    methods = list(METHODS) if train.task == "classification" else ["bagging", "random_forest"]
+    if st.session_state.get(W_METHOD) not in methods:
+        st.session_state[W_METHOD] = "random_forest"
+    method = st.segmented_control("Method", methods, format_func=METHODS.get, key=W_METHOD,
+                                  required=True) or "random_forest"
+    cols = st.columns(4)
+    out = {"method": method}
+    if method in ("bagging", "random_forest"):
+        out["n_estimators"] = cols[0].number_input("Members M", 1, 500, 50 if method == "random_forest" else 25,
+                                                   key=f"{W_M}_{method}")
+        out["max_samples"] = cols[1].slider("Sample size (share of N)", 0.1, 1.0, 1.0, 0.05, key=W_FRAC,
+                                            help="Each bootstrap sample draws this share of N rows with replacement.")
+    if method == "random_forest":
+        out["max_features"] = cols[2].selectbox(
+            "Features k", _k_options(d), key=W_K,
+            format_func=lambda v: {"sqrt": f"√d ({max(1, int(d ** 0.5))})",
+                                   "log2": "log₂ d"}.get(v, str(v)) if isinstance(v, str) else str(v))
+        out["per_tree_features"] = cols[3].radio(
+            "Draw the k features", [False, True], key=W_PER_TREE, horizontal=True,
+            format_func=lambda v: "per tree (A_i)" if v else "at every split") is True
+    if method == "adaboost":
+        out["n_rounds"] = cols[0].number_input("Rounds M", 1, 500, 30, key=W_ROUNDS)
+        out["base"] = cols[1].selectbox("Base learner", list(BASES), format_func=BASES.get, key=W_BASE)
+        if out["base"] == "tree":
+            out["max_depth"] = cols[2].number_input("Depth k", 1, 10, 2, key=W_DEPTH)
+        if out["base"] == "random_stump":
+            out["n_thresholds"] = cols[2].number_input("Random thresholds per stump", 1, 50, 5, key=W_THRESH)
+    return out
+
+
+def train(train_ds, settings: dict):
+    """Fit the chosen ensemble on ``train_ds`` with an ``st.progress`` bar; store and return it."""
+    method = settings["method"]
+    kwargs = {k: v for k, v in settings.items() if k != "method"}
+    bar = st.progress(0.0, text="Training...")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"Training member {done} of {total}")
+
+    started = time.perf_counter()
+    try:
+        fit = {"bagging": ensembles.fit_bagging, "random_forest": ensembles.fit_random_forest,
+               "adaboost": ensembles.fit_adaboost}[method]
+        ens = fit(train_ds, tree_config=member_config(), random_state=state.current_seed(), progress=progress,
+                  **kwargs)
+    finally:
+        bar.empty()
+    st.session_state.pop(MEMO, None)  # views remembered for the previous ensemble
+    st.session_state[RESULT] = {"version": state.data_version(), "ensemble": ens, "method": method,
+                                "seconds": time.perf_counter() - started, "settings": dict(settings)}
+    return ens
+
+
+def current_result() -> dict | None:
+    """The stored result if it belongs to the current data, split and settings, else None."""
+    res = st.session_state.get(RESULT)
+    if res is None or res["version"] != state.data_version():
+        return None
+    return res
+
+
+def summary_line(res: dict) -> str:
+    ens = res["ensemble"]
+    parts = [f"{METHODS[res['method']]}: {ens.n_members} members trained in {res['seconds']:.1f} s"]
+    if ens.in_bag is not None:
+        metric = "OOB accuracy" if ens.task == "classification" else "OOB mean squared error"
+        parts.append(f"{metric} {ens.oob_score():.3f}")
+    p = ens.params
+    if res["method"] == "random_forest":
+        where = "per tree" if p["feature_sampling"] == "tree" else "per split"
+        parts.append(f"k = {p['k_features']} of {len(ens.schema.feature_names)} features {where}")
+    return " · ".join(parts)

@@ -1,0 +1,170 @@
+"""Grow page controls: the session's grower (two-feature mode), the step buttons, Play/Pause, status.
+
+The settings widgets live in :mod:`ui.grow.settings`.
+
+Every change of the tree goes through :func:`run_action` (buttons, Play, the classroom shortcuts), so
+the node selection follows the last split and Play stops when the tree is finished.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.grow.grower import Grower
+from ui import state
+from ui.widgets import flash, md_escape
+
+P = "_w_grow_"
+W_PACE = P + "pace"
+FEATURES = "_grow_features"  # (x, y) in two-feature mode, else absent
+PLAYING, PLAY_LAST = "_grow_playing", "_grow_play_last"
+PACES = (0.5, 1.0, 2.0, 3.0)  # seconds per step offered for Play
+
+
+def status_text(grower) -> str:
+    """``Step 3 · 7 nodes · 4 leaves · depth 2 · 2 open`` (``finished`` when nothing is open)."""
+    tree = grower.tree
+    open_n = len(grower.open_nodes)
+    tail = "finished" if grower.done else f"{open_n} open"
+    return (f"Step {grower.n_steps} · {tree.n_nodes} nodes · {tree.n_leaves} leaves · "
+            f"depth {tree.depth} · {tail}")
+
+
+def last_split_node(grower) -> int | None:
+    """Node split by the latest split/forced step that still stands (None if none)."""
+    tree = grower.tree
+    for rec in reversed(grower.history):
+        if rec.action in ("split", "forced") and rec.node_id is not None:
+            if rec.node_id < len(tree.nodes) and tree.nodes[rec.node_id] is not None \
+                    and not tree.nodes[rec.node_id].is_leaf:
+                return rec.node_id
+            return None
+    return None
+
+
+# ------------------------------------------------------------------------------------- grower
+def two_features() -> tuple[str, str] | None:
+    """The (x, y) of two-feature mode if it is on and still fits the data, else None."""
+    feats = st.session_state.get(FEATURES)
+    if not feats:
+        return None
+    train = state.current_split().train
+    if not all(f in train.feature_names and train.kind(f) == "numeric" for f in feats):
+        st.session_state.pop(FEATURES, None)
+        return None
+    return tuple(feats)
+
+
+def session_grower() -> Grower:
+    """The grower the page shows: the session's, on two features in two-feature mode.
+
+    Raises the engine's ConfigError/DataError when the settings do not fit the data.
+    """
+    feats = two_features()
+    grower = st.session_state.get(state.GROWER)
+    train = state.current_split().train
+    if feats is None:
+        if grower is not None and grower.dataset.feature_names != train.feature_names:
+            state.reset_tree()  # a two-feature grower left over
+        return state.current_grower()
+    if grower is None or grower.dataset.feature_names != feats:
+        split = state.current_split()
+        val = split.validation.with_features(list(feats)) if split.validation is not None else None
+        grower = Grower(train.with_features(list(feats)), state.current_config(), validation_data=val)
+        state.set_grower(grower)
+    return grower
+
+
+def set_two_features(feats: tuple[str, str] | None) -> None:
+    """Switch two-feature mode on (grow on ``feats`` only) or off; the tree starts again."""
+    if feats:
+        st.session_state[FEATURES] = tuple(feats)
+    else:
+        st.session_state.pop(FEATURES, None)
+    state.reset_tree()
+
+
+# ------------------------------------------------------------------------------------ actions
+def _steps(g, n):
+    for _ in range(n):
+        if g.step() is None:
+            break
+
+
+ACTIONS = {
+    "step": lambda g: _steps(g, 1),
+    "step5": lambda g: _steps(g, 5),
+    "grow": lambda g: g.grow(),
+    "undo": lambda g: g.undo(),
+    "reset": lambda g: g.reset(),
+}
+
+
+def run_action(name: str) -> None:
+    """Apply a toolbar action to the session's grower; engine errors are queued as messages."""
+    try:
+        grower = session_grower()
+        ACTIONS[name](grower)
+    except EngineError as err:
+        flash("error", md_escape(err))
+        return
+    node = last_split_node(grower)
+    state.select_node(node if node is not None else 0)
+    if name in ("undo", "reset") or grower.done:
+        st.session_state[PLAYING] = False
+
+
+# ------------------------------------------------------------------------------------ widgets
+def toolbar(grower) -> None:
+    """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line."""
+    done, empty = grower.done, grower.n_steps == 0
+    cols = st.columns([1, 1, 1.3, 1, 1.3, 1.1, 1.4], vertical_alignment="bottom")  # Reset + its key hint
+    cols[0].button("Step", key=P + "step", shortcut="Right", type="primary", disabled=done, on_click=run_action,
+                   args=("step",), width="stretch", icon=":material/skip_next:")
+    cols[1].button("Step ×5", key=P + "step5", disabled=done, on_click=run_action, args=("step5",),
+                   width="stretch")
+    cols[2].button("Grow to end", key=P + "grow", disabled=done, on_click=run_action, args=("grow",),
+                   width="stretch", icon=":material/fast_forward:")
+    cols[3].button("Undo", key=P + "undo", shortcut="Left", disabled=empty, on_click=run_action, args=("undo",),
+                   width="stretch", icon=":material/undo:")
+    cols[4].button("Reset", key=P + "reset", shortcut="Home", disabled=empty, on_click=run_action, args=("reset",),
+                   width="stretch", icon=":material/restart_alt:")
+    if st.session_state.get(PLAYING):
+        cols[5].button("Pause", key=P + "pause", shortcut="P", on_click=_set_playing, args=(False,), width="stretch",
+                       icon=":material/pause:")
+    else:
+        cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True,),
+                       width="stretch", icon=":material/play_arrow:")
+    st.session_state.setdefault(W_PACE, 1.0)
+    cols[6].select_slider("Seconds per step", PACES, key=W_PACE, format_func=lambda v: f"{v:g} s")
+    if st.session_state.get(PLAYING):
+        _ticker(float(st.session_state[W_PACE]))
+
+
+def _set_playing(on: bool) -> None:
+    st.session_state[PLAYING] = bool(on)
+    if on:
+        run_action("step")
+        st.session_state[PLAY_LAST] = time.monotonic()
+
+
+def _tick() -> None:
+    """One Play tick: a step when a whole pace has passed since the last one, then a full rerun."""
+    ss = st.session_state
+    if not ss.get(PLAYING):
+        return
+    pace = float(ss.get(W_PACE, 1.0))
+    if time.monotonic() - float(ss.get(PLAY_LAST, 0.0)) < 0.95 * pace:
+        return
+    run_action("step")
+    ss[PLAY_LAST] = time.monotonic()
+    st.rerun()
+
+
+def _ticker(pace: float) -> None:
+    # Ticks four times per pace; a tick steps once a whole pace has passed since the last step, so
+    # the time a step's full rerun takes does not add to the pace.
+    st.fragment(_tick, run_every=max(0.25, pace / 4))()

@@ -1,0 +1,106 @@
+"""Downloads of the Grow page (DOT, SVG, rules, tree JSON, step log CSV) and the tree JSON import.
+
+CSV files are made safe for spreadsheets first (:func:`csv_safe`): a cell whose text starts with
+``= + - @`` (or a tab / carriage return) would be run as a formula by Excel or LibreOffice, so such
+cells get a leading apostrophe, which spreadsheets show as plain text ("CSV injection", OWASP).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.tree.paths import rules_text
+from engine.tree.serialize import tree_from_json, tree_to_json
+from engine.viz.dot import dot_to_svg
+from ui.errors import show_engine_error
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NO_SVG = ("SVG export needs the Graphviz `dot` program on the server; download the DOT file and open "
+          "it at any Graphviz viewer instead.")
+W_IMPORT = "_w_grow_import"
+
+
+def neutralise(value):
+    """``value`` with a leading apostrophe when it is text a spreadsheet would read as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells and column names cannot start a spreadsheet formula.
+
+    Numbers stay numbers (a negative number is not text, so it is left alone).
+    """
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(neutralise).astype(object)
+    out.columns = [neutralise(str(c)) for c in out.columns]
+    return out
+
+
+def text_safe(text: str) -> str:
+    """``text`` with every line a spreadsheet would run as a formula neutralised (see :func:`neutralise`).
+
+    For plain-text exports people open in Excel too (the rules file: a class line such as
+    ``=HYPERLINK(...) <=> ...`` or ``-1 <=> ...`` would otherwise become a formula).
+    """
+    return "\n".join(neutralise(line) for line in str(text).split("\n"))
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame`` as UTF-8 CSV (with a BOM, so Excel reads accents), formulas neutralised."""
+    return csv_safe(frame).to_csv(index=False).encode("utf-8-sig")
+
+
+def file_stem(name: str) -> str:
+    """A file-name-safe stem from a data set name: letters, digits, ``-`` and ``_`` only."""
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    if "." in base[1:]:
+        base = base.rsplit(".", 1)[0]
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in base)
+    return stem.strip("_")[:60] or "tree"
+
+
+def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> None:
+    """Download buttons: DOT, SVG (when Graphviz is installed), rules, tree JSON, step log CSV."""
+    stem = file_stem(name)
+    c = st.columns(5)
+    c[0].download_button("Diagram (DOT)", dot_text, file_name=f"{stem}_tree.dot", mime="text/vnd.graphviz",
+                         key="_w_grow_dl_dot", icon=":material/download:", on_click="ignore")
+    svg = dot_to_svg(tree)
+    if svg is not None:
+        c[1].download_button("Diagram (SVG)", svg, file_name=f"{stem}_tree.svg", mime="image/svg+xml",
+                             key="_w_grow_dl_svg", icon=":material/download:", on_click="ignore")
+    c[2].download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"{stem}_rules.txt",
+                         mime="text/plain", key="_w_grow_dl_rules", icon=":material/download:",
+                         on_click="ignore")
+    c[3].download_button("Tree (JSON)", tree_to_json(tree), file_name=f"{stem}_tree.json",
+                         mime="application/json", key="_w_grow_dl_json", icon=":material/download:",
+                         on_click="ignore")
+    c[4].download_button("Step log (CSV)", csv_bytes(step_log), file_name=f"{stem}_steps.csv",
+                         mime="text/csv", key="_w_grow_dl_log", icon=":material/download:",
+                         on_click="ignore", disabled=step_log.empty)
+    if svg is None:
+        st.caption(NO_SVG)
+    st.caption("The JSON file can be loaded again below; the DOT file opens in any Graphviz viewer "
+               "(e.g. an online one) for a print-quality picture.")
+
+
+def render_import(draw) -> None:
+    """Uploader for a tree JSON file saved by this app; ``draw(tree)`` shows a valid one."""
+    upload = st.file_uploader("Import a tree (JSON saved by this app)", type=["json"], key=W_IMPORT)
+    if upload is None:
+        return
+    try:
+        tree = tree_from_json(upload.getvalue())
+    except EngineError as err:
+        show_engine_error(err)
+        return
+    st.caption(f"Imported tree: {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}, "
+               f"{tree.task}, criterion {tree.criterion}. It is shown here only; the tree you grow is unchanged.")
+    draw(tree)
+    st.code(rules_text(tree), language=None, wrap_lines=True)

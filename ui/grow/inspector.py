@@ -1,0 +1,229 @@
+"""Node inspector: why a node was split the way it was, and how to split it differently.
+
+For the chosen node: the gain table (every feature's best split, the winner starred), one candidate's
+arithmetic with its real numbers (parent impurity, weighted children, gain), the class counts of its
+children, the threshold scan of its feature, and the override: force that candidate (for numeric
+features any threshold; for subset / equals splits any grouping) with ``Grower.expand``, or collapse
+the node's subtree with ``Grower.collapse``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.split.gain import candidate_scan, evaluate_test, explain_gain, explain_impurity
+from engine.split.records import Split, format_number
+from engine.grow.stopping import STOP_REASONS
+from engine.viz.figures import class_distribution_figure, threshold_scan_figure
+from ui import state
+from ui.errors import show_engine_error
+from ui.grow.exports import csv_bytes, file_stem
+from ui.grow.views import memo, tree_fingerprint
+from ui.widgets import flash, md_escape, shorten
+
+W_NODE = "_w_grow_node"
+SLIDER_MAX = 200  # thresholds offered on a slider; more than this: a number input
+TABLE_COLUMNS = ["best", "feature", "split", "gain", "gain_ratio", "split_info", "impurity_children",
+                 "chi2", "p_value", "n_children", "counts", "eligible"]
+
+
+def node_label(node) -> str:
+    """``#3 · Humidity <= 72.5`` for a split node, ``#4 · leaf: Yes (pure)``, ``#5 · open leaf: Yes``."""
+    pred = node.prediction if isinstance(node.prediction, str) else format_number(round(node.prediction, 4))
+    if not node.is_leaf:
+        return f"#{node.id} · {shorten(node.split.describe(), 50)}"
+    if node.stop_reason is None:
+        return f"#{node.id} · open leaf: {shorten(pred, 30)}"
+    return f"#{node.id} · leaf: {shorten(pred, 30)} ({node.stop_reason.replace('_', ' ')})"
+
+
+def gain_table_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The engine's gain table with a ``best`` star column first (for display and CSV)."""
+    view = table[[c for c in TABLE_COLUMNS if c in table.columns]]  # a new frame: ``table`` is not changed
+    view.insert(0, "best", np.where(table["winner"].astype(bool), "★", ""))
+    return view
+
+
+def child_table(split: Split, classes, task: str) -> pd.DataFrame:
+    """One row per child of ``split``: branch, rows, class counts (or mean), impurity share."""
+    labels = split.branch_labels()
+    rows = []
+    for i, (stats, w) in enumerate(zip(split.child_stats, split.child_weights)):
+        row = {"branch": labels[i], "weight": w}
+        if task == "regression":
+            row["mean"] = stats[1] / stats[0] if stats[0] else np.nan
+        else:
+            row.update({str(c): v for c, v in zip(classes, stats)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _sync_node(tree, key: str) -> int:
+    ids = [n.id for n in tree.walk()]
+    sel = state.selected_node()
+    if sel not in ids:
+        sel = 0
+        state.select_node(0)
+    if st.session_state.get(key) != sel:
+        st.session_state[key] = sel
+    return sel
+
+
+def _on_node(key: str) -> None:
+    value = st.session_state.get(key)
+    if isinstance(value, int):
+        state.select_node(value)
+
+
+def _scan(grower, node_id: int, feature: str):
+    """``candidate_scan`` of one feature at a node, remembered for the current tree."""
+    return memo(("scan", tree_fingerprint(grower.tree), node_id, feature),
+                lambda: candidate_scan(grower, node_id, feature))
+
+
+def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split | None:
+    """Widgets choosing the test on ``feature`` (threshold / value / subset); the chosen Split."""
+    ds = grower.dataset
+    j = ds.feature_names.index(feature)
+    current = node.split if node.split is not None and node.split.feature == feature else best
+    if ds.kind(feature) == "numeric":
+        scan = _scan(grower, node.id, feature)
+        if scan.empty:
+            return None
+        thr = scan["threshold"].to_numpy(dtype=float)
+        default = float(current.threshold) if current is not None and current.threshold is not None else thr[0]
+        if len(thr) <= SLIDER_MAX:
+            opts = [float(t) for t in thr]
+            if default not in opts:
+                default = opts[int(np.argmin(np.abs(thr - default)))]
+            t = st.select_slider(f"Threshold: {md_escape(shorten(feature, 30))} <= t", opts, value=default,
+                                 format_func=format_number, key=key + "_thr")
+        else:
+            t = st.number_input(f"Threshold: {md_escape(shorten(feature, 30))} <= t", value=default, key=key + "_thr",
+                                format="%.6g")
+        return Split(feature=feature, feature_index=j, kind="threshold", threshold=float(t))
+    mode = grower.config.categorical_split
+    cats = ds.categories[feature]
+    if mode == "multiway":
+        return current
+    if mode == "equals":
+        default = current.categories[0] if current is not None else cats[0]
+        v = st.selectbox(f"{md_escape(shorten(feature, 30))} = value (against the rest)", cats,
+                         index=cats.index(default) if default in cats else 0, key=key + "_eq")
+        return Split(feature=feature, feature_index=j, kind="equals", categories=(v,),
+                     category_codes=(cats.index(v),))
+    default = list(current.categories) if current is not None else [cats[0]]
+    left = st.multiselect(f"{md_escape(shorten(feature, 30))}: values going left (the rest go right)", cats,
+                          default=[c for c in default if c in cats], key=key + "_sub")
+    if not left:
+        st.caption("Choose at least one value for the left branch.")
+        return None
+    left = sorted(left, key=cats.index)
+    return Split(feature=feature, feature_index=j, kind="subset", categories=tuple(left),
+                 category_codes=tuple(cats.index(c) for c in left))
+
+
+def _explain(grower, node, split: Split) -> None:
+    crit = grower.crit.name
+    st.latex(r"I(\text{node}) = " + explain_impurity(node.stats, crit, latex=True))
+    st.latex(r"\Delta I = " + explain_gain(split, crit, latex=True))
+    if grower.config.score == "gain_ratio":
+        st.latex(rf"\text{{gain ratio}} = \frac{{{split.gain:.3f}}}{{{split.split_info:.3f}}} = {split.gain_ratio:.3f}")
+    st.dataframe(child_table(split, grower.dataset.classes, grower.task), hide_index=True, width="stretch",
+                 column_config={"weight": st.column_config.NumberColumn("rows", format="%.4g")})
+
+
+def render_inspector(grower) -> None:
+    """The node inspector (see module docstring)."""
+    tree = grower.tree
+    # The labels change as the tree grows, so the widget is keyed on the tree (selection kept in state).
+    key = f"{W_NODE}_{tree_fingerprint(tree)}"
+    sel = _sync_node(tree, key)
+    st.selectbox("Node", [n.id for n in tree.walk()], key=key, on_change=_on_node, args=(key,),
+                 format_func=lambda i: node_label(tree.nodes[i]),
+                 help="Or click a point in the region plot to pick the leaf it falls in.")
+    node = tree.node(sel)
+    pred = node.prediction if isinstance(node.prediction, str) else format_number(round(node.prediction, 4))
+    st.text(f"{node.n_node_samples:,} rows · {grower.crit.name} {node.impurity:.3f} · predicts {pred}"
+            + (f" · stopped: {STOP_REASONS.get(node.stop_reason, node.stop_reason)}" if node.stop_reason else ""))
+    table = grower.gain_table(sel)
+    if table.empty:
+        st.info("No feature can split this node (every feature takes one value here, or the children "
+                "would be too small).")
+    else:
+        if grower.config.split_search == "histogram":
+            st.caption(f"Histogram search: numeric thresholds at bin resolution (bin edges of at most "
+                       f"{grower.config.max_bins:,} quantile bins per feature), not every midpoint.")
+        view = gain_table_view(table)
+        st.dataframe(view, hide_index=True, width="stretch", column_config={
+            "best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose"),
+            **{c: st.column_config.NumberColumn(format="%.3f") for c in
+               ("gain", "gain_ratio", "split_info", "impurity_children", "chi2", "p_value")}})
+        # deferred: the CSV is written when the button is clicked, not on every Step
+        st.download_button("Gain table (CSV)", partial(csv_bytes, view), key="_w_grow_dl_gain", on_click="ignore",
+                           file_name=f"{file_stem(state.current_dataset_name())}_gain_node{sel}.csv",
+                           mime="text/csv", icon=":material/download:")
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
+        st.plotly_chart(fig, key="grow_class_dist", width="stretch")
+    if table.empty:
+        return
+    ranked = grower.candidates(sel)
+    features = [s.feature for s in ranked]
+    default = node.split.feature if node.split is not None and node.split.feature in features else features[0]
+    with right:
+        feature = st.selectbox("Explain the candidate split on", features, index=features.index(default),
+                               key=f"_w_grow_cand_{sel}", format_func=lambda f: shorten(f, 50))
+        best = ranked[features.index(feature)]
+        j = grower.dataset.feature_names.index(feature)
+        test = _test_for(grower, node, feature, best, key=f"_w_grow_test_{sel}_{j}")
+    split = None
+    if test is not None:
+        try:
+            split = evaluate_test(grower, sel, test)
+        except EngineError as err:
+            show_engine_error(err)
+    if split is not None:
+        with left:
+            _explain(grower, node, split)
+        with right:
+            scan = _scan(grower, sel, feature)
+            if len(scan) > 1:
+                chosen = split.threshold if split.kind == "threshold" else split.describe()
+                fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
+                           lambda: threshold_scan_figure(scan, chosen=chosen))
+                st.plotly_chart(fig, key="grow_scan", width="stretch")
+                if grower.config.split_search == "histogram" and grower.schema.kinds[
+                        grower.schema.feature_names.index(feature)] == "numeric":
+                    st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
+    with right:
+        _override_buttons(grower, node, split)
+
+
+def _override_buttons(grower, node, split: Split | None) -> None:
+    applied = split is not None and node.split is not None and split.same_test(node.split)
+    c1, c2 = st.columns(2)
+    if c1.button(f"Split node {node.id} this way", key="_w_grow_force", disabled=split is None or applied,
+                 type="primary", help="Replaces the node's subtree (if any) by this split; its children "
+                                      "stay open for Step.", icon=":material/call_split:"):
+        try:
+            grower.expand(node.id, split)
+            flash("success", f"Node {node.id} split by hand: {md_escape(split.describe())}.")
+        except EngineError as err:
+            flash("error", md_escape(err))
+        st.rerun()
+    if c2.button(f"Collapse node {node.id}", key="_w_grow_collapse", disabled=node.is_leaf,
+                 help="Removes the subtree below this node; it becomes a leaf.", icon=":material/unfold_less:"):
+        try:
+            grower.collapse(node.id)
+            flash("success", f"Node {node.id} collapsed into a leaf.")
+        except EngineError as err:
+            flash("error", md_escape(err))
+        state.select_node(node.id)
+        st.rerun()

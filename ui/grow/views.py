@@ -1,0 +1,321 @@
+"""Grow page views: the tree diagram, the step log, and the region plot.
+
+Everything heavy is memoised per session (:func:`memo`) on a fingerprint of the tree, so reruns that do
+not change the tree (choosing a node, a query point, switching tabs) reuse the DOT text and figures.
+The figures themselves come from ``engine.viz``; this module only wires them to widgets.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.grow.stopping import STOP_REASONS
+from engine.viz.dot import dot_source, fold_depth_for
+from ui import state
+from ui.widgets import md_escape, shorten
+
+MEMO = "_grow_memo"
+MEMO_SIZE = 24
+MEDIUM_TREE = 15  # more nodes than this: offer compact boxes
+COMPACT_TREE = 40  # more nodes than this when the toggle first appears: compact boxes by default
+BIG_TREE = 100  # more nodes than this: fold levels deeper than a chosen depth
+STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its (half-width) column
+STRETCH_LEAVES_WIDE = 7  # the same when the diagram has the whole width
+LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
+
+
+# ------------------------------------------------------------------------------------- caching
+def tree_fingerprint(tree) -> int:
+    """A hash of the tree's shape and tests (changes whenever a step, undo or override changes it);
+    computed once per tree object (``Tree.fingerprint``; the Grower hands out one object per state)."""
+    return tree.fingerprint
+
+
+def memo(key, compute):
+    """``compute()`` remembered in this session under ``key`` (the last :data:`MEMO_SIZE` keys)."""
+    store = st.session_state.get(MEMO)
+    if not isinstance(store, OrderedDict):
+        store = st.session_state[MEMO] = OrderedDict()
+    full = (state.data_version(), key)
+    if full in store:
+        store.move_to_end(full)
+        return store[full]
+    value = compute()
+    store[full] = value
+    while len(store) > MEMO_SIZE:
+        store.popitem(last=False)
+    return value
+
+
+# ------------------------------------------------------------------------------------- diagram
+def diagram_source(tree, **kw) -> str:
+    """DOT text of the tree (memoised on the tree's fingerprint and the drawing options)."""
+    opts = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple, set)) else v) for k, v in kw.items()))
+    return memo(("dot", tree_fingerprint(tree), opts), lambda: dot_source(tree, **kw))
+
+
+def render_diagram(tree, *, highlight=None, path=None, key: str = "grow",
+                   stretch_from: int = STRETCH_LEAVES) -> str:
+    """Draw the tree with ``st.graphviz_chart``; bigger trees get compact boxes and a depth limit.
+
+    ``highlight``: node drawn with a thick border (the last split); ``path``: node ids of a query
+    point's path. ``stretch_from``: from this many leaves the drawing is scaled to the container's
+    width (smaller trees keep their natural size). Returns the DOT text drawn.
+    """
+    max_depth, compact = None, False
+    if tree.n_nodes > MEDIUM_TREE:
+        c2, c1, c3 = st.columns([1.3, 2, 2.5], vertical_alignment="bottom")
+        compact_key = f"_w_{key}_compact"
+        if compact_key not in st.session_state:
+            st.session_state[compact_key] = tree.n_nodes > COMPACT_TREE
+        compact = c2.toggle("Compact boxes", key=compact_key,
+                            help="Only the test (or class) and n in each box; the inspector has the rest.")
+        note = f"{tree.n_nodes:,} nodes."
+        if tree.n_nodes > BIG_TREE:
+            depth_key = f"_w_{key}_depth"
+            options = list(range(1, tree.depth + 1))
+            if st.session_state.get(depth_key) not in options:
+                fold = fold_depth_for(tree, BIG_TREE)
+                st.session_state[depth_key] = fold if fold in options else options[0]
+            max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key)
+            max_depth = None if max_depth >= tree.depth else max_depth
+            note += " Deeper levels are folded into “+k nodes” boxes; the export holds the whole tree."
+        c3.caption(note)
+    dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
+                         compact=compact)
+    # Small trees at their natural size (one box would fill the screen); bigger ones fill the
+    # container, so a projector shows them large.
+    st.graphviz_chart(dot, width="stretch" if tree.n_leaves >= stretch_from else "content")
+    return dot
+
+
+# ------------------------------------------------------------------------------------ step log
+def _stopped_text(stopped) -> str:
+    return ", ".join(f"{nid} ({reason.replace('_', ' ')})" for nid, reason in stopped)
+
+
+def step_log_frame(grower, runner_up_limit: int = LOG_RUNNER_UP_LIMIT) -> pd.DataFrame:
+    """One row per history record: step, action, node, split, gain, runner-up, its gain, stopped leaves.
+
+    Runner-ups (a split search at the node) are filled for the last ``runner_up_limit`` steps.
+    """
+    history = grower.history
+    first_ru = max(0, len(history) - runner_up_limit)
+    rows = []
+    for rec in history:
+        ru = rec.runner_up if rec.action == "split" and rec.index >= first_ru else None
+        rows.append({
+            "step": rec.index + 1, "action": rec.action,
+            "node": rec.node_id if rec.node_id is not None else pd.NA,
+            "split": rec.split.describe() if rec.split is not None else "",
+            "gain": rec.split.gain if rec.split is not None else np.nan,
+            "runner_up": ru.describe() if ru is not None else "",
+            "runner_up_gain": ru.gain if ru is not None else np.nan,
+            "stopped": _stopped_text(rec.stopped),
+        })
+    cols = ["step", "action", "node", "split", "gain", "runner_up", "runner_up_gain", "stopped"]
+    frame = pd.DataFrame(rows, columns=cols)
+    frame["node"] = frame["node"].astype("Int64")
+    return frame
+
+
+def cached_step_log(grower) -> pd.DataFrame:
+    return memo(("log", tree_fingerprint(grower.tree), len(grower.history), grower.n_steps),
+                lambda: step_log_frame(grower))
+
+
+def render_step_log(grower, *, height: int | None = None) -> pd.DataFrame:
+    """The step log table (newest step first); returns the frame (oldest first) for the CSV export."""
+    log = cached_step_log(grower)
+    if log.empty:
+        st.caption("No steps yet: press **Step** to split the root.")
+        return log
+    st.dataframe(
+        log.iloc[::-1], hide_index=True, width="stretch", height=height or min(36 * len(log) + 40, 360),
+        column_config={
+            "step": st.column_config.NumberColumn("Step", format="%d", width="small"),
+            "action": st.column_config.TextColumn("Action", width="small",
+                                                  help="split: automatic; forced: chosen by hand; "
+                                                       "collapse: subtree removed by hand; finish: "
+                                                       "the last open leaves were closed"),
+            "node": st.column_config.NumberColumn("Node", format="%d", width="small"),
+            "split": st.column_config.TextColumn("Split", width="medium"),
+            "gain": st.column_config.NumberColumn("Gain", format="%.3f"),
+            "runner_up": st.column_config.TextColumn("Runner-up", width="medium"),
+            "runner_up_gain": st.column_config.NumberColumn("Runner-up gain", format="%.3f"),
+            "stopped": st.column_config.TextColumn("Leaves closed (reason)", width="large"),
+        })
+    return log
+
+
+def stop_reason_legend(tree) -> str:
+    """The stop reasons used by the tree's leaves, as ``reason: phrase`` lines."""
+    used = sorted({n.stop_reason for n in tree.leaves if n.stop_reason})
+    return "\n".join(f"{r.replace('_', ' ')}: {STOP_REASONS.get(r, r)}" for r in used)
+
+
+# -------------------------------------------------------------------------------- region plot
+W_X, W_Y, W_VIEW = "_w_grow_x", "_w_grow_y", "_w_grow_view"
+REGION_KEY = "grow_regions"
+REGION_HEIGHT = 500  # pixels: the plot and the diagram fit one screen under the toolbar
+REGION_HEIGHT_BIG = 640  # presenter view
+
+
+def presenter_figure(fig, big: bool):
+    """``fig`` with projector-sized text (presenter view), else as it is."""
+    if big:  # attribute by attribute: an update_layout call re-validates more of the figure
+        fig.layout.font.size = 19
+        fig.layout.legend.font.size = 19
+    return fig
+AXES_AUTO = "_grow_axes_auto"  # True while the axes follow the tree (the user has not picked any)
+
+
+def _axes_chosen() -> None:
+    st.session_state[AXES_AUTO] = False
+
+
+def rows_from_selection(selection) -> list[int]:
+    """Row positions carried in ``customdata`` by the selected points of a region plot event.
+
+    ``selection`` is what ``st.plotly_chart(on_select=...)`` returns (or stores under its key):
+    ``{"selection": {"points": [{"customdata": {"0": row}, ...}, ...]}}`` (Streamlit 1.67 sends a
+    row of 2-D customdata as a dict; a list ``[row]`` or a bare number also work). Points without
+    row data (leaf-id labels, the query star) are skipped.
+    """
+    try:
+        points = selection["selection"]["points"]
+    except (KeyError, TypeError):
+        return []
+    rows = []
+    for p in points or ():
+        cd = p.get("customdata") if isinstance(p, dict) else None
+        if isinstance(cd, dict):  # a row of 2-D customdata arrives as {"0": row}
+            cd = cd.get("0", next(iter(cd.values()), None))
+        if isinstance(cd, (list, tuple)):
+            cd = cd[0] if cd else None
+        if isinstance(cd, (int, float, np.integer, np.floating)) and not isinstance(cd, bool) \
+                and float(cd).is_integer():
+            rows.append(int(cd))
+    return rows
+
+
+def leaf_of_rows(tree, X: np.ndarray, rows) -> int | None:
+    """The leaf holding most of the given rows of ``X`` (ties: the smaller leaf id); None if no rows."""
+    rows = [r for r in rows if 0 <= r < X.shape[0]]
+    if not rows:
+        return None
+    leaves = tree.apply(X[np.asarray(rows)])
+    ids, counts = np.unique(leaves, return_counts=True)
+    return int(ids[np.argmax(counts)])
+
+
+def _on_region_select() -> None:
+    grower = st.session_state.get(state.GROWER)
+    if grower is None:
+        return
+    leaf = leaf_of_rows(grower.tree, grower.dataset.X, rows_from_selection(st.session_state.get(REGION_KEY)))
+    if leaf is not None:
+        state.select_node(leaf)
+
+
+#: The region plot's drag tool. Streamlit turns Plotly's ``clickmode`` to plain "event" (no selection
+#: on click) whenever the figure's ``dragmode`` is "select" or "lasso"; with "zoom" a click selects the
+#: point under the mouse, and the box tool in the chart's toolbar still selects many.
+CLICKABLE_DRAGMODE = "zoom"
+
+
+def default_axes(grower, numeric: list[str]) -> tuple[str, str]:
+    """The two numeric features with the best splits of the root (stable while the tree grows)."""
+    ranked = [s.feature for s in grower.candidates(0) if s.feature in numeric]
+    ranked += [f for f in numeric if f not in ranked]
+    return ranked[0], ranked[1]
+
+
+def subtree_leaves(tree, node_id: int | None) -> tuple[int, ...]:
+    """Leaves below ``node_id`` (the region the last step split), or () for None."""
+    if node_id is None:
+        return ()
+    return tuple(n.id for n in tree.walk(node_id) if n.is_leaf)
+
+
+def has_region_plot(grower) -> bool:
+    """Whether :func:`render_regions` draws a figure (two numeric features, or a regression tree)."""
+    train = state.current_split().train
+    numeric = [f for f in grower.dataset.feature_names if train.kind(f) == "numeric"]
+    return grower.task == "regression" or len(numeric) >= 2
+
+
+def render_regions(grower, *, highlight=None, query=None, two_features=None, set_two_features=None,
+                   big: bool = False) -> None:
+    """The region plot of two numeric features (regression with one: the step function).
+
+    ``big``: presenter view (taller plot, larger text).
+    """
+    from engine.viz.regions import region_figure, region_points, regression_fit_figure
+
+    tree, ds = grower.tree, grower.dataset
+    full = state.current_split().train
+    numeric = [f for f in full.feature_names if full.kind(f) == "numeric"]
+    usable = [f for f in numeric if f in ds.feature_names]
+    fp = tree_fingerprint(tree)
+    qkey = None if query is None else tuple(sorted((k, v) for k, v in query.items() if k in usable))
+    if tree.task == "regression" and (len(usable) < 2 or st.radio(
+            "View", ["Regions of two features", "Prediction along one feature"], key=W_VIEW,
+            horizontal=True, label_visibility="collapsed") != "Regions of two features"):
+        feats = list(ds.feature_names)
+        f = st.selectbox("Feature", feats, key=W_X + "_fit", format_func=lambda v: shorten(v, 40))
+        fig = memo(("fit", fp, f, qkey, big), lambda: presenter_figure(
+            regression_fit_figure(tree, ds.frame, ds.y, f, query=query), big))
+        st.plotly_chart(fig, key="grow_fit", width="stretch")
+        return
+    if len(usable) < 2:
+        names = ", ".join(numeric) if numeric else "none"
+        st.info(f"The region plot needs two numeric features; this data set has {len(numeric)} "
+                f"({md_escape(names)}). The diagram and the rules show the whole tree.")
+        return
+    ss = st.session_state
+    if ss.get(W_X) not in usable or ss.get(W_Y) not in usable or ss.get(AXES_AUTO, True):
+        # until the user picks axes: the two numeric features with the best root splits
+        ss[W_X], ss[W_Y] = two_features or default_axes(grower, usable)
+        ss[AXES_AUTO] = True
+    c1, c2 = st.columns(2)
+    x = c1.selectbox("x axis", usable, key=W_X, format_func=lambda v: shorten(v, 40), on_change=_axes_chosen)
+    y = c2.selectbox("y axis", [f for f in usable if f != x] or usable, key=W_Y,
+                     format_func=lambda v: shorten(v, 40), on_change=_axes_chosen)
+    if x == y:
+        st.info("Choose two different features for the axes.")
+        return
+    hl = subtree_leaves(tree, highlight)
+    seed = state.current_seed()
+
+    def figure():
+        # the rows do not change while the tree grows: their traces are kept across Steps (the grower's
+        # Dataset is one object until the data, split, settings or grower change, which moves the
+        # memo's data version on; ds.frame is a new shallow copy on every access, so not its id)
+        points = memo(("region_points", id(ds), x, y, seed, tree.task), lambda: region_points(
+            tree, ds.frame, np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y,
+            x, y, seed=seed))
+        return presenter_figure(region_figure(
+            tree, ds.frame, None, x, y, highlight_leaves=hl, query=query, seed=seed, points=points,
+            height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big)
+
+    fig = memo(("regions", fp, x, y, hl, qkey, big), figure)
+    st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
+                    selection_mode=("points", "box"), width="stretch")
+    st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")
+    if two_features:
+        st.info(f"Two-feature mode: this tree grows on {md_escape(two_features[0])} and "
+                f"{md_escape(two_features[1])} only.", icon=":material/filter_2:")
+        st.button("Use all features again", on_click=set_two_features, args=(None,), key="_w_grow_all_feats")
+    elif set(tree.feature_importances) - {x, y} and any(
+            n.split.feature not in (x, y) for n in tree.internal_nodes):
+        others = sorted({n.split.feature for n in tree.internal_nodes} - {x, y})
+        st.caption(f"The tree also tests {md_escape(', '.join(others[:6]))}"
+                   f"{' …' if len(others) > 6 else ''}: the rectangles only show its tests on these two axes.")
+        st.button(f"Grow on {md_escape(shorten(x, 20))} and {md_escape(shorten(y, 20))} only", on_click=set_two_features,
+                  args=((x, y),), key="_w_grow_two_feats", icon=":material/filter_2:",
+                  help="Starts a new tree that may only use these two features (clearly labelled).")
