@@ -1,0 +1,8 @@
+"""Live classroom rooms: the teacher's tree and question shared with students' own browsers.
+
+App infrastructure, not learning: nothing here imports the engine, the ui or Streamlit, and the
+engine never imports this package. :mod:`live.rooms` holds the room document and its rules (codes,
+tokens, nicknames, answers, reveal, scores, expiry); :mod:`live.store` the store interface, the
+in-process store and :func:`live.store.get_store`; :mod:`live.redis_store` the same store in Redis
+(``DTX_REDIS_URL``) for several replicas.
+"""

@@ -1,0 +1,228 @@
+"""A live class as one JSON document, and the pure rules that change it.
+
+A room is a plain ``dict`` (JSON-able, so the in-process store and Redis hold the very same thing):
+
+- ``code``: the join code, ``CODE_LENGTH`` letters from :data:`ALPHABET` (32 letters: 32**6 ≈ 10**9);
+- ``teacher``: the SHA-256 of the teacher's token (tokens themselves are never stored);
+- ``students``: nickname key (case-folded) -> ``{"name", "token" (hash), "joined"}``;
+- ``stage``: ``{"round", "status", "n"}``: the question being asked (``round`` is the teacher's id of
+  the tree state), ``status`` is ``asking``, ``revealed`` or ``closed``; ``n`` grows on every change of
+  stage, so a student page reruns only when the teacher moved, not on every other student's answer;
+- ``snapshot``: what the teacher published for this round (tree, question; opaque here);
+- ``answers``: nickname key -> ``{"feature", "threshold", "at"}`` for the current round;
+- ``reveal``: what the teacher published on reveal (opaque), ``verdicts``: nickname key -> right?;
+- ``scores``: nickname key -> ``[answered, right]`` over the whole class;
+- ``expires``: seconds since the epoch; every change moves it ``IDLE_SECONDS`` ahead (a closed room
+  stays ``CLOSED_SECONDS`` so students read "the class has ended").
+
+Every function here takes the document, checks the request and changes the document in place (the
+store runs it atomically); a refused request raises a :class:`LiveError` whose message is one sentence
+for the person who asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+
+ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed on phones
+CODE_LENGTH = 6
+MAX_NICKNAME = 24
+MAX_STUDENTS = 300  # per room
+MAX_ROOMS = 50  # per store (one process, or one Redis)
+IDLE_SECONDS = 6 * 3600  # a room nobody changed for this long is gone
+CLOSED_SECONDS = 600
+MAX_FEATURE = 200  # characters of a submitted feature name (the question's own names are shorter)
+
+
+class LiveError(Exception):
+    """A refused request; ``str(err)`` is one sentence to show as it is."""
+
+
+class RoomNotFound(LiveError):
+    pass
+
+
+class RoomFull(LiveError):
+    pass
+
+
+class TooManyRooms(LiveError):
+    pass
+
+
+class BadNickname(LiveError):
+    pass
+
+
+class NotAllowed(LiveError):
+    pass
+
+
+class AnswerRefused(LiveError):
+    pass
+
+
+class StoreUnavailable(LiveError):
+    """The shared store cannot be reached: the class is read-only until it is back."""
+
+
+# ----------------------------------------------------------------------------- codes and tokens
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(text: object) -> str:
+    """A typed code as stored: upper case, spaces and dashes dropped; a malformed one is not found."""
+    code = re.sub(r"[\s\-]", "", str(text or "")).upper()
+    if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
+        raise RoomNotFound(f"A class code is {CODE_LENGTH} letters and digits; check the code with your teacher.")
+    return code
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def token_hash(token: object) -> str:
+    return hashlib.sha256(str(token or "").encode("utf-8", "replace")).hexdigest()
+
+
+def clean_nickname(text: object) -> str:
+    """The nickname as shown: control and format characters removed, white space collapsed.
+
+    Raises :class:`BadNickname` when nothing is left or it is longer than ``MAX_NICKNAME``.
+    """
+    raw = unicodedata.normalize("NFC", str(text or ""))
+    kept = "".join(c for c in raw if not unicodedata.category(c).startswith(("C", "Z")) or c == " ")
+    name = " ".join(kept.split())
+    if not name:
+        raise BadNickname("Type a nickname (letters, digits or signs) to join the class.")
+    if len(name) > MAX_NICKNAME:
+        raise BadNickname(f"A nickname is at most {MAX_NICKNAME} characters; this one has {len(name)}.")
+    return name
+
+
+def nickname_key(name: str) -> str:
+    return clean_nickname(name).casefold()
+
+
+# ------------------------------------------------------------------------------------ the rules
+def new_room(code: str, teacher_token: str, now: float) -> dict:
+    return {"code": code, "teacher": token_hash(teacher_token), "created": now, "expires": now + IDLE_SECONDS,
+            "students": {}, "stage": {"round": "", "status": "asking", "n": 0}, "snapshot": None,
+            "answers": {}, "reveal": None, "verdicts": {}, "scores": {}}
+
+
+def touch(room: dict, now: float) -> None:
+    room["expires"] = now + (CLOSED_SECONDS if is_closed(room) else IDLE_SECONDS)
+
+
+def is_closed(room: dict) -> bool:
+    return room["stage"]["status"] == "closed"
+
+
+def is_expired(room: dict, now: float) -> bool:
+    return now >= float(room.get("expires", 0))
+
+
+def check_teacher(room: dict, teacher_token: str) -> None:
+    if not secrets.compare_digest(room["teacher"], token_hash(teacher_token)):
+        raise NotAllowed("Only the teacher who started this class can do that.")
+
+
+def _open(room: dict) -> None:
+    if is_closed(room):
+        raise RoomNotFound("The teacher has ended this class.")
+
+
+def student_of(room: dict, student_token: str) -> str:
+    """The nickname key of the student holding ``student_token``."""
+    h = token_hash(student_token)
+    for key, s in room["students"].items():
+        if secrets.compare_digest(s["token"], h):
+            return key
+    raise NotAllowed("This browser has not joined the class (or the class was started again): join with a nickname.")
+
+
+def join(room: dict, nickname: str, now: float, max_students: int = MAX_STUDENTS) -> str:
+    """Add a student; returns their token (kept by their browser, only its hash is stored)."""
+    _open(room)
+    name = clean_nickname(nickname)
+    key = name.casefold()
+    if key in room["students"]:
+        raise BadNickname("Someone in the class already uses that nickname: pick another one.")
+    if len(room["students"]) >= max_students:
+        raise RoomFull(f"The class is full ({max_students} students): ask your teacher.")
+    token = new_token()
+    room["students"][key] = {"name": name, "token": token_hash(token), "joined": now}
+    room["scores"].setdefault(key, [0, 0])
+    return token
+
+
+def publish(room: dict, teacher_token: str, round_id: str, snapshot: dict | None) -> bool:
+    """The teacher's tree and question; a new ``round_id`` starts a new question (answers cleared).
+
+    Returns True when the stage changed.
+    """
+    check_teacher(room, teacher_token)
+    _open(room)
+    stage = room["stage"]
+    if stage["round"] == str(round_id):
+        if room["snapshot"] != snapshot:
+            room["snapshot"] = snapshot
+            stage["n"] += 1
+            return True
+        return False
+    room.update(snapshot=snapshot, answers={}, reveal=None, verdicts={})
+    room["stage"] = {"round": str(round_id), "status": "asking", "n": stage["n"] + 1}
+    return True
+
+
+def answer(room: dict, student_token: str, round_id: str, feature: str, threshold: float | None,
+           now: float) -> None:
+    _open(room)
+    key = student_of(room, student_token)
+    stage = room["stage"]
+    if stage["round"] != str(round_id) or not (room["snapshot"] or {}).get("question"):
+        raise AnswerRefused("The teacher has moved on to another question: answer the one on screen now.")
+    if stage["status"] == "revealed":
+        raise AnswerRefused("The answer has already been revealed: wait for the next question.")
+    if key in room["answers"]:
+        raise AnswerRefused("You have already answered this question: one answer each.")
+    if not isinstance(feature, str) or not feature or len(feature) > MAX_FEATURE:
+        raise AnswerRefused("Pick one of the features offered.")
+    t = None if threshold is None else float(threshold)
+    room["answers"][key] = {"feature": feature, "threshold": t, "at": now}
+
+
+def reveal(room: dict, teacher_token: str, round_id: str, payload: dict, verdicts: dict[str, bool]) -> None:
+    """Close the question: publish the teacher's reveal and count each answer once in the scores."""
+    check_teacher(room, teacher_token)
+    _open(room)
+    stage = room["stage"]
+    if stage["round"] != str(round_id):
+        raise AnswerRefused("The tree has moved on since the question was asked: reveal the current one.")
+    if stage["status"] == "revealed":
+        raise AnswerRefused("This question has already been revealed.")
+    verdicts = {k: bool(v) for k, v in verdicts.items() if k in room["answers"]}
+    for key, right in verdicts.items():
+        score = room["scores"].setdefault(key, [0, 0])
+        score[0] += 1
+        score[1] += int(right)
+    room.update(reveal=payload, verdicts=verdicts)
+    room["stage"] = {**stage, "status": "revealed", "n": stage["n"] + 1}
+
+
+def close(room: dict, teacher_token: str) -> None:
+    check_teacher(room, teacher_token)
+    room["stage"] = {**room["stage"], "status": "closed", "n": room["stage"]["n"] + 1}
+
+
+def score_rows(room: dict) -> list[dict]:
+    """The class score table, best first: nickname (as typed), answered, right."""
+    rows = [{"nickname": s["name"], "answered": room["scores"].get(k, [0, 0])[0],
+             "right": room["scores"].get(k, [0, 0])[1]} for k, s in room["students"].items()]
+    return sorted(rows, key=lambda r: (-r["right"], r["answered"], r["nickname"].casefold()))
