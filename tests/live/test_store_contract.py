@@ -118,7 +118,7 @@ def test_refusals(make_store):
     with pytest.raises(AnswerRefused, match="already been revealed"):
         store.reveal(code, "T", "r1", {}, {"ana": True})
     assert store.load(code)["scores"]["ana"] == [1, 1]  # counted once
-    with pytest.raises(AnswerRefused, match="already answered"):
+    with pytest.raises(AnswerRefused, match="already been revealed"):
         store.answer(code, ana, "r1", "Outlook")
 
 
