@@ -41,7 +41,11 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
         ("pages/theory.py", "Theory", ":material/functions:"),
         ("pages/lessons.py", "Lessons", ":material/school:"),
     ],
+    "Class": [
+        ("pages/join.py", "Join a live class", ":material/groups:"),
+    ],
 }
+STUDENT_PAGE = "join"  # url path of the students' page: no sidebar, no data controls
 DEFAULT_PAGE = "pages/home.py"
 
 
@@ -72,8 +76,9 @@ def main() -> None:
     page = st.navigation(build_navigation(), position="sidebar", expanded=True)
     try:
         state.init_state()
-        apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once
-        sidebar_summary()
+        if page.url_path != STUDENT_PAGE:  # a student's phone gets only the class, not the data controls
+            apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once
+            sidebar_summary()
         show_flashes()
         page.run()
     except EngineError as err:

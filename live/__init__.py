@@ -2,7 +2,7 @@
 
 App infrastructure, not learning: nothing here imports the engine, the ui or Streamlit, and the
 engine never imports this package. :mod:`live.rooms` holds the room document and its rules (codes,
-tokens, nicknames, answers, reveal, scores, expiry); :mod:`live.store` the store interface, the
-in-process store and :func:`live.store.get_store`; :mod:`live.redis_store` the same store in Redis
-(``DTX_REDIS_URL``) for several replicas.
+tokens, nicknames, answers, reveal, scores, expiry); :mod:`live.store` the store interface and the
+in-process store; :mod:`live.redis_store` the same store in Redis for several replicas;
+:func:`live.backend.get_store` picks one (Redis when ``DTX_REDIS_URL`` is set).
 """

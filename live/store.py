@@ -7,15 +7,12 @@ close) are methods on top of these three, written once for every store with the 
 :mod:`live.rooms`.
 
 :class:`MemoryStore` keeps rooms in this process (one lock per room, one for the directory) and is the
-default. With ``DTX_REDIS_URL`` set, :func:`get_store` returns a :class:`live.redis_store.RedisStore`
-instead, so replicas behind a proxy share their rooms. The store is shared by every session of the
-process on purpose: it is the class, not one user's state.
+default; :mod:`live.backend` picks it or :class:`live.redis_store.RedisStore` (``DTX_REDIS_URL``).
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -24,7 +21,6 @@ from collections.abc import Callable
 from live import rooms
 from live.rooms import RoomNotFound, TooManyRooms
 
-ENV_REDIS_URL = "DTX_REDIS_URL"
 NOT_FOUND = "No class has that code (it may have ended or expired): check the code with your teacher."
 
 
@@ -147,22 +143,3 @@ class MemoryStore(RoomStore):
         with self._directory:
             self._sweep(self.clock())
             return len(self._rooms)
-
-
-_STORE: RoomStore | None = None
-_STORE_LOCK = threading.Lock()
-
-
-def get_store() -> RoomStore:
-    """The process's store: Redis at ``DTX_REDIS_URL`` when it is set, else in this process."""
-    global _STORE
-    with _STORE_LOCK:
-        if _STORE is None:
-            url = os.environ.get(ENV_REDIS_URL, "").strip()
-            if url:
-                from live.redis_store import RedisStore
-
-                _STORE = RedisStore(url)
-            else:
-                _STORE = MemoryStore()
-        return _STORE

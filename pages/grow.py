@@ -8,7 +8,7 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.viz.dot import dot_source
-from ui.classroom import presenter as classroom, quiz as classroom_quiz, share
+from ui.classroom import live_teacher, presenter as classroom, quiz as classroom_quiz, share
 from ui.grow import exports, inspector, query
 from ui import state
 from ui.grow import controls as controls
@@ -52,6 +52,12 @@ query_result = query.query_result(tree, query_values, grower.dataset) if query_v
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
+teaching = live_teacher.teaching()  # a live class (resumed from ?class=&teacher= after a reload)
+if sw.presenter and not teaching:
+    with wide_col:
+        live_teacher.start_button()
+elif teaching and not sw.presenter:
+    live_teacher.render_compact(grower, controls.status_text(grower))
 if not sw.presenter:
     wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
                                                     "moves below it.")
@@ -64,7 +70,8 @@ step_action = partial(controls.run_action, "step")
 if sw.quiz and not sw.presenter:
     classroom_quiz.render_quiz(grower, step_action)
 
-wide = (bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)) and not (sw.presenter and sw.quiz)
+wide = ((bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower))
+        and not (sw.presenter and (sw.quiz or teaching)))
 if wide:
     diagram_col, region_col = st.container(), st.container()
 else:
@@ -78,6 +85,8 @@ with diagram_col, st.container(key="grow_diagram"):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))
 with region_col:
+    if teaching and sw.presenter:  # projector: code, QR, answers so far, Reveal, the class's guesses
+        live_teacher.render_panel(grower, controls.status_text(grower))
     if sw.quiz and sw.presenter:  # projector: the question beside the diagram
         classroom_quiz.render_quiz(grower, step_action)
     if views.has_region_plot(grower) or not sw.presenter:

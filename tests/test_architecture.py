@@ -80,6 +80,14 @@ def test_app_entry_point_uses_no_test_only_libraries():
     assert not {n for n in names if n.split(".")[0] in ("sklearn", "scipy")}
 
 
+def test_live_rooms_are_plain_infrastructure():
+    # live/ (the classroom's room store) knows nothing of Streamlit, the pages or the engine, and the
+    # engine knows nothing of it: the ui joins the two.
+    assert offenders("live", ("streamlit", "ui", "pages", "engine", "app")) == []
+    assert offenders("engine", ("live",)) == []
+    assert offenders("live", ("redis",), skip=("live/redis_store.py",)) == []  # Redis stays optional
+
+
 def test_engine_viz_never_imports_ui_or_pages():
     assert offenders("engine/viz", ("ui", "pages", "streamlit")) == []
 
@@ -149,7 +157,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def project_graph(folders=("engine", "ui", "pages")) -> dict[str, set[str]]:
+def project_graph(folders=("engine", "ui", "pages", "live")) -> dict[str, set[str]]:
     """Module -> the project modules it imports (a name that is not a module is read as its package)."""
     paths = {module_name(p): p for f in folders for p in python_files(f)}
     graph = {}
@@ -241,7 +249,7 @@ def test_engine_top_holds_only_the_shared_modules():
     assert folders == set(ENGINE_FLOORS)
 
 
-@pytest.mark.parametrize("folder", ["engine", "ui", "pages"])
+@pytest.mark.parametrize("folder", ["engine", "ui", "pages", "live"])
 def test_no_folder_holds_more_than_twelve_modules(folder):
     crowded = {}
     for d in [ROOT / folder, *(p for p in (ROOT / folder).rglob("*") if p.is_dir())]:

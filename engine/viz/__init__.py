@@ -3,6 +3,6 @@
 The only engine folder that imports plotly and pydot. ``palette`` (the colour-blind-friendly class
 colours every picture shares), ``dot`` (DOT export of a tree), ``regions`` (region plots of two
 features), ``figures`` (gain and threshold-scan charts), ``prune_figs``, ``eval_figs``,
-``ensemble_figs`` and ``theory_figs`` for their pages. Each function returns a figure or text; the
+``ensemble_figs`` and ``theory_figs`` for their pages, ``quiz_figs`` (a live class's guesses). Each function returns a figure or text; the
 caller decides how to show it.
 """

@@ -1,0 +1,188 @@
+"""AppTest of the live class: the teacher's panel on the Grow page and the students' /join page.
+
+Teacher and students are separate AppTests (separate sessions) sharing the process's room store, as
+browsers share one server. Each error the issue names is driven through the pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from live import rooms
+from live.store import MemoryStore
+import live.backend as live_store
+from ui.classroom import live_teacher
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def fresh_store(monkeypatch):
+    """Every test gets an empty in-process store (the process's singleton is swapped out)."""
+    store = MemoryStore()
+    monkeypatch.setattr(live_store, "_STORE", store)
+    return store
+
+
+def teacher(params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["presenter"] = "true"
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page("pages/grow.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def student(code: str | None, nickname: str | None = None, params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    if code is not None:
+        at.query_params["room"] = code
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.switch_page("pages/join.py")
+    at.run()
+    assert not at.exception, at.exception
+    if nickname is not None:
+        at.text_input(key="_w_join_nick").input(nickname)
+        at.button[0].click().run()
+        assert not at.exception, at.exception
+    return at
+
+
+def start_class() -> tuple[AppTest, str]:
+    t = teacher()
+    t.button(key="_w_live_start").click().run()
+    assert not t.exception, t.exception
+    return t, t.session_state[live_teacher.SESSION]["code"]
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [e.value.replace("\\", "") for e in getattr(at, kind)]
+
+
+def answer(at: AppTest, feature: str) -> AppTest:
+    at.radio[0].set_value(feature)
+    at.button(key="_w_join_send").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_whole_question_from_start_to_scores():
+    t, code = start_class()
+    assert len(code) == rooms.CODE_LENGTH
+    assert any(f"join?room={code}" in c.value for c in t.code)  # the join address, with its QR image
+    assert t.get("imgs") or t.get("image")
+    ana = student(code, "Ana")
+    ben = student(code, "Ben")
+    assert "You: Ana · score 0 of 0" in texts(ana, "text")
+    assert ana.radio[0].options == ["Outlook", "Temperature", "Humidity", "Wind"]
+    answer(ana, "Outlook")
+    assert any(s.startswith("Answer received: Outlook") for s in texts(ana, "success"))
+    answer(ben, "Wind")
+    t.run()
+    assert any("Answered: 2 of 2" in m for m in texts(t, "markdown"))
+    assert t.metric[0].value == "2"
+    t.button(key="_w_live_reveal").click().run()
+    assert not t.exception, t.exception
+    assert any(m.startswith("**Right: 1 of 2 (50%)**") for m in texts(t, "markdown"))
+    fig = t.get("plotly_chart")[0].proto.spec
+    assert "Guesses per feature (2 answers)" in fig and "✓ right" in fig
+    t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
+    scores = t.dataframe[-1].value
+    assert list(scores["nickname"]) == ["Ana", "Ben"] and list(scores["right"]) == [1, 0]
+    ana.run()
+    ben.run()
+    assert any(s.startswith("✓ Right: node 0") for s in texts(ana, "success"))
+    assert any("winner is Outlook" in s for s in texts(ben, "warning"))
+    table = ana.dataframe[0].value
+    assert table.loc[table["feature"] == "Outlook", "mark"].item() == "★ winner · ◀ your pick"
+    assert "You: Ana · score 1 of 1" in texts(ana, "text")
+    # the teacher steps: a new question for everyone, answers cleared, scores kept
+    t.button(key="_w_grow_step").click().run()
+    ana.run()
+    assert ana.radio[0].value is None and not texts(ana, "success")
+    assert "You: Ana · score 1 of 1" in texts(ana, "text")
+
+
+def test_wrong_code_full_room_duplicate_and_bad_nicknames(fresh_store):
+    s = student("ABCDEF" if True else None)
+    assert any("No class has that code" in e for e in texts(s, "error"))
+    s = student("abc")
+    assert any("6 letters and digits" in e for e in texts(s, "error"))
+    s = student(None)
+    assert s.text_input(key="_w_join_code")
+    t, code = start_class()
+    student(code, "Ana")
+    dup = student(code, "ana")
+    assert any("already uses that nickname" in e for e in texts(dup, "error"))
+    fresh_store.max_students = 1
+    full = student(code, "Cy")
+    assert any("The class is full (1 students)" in e for e in texts(full, "error"))
+    fresh_store.max_students = 300
+    blank = student(code, "   ")
+    assert any("Type a nickname" in e for e in texts(blank, "error"))
+
+
+def test_hostile_nickname_stays_text_everywhere():
+    t, code = start_class()
+    evil = "<img src=x onerror=alert(1)>**$x$**"[:rooms.MAX_NICKNAME]
+    s = student(code, evil)
+    assert f"You: {evil} · score 0 of 0" in texts(s, "text")
+    answer(s, "Outlook")
+    t.button(key="_w_live_reveal").click().run()
+    t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
+    assert list(t.dataframe[-1].value["nickname"]) == [evil]
+    assert not any("<img" in m for m in [e.value for e in t.markdown])  # only the dataframe holds it
+
+
+def test_double_answer_and_answer_after_reveal_are_refused():
+    t, code = start_class()
+    ana, ben = student(code, "Ana"), student(code, "Ben")
+    ana_again = student(code, params={"me": ana.query_params["me"][0]
+                                      if isinstance(ana.query_params["me"], list) else ana.query_params["me"]})
+    answer(ana, "Outlook")
+    answer(ana_again, "Wind")  # a second tab of the same student, still showing the form
+    assert any("already answered" in e for e in texts(ana_again, "error"))
+    t.button(key="_w_live_reveal").click().run()
+    answer(ben, "Outlook")  # Ben's page still shows the question (no rerun since the reveal)
+    assert any("already been revealed" in e for e in texts(ben, "error"))
+
+
+def test_teacher_resumes_with_the_token_and_a_student_cannot():
+    t, code = start_class()
+    token = t.session_state[live_teacher.SESSION]["token"]
+    ana = student(code, "Ana")
+    again = teacher({"class": code, "teacher": token})  # the teacher's reloaded tab: a new session
+    assert again.session_state[live_teacher.SESSION]["code"] == code
+    assert again.metric[0].value == "1"
+    student_token = ana.session_state["_live_student"]["token"]
+    thief = teacher({"class": code, "teacher": student_token})
+    assert live_teacher.SESSION not in thief.session_state
+    assert any("Only the teacher" in w for w in texts(thief, "warning"))
+    assert thief.button(key="_w_live_start")  # a fresh start, not the class
+    again.button(key="_w_live_end").click().run()
+    ana.run()
+    assert any("ended the class" in i for i in texts(ana, "info"))
+
+
+def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
+    t, code = start_class()
+    ana = student(code, "Ana")
+
+    def down(*a, **k):
+        raise rooms.StoreUnavailable("The class server (Redis) cannot be reached, so the class is read-only for now.")
+
+    monkeypatch.setattr(fresh_store, "load", down)
+    monkeypatch.setattr(fresh_store, "update", down)
+    t.button(key="_w_grow_step").click().run()
+    assert not t.exception and any("cannot be reached" in w for w in texts(t, "warning"))
+    assert t.button(key="_w_live_reveal").disabled and "Step 1 ·" in " ".join(texts(t, "markdown"))
+    ana.run()
+    assert not ana.exception and any("cannot be reached" in w for w in texts(ana, "warning"))
+    assert "You: Ana · score 0 of 0" in texts(ana, "text") and not ana.radio  # last room, read-only

@@ -1,0 +1,42 @@
+"""Pure pieces of the live class's screens: the join address, the question's round trip, the QR code."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.config import TreeConfig
+from engine.data.dataset import load_sample
+from engine.grow.grower import Grower
+from engine.teach.quiz import QuizAnswer, judge, make_question
+from ui.classroom import live
+
+
+def test_join_address_follows_the_page_or_the_public_url(monkeypatch):
+    monkeypatch.delenv(live.ENV_PUBLIC_URL, raising=False)
+    assert live.join_address("ABCDEF", "https://class.example.org/dtx/grow?presenter=true&teacher=SECRET") \
+        == "https://class.example.org/dtx/join?room=ABCDEF"
+    assert live.join_address("ABCDEF", "http://10.0.0.5:8501/grow") == "http://10.0.0.5:8501/join?room=ABCDEF"
+    assert live.is_local_address(live.join_address("ABCDEF", None))
+    monkeypatch.setenv(live.ENV_PUBLIC_URL, "https://trees.school.example/")
+    assert live.join_address("ABCDEF", "http://localhost:8501/grow") == "https://trees.school.example/join?room=ABCDEF"
+
+
+@pytest.mark.parametrize("sample", ["play_tennis", "iris"])
+def test_a_question_travels_without_its_answer_key(sample):
+    g = Grower(load_sample(sample), TreeConfig())
+    q = make_question(g)
+    snap = live.make_snapshot(g, q, "Step 0", sample)
+    back = live.snapshot_question(snap)
+    assert back.key is None and "winner" not in str(snap["question"])
+    assert (back.node_id, back.features, back.numeric, back.ranges, back.n_rows) == \
+        (q.node_id, q.features, q.numeric, q.ranges, q.n_rows)
+    # the teacher's question judges what a student picked from the student's copy
+    f = back.features[0]
+    t = back.range_of(f)[0] if back.needs_threshold(f) else None
+    assert judge(q, QuizAnswer(f, t)).node_id == q.node_id
+    assert live.snapshot_question({"question": None}) is None
+
+
+def test_qr_code_is_a_png():
+    png = live.qr_png(live.join_address("ABCDEF", "http://10.0.0.5:8501/grow"))
+    assert png.startswith(b"\x89PNG") and len(png) > 200

@@ -1,0 +1,117 @@
+"""What the teacher's and the students' live-class screens share: the store, the snapshot, the address.
+
+- :func:`store` is the process's room store (:func:`live.store.get_store`: in this process, or Redis
+  with ``DTX_REDIS_URL``); every call into it may raise a :class:`live.rooms.LiveError` whose message
+  is one sentence, shown with :func:`show_live_error` (a dead Redis is a warning: the class goes
+  read-only until it is back).
+- The teacher publishes a *snapshot* of the tree state (:func:`make_snapshot`: the tree as JSON, the
+  node about to be split, the quiz question without its answer key, the status line); students turn it
+  back into a tree (:func:`snapshot_tree`) and a question (:func:`snapshot_question`).
+- :func:`join_address` is the student page's address for a code (``DTX_PUBLIC_URL`` when set, else the
+  address the teacher's browser uses), :func:`qr_png` its QR code.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import urllib.parse
+
+import streamlit as st
+
+from engine.teach.quiz import QuizQuestion
+from engine.tree.serialize import tree_from_json, tree_to_json
+from live.rooms import LiveError, StoreUnavailable
+from live.backend import get_store
+from ui.widgets import md_escape
+
+ENV_PUBLIC_URL = "DTX_PUBLIC_URL"
+JOIN_PATH = "join"
+ROOM_PARAM = "room"
+TREE_CACHE = "_live_tree_cache"  # student session: (round, tree)
+
+
+def store():
+    return get_store()
+
+
+def show_live_error(err: LiveError) -> None:
+    if isinstance(err, StoreUnavailable):
+        st.warning(md_escape(err), icon=":material/cloud_off:")
+    else:
+        st.error(md_escape(err), icon=":material/error:")
+
+
+# ------------------------------------------------------------------------------------- snapshot
+def question_dict(question: QuizQuestion | None) -> dict | None:
+    """The question as JSON, without its answer key (that stays in the teacher's session)."""
+    if question is None:
+        return None
+    return {"node_id": int(question.node_id), "features": list(question.features),
+            "ask_threshold": bool(question.ask_threshold), "numeric": list(question.numeric),
+            "ranges": [[f, float(lo), float(hi)] for f, lo, hi in question.ranges], "n_rows": int(question.n_rows)}
+
+
+def snapshot_question(snapshot: dict | None) -> QuizQuestion | None:
+    """The question a snapshot carries (no answer key: students cannot judge themselves)."""
+    q = (snapshot or {}).get("question")
+    if not q:
+        return None
+    return QuizQuestion(int(q["node_id"]), tuple(q["features"]), bool(q["ask_threshold"]), tuple(q["numeric"]),
+                        tuple((f, float(lo), float(hi)) for f, lo, hi in q["ranges"]), int(q["n_rows"]))
+
+
+def make_snapshot(grower, question: QuizQuestion | None, status: str, dataset_name: str) -> dict:
+    return {"tree": tree_to_json(grower.tree), "question": question_dict(question), "status": status,
+            "dataset": str(dataset_name), "done": bool(grower.done)}
+
+
+def round_id(grower, data_version: int) -> str:
+    """Names the tree state a question is about: another step, undo or setting is another round."""
+    return f"{data_version}:{grower.n_steps}:{grower.tree.fingerprint}"
+
+
+def snapshot_tree(round_key: str, snapshot: dict):
+    """The published tree (parsed once per round and session)."""
+    cached = st.session_state.get(TREE_CACHE)
+    if cached and cached[0] == round_key:
+        return cached[1]
+    tree = tree_from_json(snapshot["tree"])
+    st.session_state[TREE_CACHE] = (round_key, tree)
+    return tree
+
+
+def draw_tree(tree, highlight: int | None, key: str) -> None:
+    """The one place the live class draws a tree (the Grow page's own diagram view)."""
+    from ui.grow import views
+
+    views.render_diagram(tree, highlight=highlight, key=key, stretch_from=3)
+
+
+# ------------------------------------------------------------------------------------- address
+def join_address(code: str, page_url: str | None = None) -> str:
+    """``<app>/join?room=CODE``: from ``DTX_PUBLIC_URL`` when set, else from the page's own address."""
+    base = os.environ.get(ENV_PUBLIC_URL, "").strip()
+    if not base:
+        parts = urllib.parse.urlsplit(page_url or "http://localhost:8501/")
+        path = parts.path.rsplit("/", 1)[0] if "/" in parts.path else ""
+        base = urllib.parse.urlunsplit((parts.scheme or "http", parts.netloc or "localhost:8501", path, "", ""))
+    return f"{base.rstrip('/')}/{JOIN_PATH}?{urllib.parse.urlencode({ROOM_PARAM: code})}"
+
+
+def is_local_address(url: str) -> bool:
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
+def qr_png(text: str, scale: int = 8) -> bytes:
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="png", scale=scale, border=2)
+    return buf.getvalue()
+
+
+def spaced(code: str) -> str:
+    """``ABC DEF``: easier to read from the back row."""
+    return f"{code[:3]} {code[3:]}"

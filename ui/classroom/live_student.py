@@ -1,0 +1,225 @@
+"""The student's page of a live class (``/join?room=CODE``): join, follow the teacher's tree, answer.
+
+Made for phones: one column, no sidebar, big buttons. The page reads the room from the store
+(:mod:`live.store`) and a small fragment polls it every second; when the teacher moved (a step, a
+reveal, the end of the class: the room's ``stage`` changed) it reruns the page, so the tree and the
+question follow the teacher without a reload, and other students' answers do not cost a rerun.
+
+The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
+nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
+cannot be reached the page shows the last room it read, read-only, with one sentence.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.split.records import format_number
+from live import rooms
+from live.rooms import LiveError, StoreUnavailable
+from ui.classroom import live
+from ui.widgets import flash, md_escape
+
+ME = "_live_student"  # {"code", "token", "key", "name"}
+LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the store is away)
+SHOWN = "_live_shown_stage"  # the stage number the page last drew
+P_ME = "me"
+W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
+REFRESH_SECONDS = 1.0
+STUDENT_CSS = """
+<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stSidebarCollapseButton"], [data-testid="stSidebarNav"] { display: none !important; }
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
+.st-key-join_answer button, .st-key-join_form button { min-height: 3rem; }
+</style>
+"""
+
+
+# ------------------------------------------------------------------------------------ callbacks
+def _go_to_code() -> None:
+    st.query_params[live.ROOM_PARAM] = st.session_state.get(W_CODE, "")
+
+
+def _join(code: str) -> None:
+    name = st.session_state.get(W_NICK, "")
+    try:
+        token = live.store().join(code, name)
+        key = rooms.nickname_key(name)
+    except LiveError as err:
+        flash("error", md_escape(err))
+        return
+    st.session_state[ME] = {"code": code, "token": token, "key": key, "name": rooms.clean_nickname(name)}
+    st.query_params[P_ME] = token
+
+
+def _answer(code: str, round_key: str, question) -> None:
+    me = st.session_state[ME]
+    feature = st.session_state.get(_wkey("pick", round_key))
+    if feature is None:
+        flash("warning", "Pick a feature first.")
+        return
+    threshold = st.session_state.get(_wkey("t", round_key)) if question.needs_threshold(feature) else None
+    if question.needs_threshold(feature) and threshold is None:
+        flash("warning", md_escape(f"{feature} is numeric: give a threshold too."))
+        return
+    try:
+        live.store().answer(code, me["token"], round_key, feature, threshold)
+    except LiveError as err:
+        flash("error", md_escape(err))
+
+
+def _wkey(name: str, round_key: str) -> str:
+    return f"_w_join_{name}_{round_key}"
+
+
+# ------------------------------------------------------------------------------------- the page
+def _me_for(code: str, room: dict) -> dict | None:
+    """This browser's membership of the room: from the session, or from the token in the address."""
+    me = st.session_state.get(ME)
+    if me and me["code"] == code and me["key"] in room["students"]:
+        return me
+    token = st.query_params.get(P_ME)
+    if token:
+        try:
+            key = rooms.student_of(room, token)
+        except LiveError:
+            del st.query_params[P_ME]
+            return None
+        me = {"code": code, "token": token, "key": key, "name": room["students"][key]["name"]}
+        st.session_state[ME] = me
+        return me
+    return None
+
+
+def _code_form() -> None:
+    with st.form("join_code", border=True):
+        st.text_input("Class code", key=W_CODE, max_chars=12, placeholder="e.g. K7P 2QX",
+                      help="The code on the teacher's screen (letters and digits).")
+        st.form_submit_button("Open", type="primary", on_click=_go_to_code, width="stretch")
+
+
+def _nickname_form(code: str, room: dict) -> None:
+    n = len(room["students"])
+    st.caption(f"{n} student{'s' if n != 1 else ''} already here.")
+    with st.form("join_form", border=True):
+        st.text_input("Your nickname", key=W_NICK, max_chars=rooms.MAX_NICKNAME,
+                      help="Shown to the class in the score table; unique in this class.")
+        st.form_submit_button("Join", type="primary", on_click=_join, args=(code,), width="stretch")
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def _follow(code: str) -> None:
+    """Every second: rerun the page when the teacher moved (or the store came back)."""
+    try:
+        room = live.store().load(code)
+    except LiveError:
+        if st.session_state.get(SHOWN) != "offline":
+            st.rerun()
+        return
+    if st.session_state.get(SHOWN) != room["stage"]["n"]:
+        st.rerun()
+
+
+def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
+    mine = room["answers"].get(me["key"])
+    st.markdown(f"**Which feature will split node {question.node_id}** ({question.n_rows} rows)?")
+    if mine is not None:
+        t = mine.get("threshold")
+        st.success("Answer received: " + md_escape(mine["feature"])
+                   + (f" at {md_escape(format_number(t))}" if t is not None else "")
+                   + ". Wait for the teacher's reveal.", icon=":material/how_to_vote:")
+        return
+    with st.container(border=True, key="join_answer"):
+        pick = st.radio("Your guess", question.features, index=None, key=_wkey("pick", round_key),
+                        format_func=md_escape)
+        if pick is not None and question.needs_threshold(pick):
+            lo, hi = question.range_of(pick)
+            st.number_input(f"Threshold: {md_escape(pick)} <= t (values here run from {format_number(lo)} "
+                            f"to {format_number(hi)})", min_value=float(lo), max_value=float(hi), value=None,
+                            key=_wkey("t", round_key), format="%g")
+        st.button("Send answer", type="primary", icon=":material/send:", on_click=_answer,
+                  args=(code, round_key, question), width="stretch", key="_w_join_send")
+
+
+def render_reveal(room: dict, me: dict) -> None:
+    payload = room.get("reveal") or {}
+    mine = room["answers"].get(me["key"])
+    if mine is None:
+        st.info("You did not answer this one. The winner: " + md_escape(payload.get("winner_test", "")) + ".",
+                icon=":material/info:")
+    elif room["verdicts"].get(me["key"]):
+        st.success("✓ " + payload["sentences"].get(me["key"], "Right."), icon=":material/check_circle:")
+    else:
+        st.warning("✗ " + payload["sentences"].get(me["key"], "Not this time."), icon=":material/cancel:")
+    table = pd.DataFrame(payload.get("table") or [])
+    if len(table):
+        if mine is not None:
+            table["mark"] = [(m + " · " if m else "") + "◀ your pick" if f == mine["feature"] else m
+                             for m, f in zip(table["mark"], table["feature"])]
+        st.dataframe(table, hide_index=True, width="stretch", key="join_reveal_table", column_config={
+            "mark": st.column_config.TextColumn("", width="small"), "feature": "Feature",
+            "split": "Best split of the feature", "gain": st.column_config.NumberColumn("Gain", format="%.3f")})
+
+
+def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
+    snap = room.get("snapshot") or {}
+    stage = room["stage"]
+    score = room["scores"].get(me["key"], [0, 0])
+    st.text(f"You: {me['name']} · score {score[1]} of {score[0]}")  # st.text: the nickname stays text
+    if stage["status"] == "closed":
+        st.info(f"The teacher has ended the class. Your score: {score[1]} of {score[0]}.", icon=":material/flag:")
+        return
+    if not snap:
+        st.info("Waiting for the teacher to show the tree…", icon=":material/hourglass_top:")
+        return
+    question = live.snapshot_question(snap)
+    st.caption(md_escape(snap.get("status", "")) + " · " + md_escape(snap.get("dataset", "")))
+    if stage["status"] == "revealed":
+        render_reveal(room, me)
+    elif question is not None and not read_only:
+        render_question(code, room, me, question, stage["round"])
+    elif snap.get("done"):
+        st.info("The tree is finished.", icon=":material/flag:")
+    else:
+        st.caption("No question right now: watch the tree.")
+    with st.container(key="join_tree"):
+        live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
+
+
+def render_join_page() -> None:
+    st.html(STUDENT_CSS)
+    st.title("Live class")
+    raw = st.query_params.get(live.ROOM_PARAM, "")
+    if not raw:
+        st.caption("Type the code on the teacher's screen, or scan its QR code.")
+        _code_form()
+        return
+    read_only = False
+    try:
+        code = rooms.normalize_code(raw)
+        room = live.store().load(code)
+        st.session_state[LAST_ROOM] = room
+    except StoreUnavailable as err:
+        live.show_live_error(err)
+        room = st.session_state.get(LAST_ROOM)
+        if room is None or room["code"] != rooms.normalize_code(raw):
+            return
+        code, read_only = room["code"], True
+    except LiveError as err:
+        live.show_live_error(err)
+        st.session_state.pop(ME, None)
+        _code_form()
+        return
+    me = _me_for(code, room)
+    if me is None:
+        if read_only:
+            return
+        st.markdown(f"Class **{live.spaced(code)}**: pick a nickname to join.")
+        _nickname_form(code, room)
+        return
+    st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
+    render_room(code, room, me, read_only)
+    if room["stage"]["status"] != "closed":
+        _follow(code)

@@ -1,0 +1,251 @@
+"""The teacher's live-class panel on the Grow page (presenter view).
+
+**Start a live class** makes a room (:mod:`live.store`); the panel then shows the code, the join address
+and its QR code, and, refreshed every second (``st.fragment(run_every=...)``), how many students are
+present and how many answered. Each page run publishes the tree state when it changed (a step, undo,
+reset or new settings start a new question and clear the answers). **Reveal** judges every answer with
+the quiz's own rules (:func:`engine.teach.quiz.judge`: the feature, and a threshold for numeric
+features), publishes the gain table and each student's verdict, and shows the guesses per feature, the
+share right and the class score table. **End class** closes the room.
+
+Only this session can do that: the room keeps a hash of the teacher's token, and the token rides in the
+address (``?class=CODE&teacher=TOKEN``) so the teacher can reload or reopen the tab and carry on. A
+broken store (Redis gone) shows one sentence and makes the class read-only; the tree itself keeps working.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pandas as pd
+import streamlit as st
+
+from engine.errors import EngineError
+from engine.teach.quiz import QuizAnswer, judge, make_question
+from engine.viz.quiz_figs import votes_figure
+from live import rooms
+from live.rooms import LiveError
+from ui import state
+from ui.classroom import live
+from ui.classroom.quiz import verdict_text
+from ui.widgets import flash, md_escape
+
+SESSION = "_live_teacher"  # {"code": ..., "token": ...} of the room this session teaches
+PUBLISHED = "_live_published"  # (code, round id, status) last published
+P_CLASS, P_KEY = "class", "teacher"  # query parameters that let the teacher resume
+W_SCORES = "_w_live_scores"
+REFRESH_SECONDS = 1.0
+TABLE_COLUMNS = ["mark", "feature", "split", "gain"]
+
+
+def current() -> dict | None:
+    return st.session_state.get(SESSION)
+
+
+def _remember(code: str, token: str) -> None:
+    st.session_state[SESSION] = {"code": code, "token": token}
+    st.query_params[P_CLASS] = code
+    st.query_params[P_KEY] = token
+
+
+def _forget() -> None:
+    st.session_state.pop(SESSION, None)
+    st.session_state.pop(PUBLISHED, None)
+    for key in (P_CLASS, P_KEY):
+        if key in st.query_params:
+            del st.query_params[key]
+
+
+def resume_from_link() -> None:
+    """A reloaded teacher tab: take the room back when the address holds its code and teacher token."""
+    if current() is not None or P_CLASS not in st.query_params:
+        return
+    code, token = st.query_params.get(P_CLASS, ""), st.query_params.get(P_KEY, "")
+    try:
+        room = live.store().teacher_room(code, token)
+    except LiveError as err:
+        _forget()
+        st.warning(md_escape(f"The live class in the address could not be resumed: {err}"), icon=":material/info:")
+        return
+    _remember(room["code"], token)
+
+
+def start() -> None:
+    token = rooms.new_token()
+    try:
+        code = live.store().create(token)
+    except LiveError as err:
+        flash("error", md_escape(err))
+        return
+    _remember(code, token)
+
+
+def end() -> None:
+    me = current()
+    try:
+        live.store().close(me["code"], me["token"])
+    except LiveError as err:
+        flash("warning", md_escape(err))
+    _forget()
+
+
+def publish(grower, question, status: str) -> str:
+    """Send the tree state to the room when it changed; returns the round id."""
+    me = current()
+    rid = live.round_id(grower, state.data_version())
+    mark = (me["code"], rid, status)
+    if st.session_state.get(PUBLISHED) != mark:
+        snap = live.make_snapshot(grower, question, status, state.current_dataset_name())
+        live.store().publish(me["code"], me["token"], rid, snap)
+        st.session_state[PUBLISHED] = mark
+    return rid
+
+
+def judge_answers(question, answers: dict) -> tuple[dict[str, bool], dict[str, str]]:
+    """Each student's verdict (right?) and sentence (Markdown, user text escaped)."""
+    verdicts, sentences = {}, {}
+    for key, a in answers.items():
+        try:
+            result = judge(question, QuizAnswer(a["feature"], a.get("threshold")))
+        except EngineError as err:
+            verdicts[key], sentences[key] = False, "Your answer could not be judged: " + md_escape(err)
+            continue
+        verdicts[key], sentences[key] = result.correct, verdict_text(result)
+    return verdicts, sentences
+
+
+def gain_records(grower, node_id: int) -> list[dict]:
+    table = grower.gain_table(node_id)
+    table.insert(0, "mark", ["★ winner" if w else "" for w in table["winner"]])
+    return json.loads(table[[c for c in TABLE_COLUMNS if c in table.columns]].to_json(orient="records"))
+
+
+def reveal(grower, question, rid: str) -> None:
+    """Button callback: judge the answers given so far and publish the reveal."""
+    me = current()
+    try:
+        room = live.store().load(me["code"])
+        verdicts, sentences = judge_answers(question, room["answers"])
+        counts = Counter(a["feature"] for a in room["answers"].values())
+        payload = {"node_id": question.node_id, "winner_test": question.key.winner_test,
+                   "accepted": list(question.key.accepted), "table": gain_records(grower, question.node_id),
+                   "counts": {f: counts.get(f, 0) for f in question.features}, "sentences": sentences}
+        live.store().reveal(me["code"], me["token"], rid, payload, verdicts)
+    except LiveError as err:
+        flash("warning", md_escape(err))
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def _live_counts() -> None:
+    me = current()
+    if me is None:
+        return
+    try:
+        room = live.store().load(me["code"])
+    except LiveError as err:
+        live.show_live_error(err)
+        return
+    n, k = len(room["students"]), len(room["answers"])
+    st.metric("Students present", n, border=False)
+    if room["stage"]["status"] == "revealed":
+        st.caption(f"Revealed: {k} answered.")
+    elif (room.get("snapshot") or {}).get("question"):
+        st.markdown(f"**Answered: {k} of {n}**")
+        st.progress(k / n if n else 0.0)
+
+
+def render_reveal(room: dict) -> None:
+    payload = room.get("reveal") or {}
+    counts = payload.get("counts") or {}
+    answered = sum(counts.values())
+    right = sum(room.get("verdicts", {}).values())
+    st.markdown(f"**Right: {right} of {answered}" + (f" ({right / answered:.0%})**" if answered else "**")
+                + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
+    st.plotly_chart(votes_figure(counts, payload.get("accepted", ())), key="live_votes", width="stretch",
+                    config={"displayModeBar": False})
+
+
+def render_scores(room: dict) -> None:
+    if st.toggle("Show class scores", key=W_SCORES, help="The running score of each nickname (right answers "
+                 "of those answered). Hide it when the projector should not show names."):
+        rows = rooms.score_rows(room)
+        if rows:  # nicknames are user text: a dataframe shows them literally
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="live_scores",
+                         height=min(400, 38 + 35 * len(rows)))
+        else:
+            st.caption("Nobody has joined yet.")
+
+
+def teaching() -> bool:
+    """Whether this session teaches a live class (resuming one from the address first)."""
+    resume_from_link()
+    return current() is not None
+
+
+def start_button() -> None:
+    st.button("Start a live class", key="_w_live_start", on_click=start, icon=":material/groups:",
+              width="stretch", help="Students join on their own phones or laptops with a code or QR code, "
+                                    "follow this tree and vote on the next split.")
+
+
+def render_compact(grower, status: str) -> None:
+    """Outside presenter view: keep the class following the tree, and say that it runs."""
+    me = current()
+    question = None if grower.done else make_question(grower)
+    try:
+        publish(grower, question, status)
+    except LiveError as err:
+        live.show_live_error(err)
+        return
+    st.caption(f"Live class {live.spaced(me['code'])} is running: students follow this tree. Presenter view "
+               "shows the code, the answers and Reveal.")
+
+
+def render_panel(grower, status: str) -> None:
+    """The running class's panel (presenter view)."""
+    me = current()
+    if me is None:
+        return
+    question = None if grower.done else make_question(grower)
+    read_only = False
+    try:
+        rid = publish(grower, question, status)
+        room = live.store().load(me["code"])
+    except LiveError as err:
+        if isinstance(err, rooms.RoomNotFound):  # expired or closed elsewhere
+            _forget()
+            st.warning(md_escape(err), icon=":material/info:")
+            return
+        live.show_live_error(err)
+        rid, room, read_only = None, None, True
+    with st.container(border=True, key="live_panel"):
+        address = live.join_address(me["code"], st.context.url)
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            st.markdown(f"### Live class &nbsp; `{live.spaced(me['code'])}`")
+            st.caption("Students open this address or scan the code:")
+            st.code(address, language=None, wrap_lines=True)
+            if live.is_local_address(address):
+                st.caption("This address only works on this computer: open the app by its network name, "
+                           f"or set {live.ENV_PUBLIC_URL}.")
+            _live_counts()
+        right.image(live.qr_png(address), caption="Scan to join", width=220)
+        revealed = room is not None and room["stage"]["status"] == "revealed"
+        b1, b2 = st.columns(2)
+        b1.button("Reveal", key="_w_live_reveal", type="primary", icon=":material/visibility:",
+                  disabled=read_only or revealed or question is None, on_click=reveal,
+                  args=(grower, question, rid), width="stretch",
+                  help="Judge the answers given so far, show the guesses and the gain table to everyone.")
+        b2.button("End class", key="_w_live_end", icon=":material/logout:", on_click=end, width="stretch",
+                  disabled=read_only, help="Closes the room: students see that the class has ended.")
+        if question is None and not read_only:
+            st.caption("No question now: the tree is finished." if grower.done
+                       else "The next step only closes leaves: press Step.")
+        elif not revealed and not read_only:
+            st.caption(f"Question: which feature splits node {question.node_id}? Step without revealing "
+                       "moves on without scoring.")
+        if revealed:
+            render_reveal(room)
+        if room is not None:
+            render_scores(room)
