@@ -1,8 +1,8 @@
 """The class's guesses for one quiz question as a bar chart (the live classroom's reveal).
 
 ``votes_figure(counts, winners, teacher_pick=None)``: one bar per candidate feature with the number of
-students who picked it, the right feature(s) in the palette's blue with "✓ right" in the bar's text
-(not only colour), the others grey; the teacher's own pick, when given, is named in the text as well.
+students who picked it, the right feature(s) in the palette's blue with "✓ right" under its name (not
+only colour), the others grey; the teacher's own pick, when given, is named under its bar as well.
 Feature names are user text: escaped for Plotly's HTML subset and TeX.
 """
 
@@ -23,16 +23,13 @@ def votes_figure(counts: dict[str, int], winners, teacher_pick: str | None = Non
     values = [int(counts[n]) for n in names]
     total = sum(values)
     right = set(winners)
-    texts = []
-    for name, v in zip(names, values):
-        parts = [f"{v}" + (f" ({v / total:.0%})" if total else "")]
-        if name in right:
-            parts.append("✓ right")
-        if teacher_pick is not None and name == teacher_pick:
-            parts.append("teacher")
-        texts.append(" · ".join(parts))
+    texts = [f"{v}" + (f" ({v / total:.0%})" if total else "") for v in values]
+    labels = []
+    for name in names:
+        marks = (["<b>✓ right</b>"] if name in right else []) + (["teacher"] if name == teacher_pick else [])
+        labels.append(escape(name) + ("<br>" + " · ".join(marks) if marks else ""))
     fig = go.Figure(go.Bar(
-        x=[escape(n) for n in names], y=values, text=texts, textposition="outside", cliponaxis=False,
+        x=labels, y=values, text=texts, textposition="outside", cliponaxis=False,
         marker_color=[RIGHT if n in right else MUTED for n in names],
         marker_line_color=["#000000" if n == teacher_pick else "rgba(0,0,0,0)" for n in names],
         marker_line_width=3, hovertemplate="%{x}: %{y} guesses<extra></extra>"))

@@ -8,6 +8,8 @@
   with one shared cookie secret: requests without the cookie are spread over the replicas, a browser
   with the cookie stays on one, and a whole session (upload with XSRF check, websocket, steps) works
   through the proxy. Skipped when nginx is not installed (``apt-get install nginx-light``).
+- The replicas share a throw-away ``redis-server`` through ``DTX_REDIS_URL``: a teacher on one
+  replica starts a live class, a student on the other joins it, answers, and follows the reveal.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.redis_server import redis_server
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_FILE = ROOT / "tests" / "data" / "awkward" / "markup_names.csv"
@@ -104,13 +109,16 @@ def _wait_healthy(url: str, proc, timeout: float = 90.0) -> None:
 
 @pytest.fixture
 def proxied_replicas(tmp_path):
-    """Two replicas (shared cookie secret) behind deploy/nginx.conf; yields (proxy URL, replica ports)."""
+    """Two replicas (shared cookie secret, one Redis for live classes) behind deploy/nginx.conf;
+    yields (proxy URL, replica ports)."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         pytest.skip("nginx is not installed (apt-get install nginx-light)")
     ports = [_free_port(), _free_port()]
     proxy_port = _free_port()
-    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
+    stack = ExitStack()
+    redis_url, _ = stack.enter_context(redis_server())
+    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16), "DTX_REDIS_URL": redis_url}
     procs = []
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -147,6 +155,7 @@ def proxied_replicas(tmp_path):
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        stack.close()
 
 
 def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
@@ -195,3 +204,63 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
         assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
     finally:
         context.close()
+
+
+def _cookie_for(url: str, replica: str) -> str:
+    """A dtx_replica cookie value that nginx sends to ``replica`` (host:port)."""
+    for _ in range(200):
+        where, set_cookie = _replica_of(url)
+        if where == replica:
+            return set_cookie.split(";", 1)[0].split("=", 1)[1]
+    pytest.fail(f"no cookie led to {replica}")
+
+
+def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wait_idle, screenshot):
+    url, ports = proxied_replicas
+    pages, contexts = [], []
+    try:
+        for port, viewport in zip(ports, ({"width": 1600, "height": 1100}, {"width": 390, "height": 844})):
+            ctx = browser.new_context(viewport=viewport, base_url=url)
+            ctx.set_default_timeout(90_000)
+            ctx.add_cookies([{"name": "dtx_replica", "value": _cookie_for(url, f"127.0.0.1:{port}"),
+                              "url": url}])
+            contexts.append(ctx)
+            pages.append(ctx.new_page())
+        teacher, student = pages
+        teacher.goto("/grow?presenter=true")
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Start a live class").click()
+        wait_idle(teacher)
+        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        code = address.rsplit("=", 1)[1]
+        student.goto(f"/join?room={code}")  # through the proxy, to the other replica
+        wait_idle(student)
+        box = student.get_by_role("textbox", name="Your nickname")
+        box.click()
+        box.press_sequentially("Ana")
+        student.get_by_role("button", name="Join").click()
+        wait_idle(student)
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
+        student.get_by_test_id("stRadio").get_by_text("Outlook", exact=True).click()
+        wait_idle(student)
+        student.get_by_role("button", name="Send answer").click()
+        wait_idle(student)
+        expect(teacher.get_by_text(re.compile(r"1 student present · Answered: 1 of 1"))).to_be_visible(
+            timeout=15_000)
+        teacher.get_by_role("button", name="Reveal").click()
+        wait_idle(teacher)
+        expect(student.get_by_text(re.compile(r"Right: node 0 is split on Outlook"))).to_be_visible(timeout=15_000)
+        teacher.locator(".st-key-_w_grow_step button").click()
+        wait_idle(teacher)
+        expect(student.get_by_text(re.compile(r"Which feature will split node \d+"))).to_be_visible(timeout=15_000)
+        # each browser really stayed on its own replica
+        for ctx, port in zip(contexts, ports):
+            cookie = next(c["value"] for c in ctx.cookies() if c["name"] == "dtx_replica")
+            assert _replica_of(url, f"dtx_replica={cookie}")[0] == f"127.0.0.1:{port}"
+        wait_idle(student)
+        screenshot(student, "live_replica_student")
+        for page in pages:
+            expect(page.get_by_test_id("stException")).to_have_count(0)
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -30,7 +30,8 @@ REFRESH_SECONDS = 1.0
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stSidebarCollapseButton"], [data-testid="stSidebarNav"] { display: none !important; }
+[data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"], [data-testid="stSidebarNav"]
+{ display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 .st-key-join_answer button, .st-key-join_form button { min-height: 3rem; }
 </style>
@@ -155,11 +156,13 @@ def render_reveal(room: dict, me: dict) -> None:
         st.warning("✗ " + payload["sentences"].get(me["key"], "Not this time."), icon=":material/cancel:")
     table = pd.DataFrame(payload.get("table") or [])
     if len(table):
+        if "split" in table and table["split"].astype(str).str.endswith("= ?").all():
+            table = table.drop(columns="split")  # multiway splits: "Outlook = ?" adds nothing to the feature
         if mine is not None:
             table["mark"] = [(m + " · " if m else "") + "◀ your pick" if f == mine["feature"] else m
                              for m, f in zip(table["mark"], table["feature"])]
         st.dataframe(table, hide_index=True, width="stretch", key="join_reveal_table", column_config={
-            "mark": st.column_config.TextColumn("", width="small"), "feature": "Feature",
+            "mark": st.column_config.TextColumn("", width="medium"), "feature": "Feature",
             "split": "Best split of the feature", "gain": st.column_config.NumberColumn("Gain", format="%.3f")})
 
 

@@ -147,12 +147,14 @@ def _live_counts() -> None:
         live.show_live_error(err)
         return
     n, k = len(room["students"]), len(room["answers"])
-    st.metric("Students present", n, border=False)
+    present = f"**{n} student{'s' if n != 1 else ''} present**"
     if room["stage"]["status"] == "revealed":
-        st.caption(f"Revealed: {k} answered.")
+        st.markdown(f"{present} · revealed ({k} answered)")
     elif (room.get("snapshot") or {}).get("question"):
-        st.markdown(f"**Answered: {k} of {n}**")
+        st.markdown(f"{present} · **Answered: {k} of {n}**")
         st.progress(k / n if n else 0.0)
+    else:
+        st.markdown(present)
 
 
 def render_reveal(room: dict) -> None:
@@ -162,7 +164,7 @@ def render_reveal(room: dict) -> None:
     right = sum(room.get("verdicts", {}).values())
     st.markdown(f"**Right: {right} of {answered}" + (f" ({right / answered:.0%})**" if answered else "**")
                 + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
-    st.plotly_chart(votes_figure(counts, payload.get("accepted", ())), key="live_votes", width="stretch",
+    st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), height=300), key="live_votes", width="stretch",
                     config={"displayModeBar": False})
 
 
@@ -172,7 +174,7 @@ def render_scores(room: dict) -> None:
         rows = rooms.score_rows(room)
         if rows:  # nicknames are user text: a dataframe shows them literally
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="live_scores",
-                         height=min(400, 38 + 35 * len(rows)))
+                         height="auto" if len(rows) <= 10 else 420)
         else:
             st.caption("Nobody has joined yet.")
 
@@ -223,14 +225,14 @@ def render_panel(grower, status: str) -> None:
         address = live.join_address(me["code"], st.context.url)
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
-            st.markdown(f"### Live class &nbsp; `{live.spaced(me['code'])}`")
-            st.caption("Students open this address or scan the code:")
+            st.markdown("**Live class**: join with the code")
+            st.header(live.spaced(me["code"]), anchor=False)
             st.code(address, language=None, wrap_lines=True)
             if live.is_local_address(address):
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
-            _live_counts()
-        right.image(live.qr_png(address), caption="Scan to join", width=220)
+        right.image(live.qr_png(address), caption="Scan to join", width=170)
+        _live_counts()
         revealed = room is not None and room["stage"]["status"] == "revealed"
         b1, b2 = st.columns(2)
         b1.button("Reveal", key="_w_live_reveal", type="primary", icon=":material/visibility:",

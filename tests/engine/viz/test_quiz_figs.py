@@ -8,7 +8,8 @@ def test_bars_count_guesses_and_mark_the_right_feature_in_text():
     fig = votes_figure({"Outlook": 3, "Wind": 1, "Humidity": 0}, {"Outlook"}, teacher_pick="Wind")
     bar = fig.data[0]
     assert list(bar.y) == [3, 1, 0]
-    assert list(bar.text) == ["3 (75%) · ✓ right", "1 (25%) · teacher", "0 (0%)"]
+    assert list(bar.text) == ["3 (75%)", "1 (25%)", "0 (0%)"]
+    assert list(bar.x) == ["Outlook<br><b>✓ right</b>", "Wind<br>teacher", "Humidity"]
     assert list(bar.marker.color) == [RIGHT, MUTED, MUTED]
     assert "4 answers" in fig.layout.title.text
 

@@ -1,0 +1,102 @@
+"""End to end in Chromium: a teacher and two students (one on a phone-sized screen) run a live class.
+
+Three browser contexts = three Streamlit sessions on one server. The teacher starts the class in
+presenter view; the students open the join address, pick nicknames (one hostile), answer; the
+teacher's count follows, Reveal shows the guesses; the students' pages follow the reveal and the next
+step without a reload. Screenshots land in test-artifacts/screenshots/live_*.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+PHONE = {"width": 390, "height": 844}
+HOSTILE = "<svg onload=alert(1)>"  # fits the 24-character limit
+
+
+def _context(browser, app_url, viewport, **kw):
+    ctx = browser.new_context(viewport=viewport, base_url=app_url, **kw)
+    ctx.set_default_timeout(60_000)
+    page = ctx.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    return ctx, page, dialogs
+
+
+def _join(page, address: str, nickname: str, wait_idle) -> None:
+    page.goto(address)
+    wait_idle(page)
+    box = page.get_by_role("textbox", name="Your nickname")
+    box.click()
+    box.press_sequentially(nickname)
+    page.get_by_role("button", name="Join").click()
+    wait_idle(page)
+    expect(page.get_by_text("Which feature will split node 0")).to_be_visible()
+
+
+def _answer(page, feature: str, wait_idle) -> None:
+    page.get_by_test_id("stRadio").get_by_text(feature, exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Send answer").click()
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(rf"Answer received: {feature}"))).to_be_visible()
+
+
+def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
+    t_ctx, teacher, t_dialogs = _context(browser, app_url, {"width": 1600, "height": 1200})
+    p_ctx, phone, p_dialogs = _context(browser, app_url, PHONE, is_mobile=True, has_touch=True,
+                                       device_scale_factor=2)
+    l_ctx, laptop, l_dialogs = _context(browser, app_url, {"width": 1280, "height": 800})
+    try:
+        teacher.goto("/grow?presenter=true")
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Start a live class").click()
+        wait_idle(teacher)
+        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/join\?room=[A-Z2-9]{6}", address), address
+        expect(teacher.get_by_test_id("stImage")).to_have_count(1)  # the QR code
+        assert "teacher=" in teacher.url  # the teacher can reopen the class from this address
+
+        _join(phone, address, "Ana", wait_idle)
+        _join(laptop, address, HOSTILE, wait_idle)
+        expect(laptop.get_by_text(f"You: {HOSTILE} · score 0 of 0")).to_be_visible()
+        expect(phone.get_by_test_id("stSidebar")).to_be_hidden()
+        expect(teacher.get_by_text(re.compile(r"2 students present · Answered: 0 of 2"))).to_be_visible(timeout=10_000)
+        screenshot(phone, "live_phone_question")
+
+        _answer(phone, "Outlook", wait_idle)
+        _answer(laptop, "Wind", wait_idle)
+        expect(teacher.get_by_text(re.compile(r"Answered: 2 of 2"))).to_be_visible(timeout=10_000)
+        teacher.get_by_role("button", name="Reveal").click()
+        wait_idle(teacher)
+        expect(teacher.get_by_text(re.compile(r"Right: 1 of 2 \(50%\)"))).to_be_visible()
+        expect(teacher.get_by_test_id("stPlotlyChart")).to_have_count(1, timeout=30_000)  # Plotly loads lazily
+        teacher.get_by_test_id("stCheckbox").filter(has_text="Show class scores").get_by_text("Show class scores").click()
+        wait_idle(teacher)
+        expect(teacher.get_by_text("Ana", exact=True)).to_have_count(0)  # names are in the table's canvas
+        teacher.wait_for_timeout(500)
+        screenshot(teacher, "live_teacher_reveal")
+
+        # the students follow the reveal without reloading
+        expect(phone.get_by_text(re.compile(r"Right: node 0 is split on Outlook"))).to_be_visible(timeout=10_000)
+        expect(laptop.get_by_text(re.compile(r"Not this time: you picked Wind"))).to_be_visible(timeout=10_000)
+        wait_idle(phone)
+        screenshot(phone, "live_phone_reveal")
+
+        # the teacher steps: a new question reaches both students
+        teacher.locator(".st-key-_w_grow_step button").click()
+        wait_idle(teacher)
+        for page in (phone, laptop):
+            expect(page.get_by_text(re.compile(r"Which feature will split node \d+"))).to_be_visible(timeout=10_000)
+            expect(page.get_by_test_id("stRadio")).to_be_visible()
+        wait_idle(laptop)
+        screenshot(laptop, "live_laptop_next_question")
+        for page in (teacher, phone, laptop):
+            expect(page.get_by_test_id("stException")).to_have_count(0)
+            assert page.locator("svg[onload]").count() == 0
+        assert t_dialogs == p_dialogs == l_dialogs == []
+    finally:
+        for ctx in (t_ctx, p_ctx, l_ctx):
+            ctx.close()
