@@ -2,6 +2,7 @@
 
     python benchmarks/load_test.py                                  # 20 users x 10 steps, 500 reruns
     python benchmarks/load_test.py --users 4 --steps 3 --reruns 40  # a quick look
+    python benchmarks/load_test.py --class-students 40 [--replicas 2]  # a live class (benchmarks/load_class.py)
 
 1. Starts ``streamlit run app.py`` on a free port of 127.0.0.1 (loopback only; the server is stopped
    at the end, whatever happens).
@@ -94,8 +95,9 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 120.0):
-    """``streamlit run app.py`` on 127.0.0.1:<free port>; yields (url, pid), stops it afterwards."""
+def streamlit_server(timeout: float = 120.0, env: dict | None = None):
+    """``streamlit run app.py`` on 127.0.0.1:<free port> (``env`` added to the environment); yields
+    (url, pid), stops it afterwards."""
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / f"load-test-server-{port}.log"
@@ -103,7 +105,7 @@ def streamlit_server(timeout: float = 120.0):
            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
            "--browser.gatherUsageStats", "false"]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -354,7 +356,23 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per wait")
     ap.add_argument("--max-seconds", type=float, default=1800.0, help="the whole run stops after this")
     ap.add_argument("--max-growth-mb", type=float, default=100.0)
+    ap.add_argument("--class-students", type=int, default=0, help="run a live class with this many students "
+                    "(and one teacher) instead of the users and reruns")
+    ap.add_argument("--class-steps", type=int, default=8, help="teacher's steps in the live class")
+    ap.add_argument("--think", type=float, default=6.0, help="students answer after 0..think seconds")
+    ap.add_argument("--replicas", type=int, default=1, help="live class: 1 process, or 2 sharing a Redis")
     args = ap.parse_args(argv)
+    if args.class_students:
+        if not 1 <= args.class_students <= 300 or args.replicas not in (1, 2):
+            ap.error("class-students 1..300, replicas 1 or 2")
+        from load_class import main_class, report as class_report
+
+        result = main_class(args)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = f"load_class_{args.class_students}x{args.replicas}.json"
+        (ARTIFACTS / name).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
+        print(class_report(result))
+        return 1 if result["errors"] else 0
     if not 1 <= args.users <= 40 or not 1 <= args.steps <= 50 or not 0 <= args.reruns <= 2000:
         ap.error("users 1..40, steps 1..50, reruns 0..2000")
     if not Path(CHROMIUM).exists():

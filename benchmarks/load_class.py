@@ -1,0 +1,274 @@
+"""Load test of a live class: one teacher and N student browsers run the Play Tennis lesson together.
+
+Run through ``benchmarks/load_test.py``:
+
+    python benchmarks/load_test.py --class-students 40                 # one server process
+    python benchmarks/load_test.py --class-students 40 --replicas 2    # two replicas sharing a Redis
+
+1. Starts the app (with ``--replicas 2``: a ``redis-server`` on a free port and two app processes with
+   ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
+   processes through Redis).
+2. The teacher opens the Grow page in presenter view and presses **Start a live class**; every student
+   opens the join address, picks a nickname and waits for the question.
+3. For each of the teacher's steps: when there is a question, every student answers after a random
+   think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
+   and the latency of the j-th answer is the time from the j-th click until the teacher's count
+   showed j answers. The teacher then presses Reveal (time until every student shows the verdict) and
+   Step (time until every student shows the new step).
+4. Errors: exception boxes, error alerts, JavaScript errors and browser dialogs on any page, and
+   students who never saw what they waited for. Must be 0.
+5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import ExitStack, contextmanager
+
+import numpy as np
+
+from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
+                       rss_mb, streamlit_server)
+
+COUNT_RE = re.compile(r"Answered: (\d+) of (\d+)")
+PHONE = {"width": 390, "height": 844}
+
+
+@contextmanager
+def redis_process():
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                             "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        yield f"redis://127.0.0.1:{port}/0", proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def pct(values, q):
+    return float(np.percentile(values, q)) if values else None
+
+
+async def idle(page, timeout_ms):
+    await page.wait_for_timeout(100)
+    await page.wait_for_function(IDLE_JS, arg=None, timeout=timeout_ms, polling=100)
+
+
+async def check(page, who, errors, where):
+    n = await page.locator(ERROR_SELECTOR).count()
+    if n:
+        texts = await page.locator(ERROR_SELECTOR).all_inner_texts()
+        errors.add(who, f"{n} error element(s) {where}: {' | '.join(t[:120] for t in texts)}")
+
+
+async def new_page(browser, url, who, errors, viewport, timeout_ms):
+    ctx = await browser.new_context(viewport=viewport, base_url=url)
+    ctx.set_default_timeout(timeout_ms)
+    page = await ctx.new_page()
+    page.on("pageerror", lambda exc: errors.add(who, f"JavaScript error: {exc}"))
+
+    async def on_dialog(dialog):
+        errors.add(who, f"a browser dialog opened: {dialog.message!r}")
+        await dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return ctx, page
+
+
+async def teacher_count(page) -> int | None:
+    text = await page.locator(".st-key-live_panel").inner_text()
+    m = COUNT_RE.search(text)
+    return int(m.group(1)) if m else None
+
+
+async def run_class(urls: list[str], pids: list[int], args) -> dict:
+    from playwright.async_api import async_playwright
+
+    timeout_ms = args.timeout * 1000
+    errors, rng = Errors(), random.Random(0)
+    answer_lat, reveal_lat, step_lat = [], [], []
+    rss_before = sum(rss_mb(p) for p in pids)
+    cpu_before = sum(cpu_seconds(p) for p in pids)
+    peak = rss_before
+    done = asyncio.Event()
+
+    async def watch_memory():
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, sum(rss_mb(p) for p in pids))
+            await asyncio.sleep(0.5)
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        watcher = asyncio.create_task(watch_memory())
+        contexts = []
+        t_start = time.perf_counter()
+        where, students = "start", []
+        try:
+            t_ctx, teacher = await new_page(browser, urls[0], "teacher", errors, {"width": 1600, "height": 1100},
+                                            timeout_ms)
+            contexts.append(t_ctx)
+            await teacher.goto("/grow?presenter=true")
+            await idle(teacher, timeout_ms)
+            await teacher.get_by_role("button", name="Start a live class").click()
+            await idle(teacher, timeout_ms)
+            code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
+
+            where = "joining"
+
+            async def join(i):
+                ctx, page = await new_page(browser, urls[i % len(urls)], f"student {i:02d}", errors,
+                                           PHONE if i % 2 else {"width": 1280, "height": 800}, timeout_ms)
+                contexts.append(ctx)
+                await page.goto(f"/join?room={code}")
+                await idle(page, timeout_ms)
+                box = page.get_by_role("textbox", name="Your nickname")
+                await box.click()
+                await box.press_sequentially(f"s{i:02d}")
+                await page.get_by_role("button", name="Join").click()
+                await page.get_by_text("You: ").wait_for(timeout=timeout_ms)
+                students.append(page)
+
+            await asyncio.gather(*(join(i) for i in range(args.class_students)))
+            joined = time.perf_counter() - t_start
+            for step in range(1, args.class_steps + 1):
+                where = f"step {step}: question"
+                panel = await teacher.locator(".st-key-live_panel").inner_text()
+                if "Question: which feature" in panel:
+                    await asyncio.gather(*(s.get_by_text("Which feature will split node").wait_for(timeout=timeout_ms)
+                                           for s in students))
+                    clicks, seen = [], []
+                    stop = asyncio.Event()
+
+                    async def poll():
+                        while not stop.is_set():
+                            n = await teacher_count(teacher)
+                            if n is not None and (not seen or n > seen[-1][1]):
+                                seen.append((time.perf_counter(), n))
+                            await asyncio.sleep(0.05)
+
+                    async def answer(page):
+                        await asyncio.sleep(rng.uniform(0, args.think))
+                        radios = page.get_by_test_id("stRadio").locator("label")
+                        await radios.nth(rng.randrange(await radios.count())).click()
+                        await idle(page, timeout_ms)
+                        t = page.locator("[data-testid='stNumberInput'] input")
+                        if await t.count():
+                            await t.fill("50")
+                            await t.press("Enter")
+                            await idle(page, timeout_ms)
+                        clicks.append(time.perf_counter())
+                        await page.get_by_role("button", name="Send answer").click()
+                        await page.get_by_text("Answer received").wait_for(timeout=timeout_ms)
+
+                    poller = asyncio.create_task(poll())
+                    await asyncio.gather(*(answer(s) for s in students))
+                    deadline = time.perf_counter() + args.timeout
+                    while (not seen or seen[-1][1] < len(students)) and time.perf_counter() < deadline:
+                        await asyncio.sleep(0.05)
+                    stop.set()
+                    await poller
+                    if not seen or seen[-1][1] < len(students):
+                        errors.add("teacher", f"step {step}: the count reached {seen[-1][1] if seen else 0} "
+                                              f"of {len(students)}")
+                    for j, t_click in enumerate(sorted(clicks), start=1):
+                        shown = next((t for t, n in seen if n >= j), None)
+                        if shown is not None:
+                            answer_lat.append(max(0.0, shown - t_click))
+                    where = f"step {step}: reveal"
+                    t0 = time.perf_counter()
+                    await teacher.get_by_role("button", name="Reveal").click()
+
+                    async def sees_reveal(page):
+                        await page.locator("[data-testid='stAlert']").filter(
+                            has_text=re.compile(r"Right|Not this time|feature is right|could not")).first.wait_for(
+                            timeout=timeout_ms)
+                        reveal_lat.append(time.perf_counter() - t0)
+
+                    await asyncio.gather(*(sees_reveal(s) for s in students))
+                    await idle(teacher, timeout_ms)
+                if await teacher.locator(".st-key-_w_grow_step button").is_disabled():
+                    break
+                where = f"step {step}: step"
+                t0 = time.perf_counter()
+                await teacher.locator(".st-key-_w_grow_step button").click()
+
+                async def sees_step(page):
+                    await page.get_by_text(re.compile(rf"^Step {step} ·")).wait_for(timeout=timeout_ms)
+                    step_lat.append(time.perf_counter() - t0)
+
+                await asyncio.gather(*(sees_step(s) for s in students))
+                await idle(teacher, timeout_ms)
+                for i, s in enumerate([teacher, *students]):
+                    await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
+        except Exception as exc:  # noqa: BLE001 - a stuck page is an error of the run
+            errors.add("run", f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            for i, pg in enumerate([teacher, *students][:3] if "teacher" in locals() else []):
+                await pg.screenshot(path=str(ARTIFACTS / f"load-class-{i}.png"))
+        finally:
+            done.set()
+            await watcher
+            for ctx in contexts:
+                await ctx.close()
+            await browser.close()
+        wall = time.perf_counter() - t_start
+    return {"students": args.class_students, "replicas": len(urls), "errors": errors.items, "wall_s": wall,
+            "join_all_s": joined if "joined" in locals() else None,
+            "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
+            "answer_to_teacher_p95_s": pct(answer_lat, 95),
+            "reveal_to_students_median_s": statistics.median(reveal_lat) if reveal_lat else None,
+            "reveal_to_students_p95_s": pct(reveal_lat, 95),
+            "step_to_students_median_s": statistics.median(step_lat) if step_lat else None,
+            "step_to_students_p95_s": pct(step_lat, 95),
+            "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
+            "rss_before_mb": rss_before, "rss_peak_mb": peak, "rss_after_mb": sum(rss_mb(p) for p in pids),
+            "load_average_1_5_15": os.getloadavg()}
+
+
+def report(r: dict) -> str:
+    f = lambda v: "n/a" if v is None else f"{v:.2f} s"  # noqa: E731
+    return "\n".join([
+        f"Live class: 1 teacher + {r['students']} students on {r['replicas']} process(es) "
+        f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all",
+        f"  errors: {len(r['errors'])}", *[f"    {e}" for e in r["errors"][:20]],
+        f"  student's click -> teacher's count ({r['answers']} answers): median {f(r['answer_to_teacher_median_s'])},"
+        f" p95 {f(r['answer_to_teacher_p95_s'])}",
+        f"  Reveal -> every student: median {f(r['reveal_to_students_median_s'])}, "
+        f"p95 {f(r['reveal_to_students_p95_s'])}",
+        f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}",
+        f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
+        f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
+        "  load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in r["load_average_1_5_15"]),
+    ])
+
+
+def main_class(args) -> dict:
+    with ExitStack() as stack:
+        env = {}
+        pids = []
+        if args.replicas > 1:
+            redis_url, redis_pid = stack.enter_context(redis_process())
+            env["DTX_REDIS_URL"] = redis_url
+            pids.append(redis_pid)
+        urls = []
+        for _ in range(args.replicas):
+            url, pid = stack.enter_context(streamlit_server(env=env))
+            urls.append(url)
+            pids.append(pid)
+        print(f"servers {urls}; 1 teacher + {args.class_students} students, up to {args.class_steps} steps",
+              file=sys.stderr, flush=True)
+        return asyncio.run(asyncio.wait_for(run_class(urls, pids, args), timeout=args.max_seconds))
