@@ -8,8 +8,8 @@ Run through ``benchmarks/load_test.py``:
 1. Starts the app (with ``--replicas 2``: a ``redis-server`` on a free port and two app processes with
    ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
    processes through Redis).
-2. The teacher opens the Grow page in presenter view and presses **Start a live class**; every student
-   opens the join address, picks a nickname and waits for the question.
+2. The teacher opens the Grow page in presenter view and presses **Start a live class**; the students
+   open the join address (four at a time), pick nicknames and wait for the question.
 3. For each of the teacher's steps: when there is a question, every student answers after a random
    think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
    and the latency of the j-th answer is the time from the j-th click until the teacher's count
@@ -128,8 +128,13 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
 
             where = "joining"
+            gate = asyncio.Semaphore(4)  # students arrive a few at a time, as in a lecture hall
 
             async def join(i):
+                async with gate:
+                    await join_now(i)
+
+            async def join_now(i):
                 ctx, page = await new_page(browser, urls[i % len(urls)], f"student {i:02d}", errors,
                                            PHONE if i % 2 else {"width": 1280, "height": 800}, timeout_ms)
                 contexts.append(ctx)

@@ -53,11 +53,13 @@ status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
 teaching = live_teacher.teaching()  # a live class (resumed from ?class=&teacher= after a reload)
+if teaching:
+    live_teacher.sync(grower, controls.status_text(grower))  # students follow before the diagram draws
 if sw.presenter and not teaching:
     with wide_col:
         live_teacher.start_button()
 elif teaching and not sw.presenter:
-    live_teacher.render_compact(grower, controls.status_text(grower))
+    live_teacher.render_compact()
 if not sw.presenter:
     wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
                                                     "moves below it.")

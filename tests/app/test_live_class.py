@@ -20,10 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 
+class Clock:
+    now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture(autouse=True)
 def fresh_store(monkeypatch):
     """Every test gets an empty in-process store (the process's singleton is swapped out)."""
-    store = MemoryStore()
+    store = MemoryStore(clock=Clock())
     monkeypatch.setattr(live_store, "_STORE", store)
     return store
 
@@ -186,3 +193,27 @@ def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
     ana.run()
     assert not ana.exception and any("cannot be reached" in w for w in texts(ana, "warning"))
     assert "You: Ana · score 0 of 0" in texts(ana, "text") and not ana.radio  # last room, read-only
+
+
+def test_outside_presenter_view_the_class_still_follows_the_tree():
+    t, code = start_class()
+    ana = student(code, "Ana")
+    t.toggle(key="presenter").set_value(False).run()
+    assert not t.exception
+    assert any(f"Live class {code[:3]} {code[3:]} is running" in c for c in texts(t, "caption"))
+    t.button(key="_w_grow_step").click().run()
+    ana.run()
+    assert any(c.startswith("Step 1 ·") for c in texts(ana, "caption"))
+
+
+def test_an_expired_class_says_so_everywhere(fresh_store):
+    t, code = start_class()
+    ana = student(code, "Ana")
+    fresh_store.clock.now += rooms.IDLE_SECONDS + 1
+    t.run()
+    assert any("No class has that code" in w for w in texts(t, "warning"))
+    t.run()
+    assert t.button(key="_w_live_start")  # the teacher can start a new class
+    ana.run()
+    assert any("No class has that code" in e for e in texts(ana, "error"))
+    assert ana.text_input(key="_w_join_code")

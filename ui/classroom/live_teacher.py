@@ -33,6 +33,7 @@ from ui.widgets import flash, md_escape
 
 SESSION = "_live_teacher"  # {"code": ..., "token": ...} of the room this session teaches
 PUBLISHED = "_live_published"  # (code, round id, status) last published
+SYNC = "_live_sync"  # (question, round id, room, error) of this page run
 P_CLASS, P_KEY = "class", "teacher"  # query parameters that let the teacher resume
 W_SCORES = "_w_live_scores"
 REFRESH_SECONDS = 1.0
@@ -50,8 +51,8 @@ def _remember(code: str, token: str) -> None:
 
 
 def _forget() -> None:
-    st.session_state.pop(SESSION, None)
-    st.session_state.pop(PUBLISHED, None)
+    for key in (SESSION, PUBLISHED, SYNC):
+        st.session_state.pop(key, None)
     for key in (P_CLASS, P_KEY):
         if key in st.query_params:
             del st.query_params[key]
@@ -191,36 +192,50 @@ def start_button() -> None:
                                     "follow this tree and vote on the next split.")
 
 
-def render_compact(grower, status: str) -> None:
-    """Outside presenter view: keep the class following the tree, and say that it runs."""
+def sync(grower, status: str) -> None:
+    """Publish the tree state (call it early in the page run: students follow before the diagram draws).
+
+    Keeps (question, round id, room, error) for the panel drawn later in the same run.
+    """
     me = current()
     question = None if grower.done else make_question(grower)
     try:
-        publish(grower, question, status)
-    except LiveError as err:
+        rid = publish(grower, question, status)
+        room, err = live.store().load(me["code"]), None
+    except LiveError as exc:
+        rid, room, err = None, None, exc
+    st.session_state[SYNC] = (question, rid, room, err)
+
+
+def render_compact() -> None:
+    """Outside presenter view: say that the class runs (and follows this tree)."""
+    me = current()
+    _question, _rid, _room, err = st.session_state.get(SYNC, (None, None, None, None))
+    if err is not None:
         live.show_live_error(err)
+        if isinstance(err, rooms.RoomNotFound):
+            _forget()
         return
     st.caption(f"Live class {live.spaced(me['code'])} is running: students follow this tree. Presenter view "
                "shows the code, the answers and Reveal.")
 
 
 def render_panel(grower, status: str) -> None:
-    """The running class's panel (presenter view)."""
+    """The running class's panel (presenter view), after :func:`sync` in the same run."""
     me = current()
     if me is None:
         return
-    question = None if grower.done else make_question(grower)
+    if SYNC not in st.session_state:
+        sync(grower, status)
+    question, rid, room, err = st.session_state[SYNC]
     read_only = False
-    try:
-        rid = publish(grower, question, status)
-        room = live.store().load(me["code"])
-    except LiveError as err:
+    if err is not None:
         if isinstance(err, rooms.RoomNotFound):  # expired or closed elsewhere
             _forget()
             st.warning(md_escape(err), icon=":material/info:")
             return
         live.show_live_error(err)
-        rid, room, read_only = None, None, True
+        read_only = True
     with st.container(border=True, key="live_panel"):
         address = live.join_address(me["code"], st.context.url)
         left, right = st.columns([3, 2], vertical_alignment="center")
