@@ -23,6 +23,7 @@ for the person who asked.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import secrets
 import unicodedata
@@ -194,7 +195,12 @@ def answer(room: dict, student_token: str, round_id: str, feature: str, threshol
         raise AnswerRefused("You have already answered this question: one answer each.")
     if not isinstance(feature, str) or not feature or len(feature) > MAX_FEATURE:
         raise AnswerRefused("Pick one of the features offered.")
-    t = None if threshold is None else float(threshold)
+    try:
+        t = None if threshold is None else float(threshold)
+    except (TypeError, ValueError):
+        t = math.nan
+    if t is not None and not math.isfinite(t):
+        raise AnswerRefused("The threshold must be a number.")
     room["answers"][key] = {"feature": feature, "threshold": t, "at": now}
 
 

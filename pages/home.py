@@ -28,6 +28,9 @@ TOUR = [
     ("pages/theory.py", "Theory", ":material/functions:",
      "Impurity curves, why gain favours many-valued columns, how much data a tree needs."),
     ("pages/lessons.py", "Lessons", ":material/school:", "Guided exercises for a class."),
+    ("pages/join.py", "Join a live class", ":material/groups:",
+     "For students: follow the teacher's tree on your own phone or laptop and vote on the next split "
+     "(the teacher starts the class in the Grow page's presenter view)."),
 ]
 
 

@@ -105,6 +105,11 @@ def test_refusals(make_store):
         store.answer(code, ana, "r0", "Outlook")
     with pytest.raises(NotAllowed):
         store.answer(code, "not-a-token", "r1", "Outlook")
+    for bad in (float("nan"), float("inf"), "x", [1]):
+        with pytest.raises(AnswerRefused, match="must be a number"):
+            store.answer(code, ana, "r1", "Outlook", bad)
+    with pytest.raises(AnswerRefused, match="Pick one"):
+        store.answer(code, ana, "r1", "x" * (rooms.MAX_FEATURE + 1))
     store.answer(code, ana, "r1", "Outlook")
     with pytest.raises(AnswerRefused, match="already answered"):
         store.answer(code, ana, "r1", "Humidity")
