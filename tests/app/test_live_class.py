@@ -73,8 +73,10 @@ def texts(at: AppTest, kind: str) -> list[str]:
     return [e.value.replace("\\", "") for e in getattr(at, kind)]
 
 
-def answer(at: AppTest, feature: str) -> AppTest:
+def answer(at: AppTest, feature: str, threshold: float | None = None) -> AppTest:
     at.radio[0].set_value(feature)
+    if threshold is not None:
+        at.number_input[0].set_value(threshold)
     at.button(key="_w_join_send").click().run()
     assert not at.exception, at.exception
     return at
@@ -217,3 +219,21 @@ def test_an_expired_class_says_so_everywhere(fresh_store):
     ana.run()
     assert any("No class has that code" in e for e in texts(ana, "error"))
     assert ana.text_input(key="_w_join_code")
+
+
+def test_numeric_features_need_a_threshold_judged_by_the_quiz_rules():
+    t = teacher({"data": "iris"})
+    t.button(key="_w_live_start").click().run()
+    code = t.session_state[live_teacher.SESSION]["code"]
+    ana, ben, cy = student(code, "Ana"), student(code, "Ben"), student(code, "Cy")
+    assert "petal\\_length" in ana.radio[0].options and ana.number_input  # options are shown escaped
+    answer(ana, "petal_length", 2.5)  # between the neighbours of the best threshold: right
+    answer(ben, "petal_length", 6.0)  # right feature, wrong threshold
+    answer(cy, "petal_length")  # no threshold: refused with a sentence, may try again
+    assert any("give a threshold too" in w for w in texts(cy, "warning"))
+    t.button(key="_w_live_reveal").click().run()
+    assert any(m.startswith("**Right: 1 of 2 (50%)**") for m in texts(t, "markdown"))
+    ana.run()
+    ben.run()
+    assert any(s.startswith("✓ Right: petal_length at 2.5") for s in texts(ana, "success"))
+    assert any(s.startswith("✗ The feature is right, but 6 is not") for s in texts(ben, "warning"))

@@ -33,7 +33,7 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"], [data-testid="stSidebarNav"]
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
-.st-key-join_answer button, .st-key-join_form button { min-height: 3rem; }
+[data-testid="stForm"] button { min-height: 3rem; }
 </style>
 """
 
@@ -132,16 +132,16 @@ def render_question(code: str, room: dict, me: dict, question, round_key: str) -
                    + (f" at {md_escape(format_number(t))}" if t is not None else "")
                    + ". Wait for the teacher's reveal.", icon=":material/how_to_vote:")
         return
-    with st.container(border=True, key="join_answer"):
-        pick = st.radio("Your guess", question.features, index=None, key=_wkey("pick", round_key),
-                        format_func=md_escape)
-        if pick is not None and question.needs_threshold(pick):
-            lo, hi = question.range_of(pick)
-            st.number_input(f"Threshold: {md_escape(pick)} <= t (values here run from {format_number(lo)} "
-                            f"to {format_number(hi)})", min_value=float(lo), max_value=float(hi), value=None,
-                            key=_wkey("t", round_key), format="%g")
-        st.button("Send answer", type="primary", icon=":material/send:", on_click=_answer,
-                  args=(code, round_key, question), width="stretch", key="_w_join_send")
+    with st.form(f"join_answer_{round_key}", border=True):  # one message: pick (+ threshold) and send
+        st.radio("Your guess", question.features, index=None, key=_wkey("pick", round_key), format_func=md_escape)
+        numeric = [f for f in question.features if question.needs_threshold(f)]
+        if numeric:
+            spans = ", ".join(f"{md_escape(f)} {format_number(lo)} to {format_number(hi)}"
+                              for f, lo, hi in question.ranges)
+            st.number_input(f"Threshold t for a numeric pick (the split is feature <= t; values here: {spans})",
+                            value=None, key=_wkey("t", round_key), format="%g")
+        st.form_submit_button("Send answer", type="primary", icon=":material/send:", on_click=_answer,
+                              args=(code, round_key, question), width="stretch", key="_w_join_send")
 
 
 def render_reveal(room: dict, me: dict) -> None:
