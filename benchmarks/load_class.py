@@ -167,17 +167,31 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
                     async def answer(page):
                         await asyncio.sleep(rng.uniform(0, args.think))
-                        radios = page.get_by_test_id("stRadio").locator("label")
-                        await radios.nth(rng.randrange(await radios.count())).click()
-                        await idle(page, timeout_ms)
-                        t = page.locator("[data-testid='stNumberInput'] input")
-                        if await t.count():
-                            await t.fill("50")
-                            await t.press("Enter")
-                            await idle(page, timeout_ms)
-                        clicks.append(time.perf_counter())
-                        await page.get_by_role("button", name="Send answer").click()
-                        await page.get_by_text("Answer received").wait_for(timeout=timeout_ms)
+                        for attempt in (1, 2):
+                            radios = page.get_by_test_id("stRadio").locator("label")
+                            pick = radios.nth(rng.randrange(await radios.count()))
+                            await pick.click()
+                            await pick.locator("input").wait_for(state="attached")
+                            for _ in range(100):  # a student sees the pick marked before sending
+                                if await pick.locator("input").is_checked():
+                                    break
+                                await asyncio.sleep(0.1)
+                            t = page.locator("[data-testid='stNumberInput'] input")
+                            if await t.count():
+                                await t.fill("50")
+                            clicks.append(time.perf_counter())
+                            await page.get_by_role("button", name="Send answer").click()
+                            try:
+                                await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
+                                return
+                            except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
+                                clicks.pop()
+                                who = f"student {students.index(page):02d}"
+                                shot = ARTIFACTS / f"load-class-stuck-{students.index(page):02d}.png"
+                                await page.screenshot(path=str(shot))
+                                text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
+                                errors.add(who, f"step {step}: no 'Answer received' 45 s after Send "
+                                                f"(try {attempt}; {shot.name}): {text[:160]}")
 
                     poller = asyncio.create_task(poll())
                     await asyncio.gather(*(answer(s) for s in students))
@@ -227,6 +241,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
         finally:
             done.set()
             await watcher
+            for task in asyncio.all_tasks():
+                if task.get_coro().__name__ == "poll":
+                    task.cancel()
             for ctx in contexts:
                 await ctx.close()
             await browser.close()

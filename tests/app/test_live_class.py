@@ -178,6 +178,8 @@ def test_teacher_resumes_with_the_token_and_a_student_cannot():
     again.button(key="_w_live_end").click().run()
     ana.run()
     assert any("ended the class" in i for i in texts(ana, "info"))
+    late = student(code)
+    assert any("ended this class" in i for i in texts(late, "info")) and not late.text_input
 
 
 def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):

@@ -219,6 +219,9 @@ def render_join_page() -> None:
     if me is None:
         if read_only:
             return
+        if rooms.is_closed(room):
+            st.info("The teacher has ended this class.", icon=":material/flag:")
+            return
         st.markdown(f"Class **{live.spaced(code)}**: pick a nickname to join.")
         _nickname_form(code, room)
         return
