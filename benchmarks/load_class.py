@@ -168,19 +168,12 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     async def answer(page):
                         await asyncio.sleep(rng.uniform(0, args.think))
                         for attempt in (1, 2):
-                            radios = page.get_by_test_id("stRadio").locator("label")
-                            pick = radios.nth(rng.randrange(await radios.count()))
-                            await pick.click()
-                            await pick.locator("input").wait_for(state="attached")
-                            for _ in range(100):  # a student sees the pick marked before sending
-                                if await pick.locator("input").is_checked():
-                                    break
-                                await asyncio.sleep(0.1)
+                            buttons = page.locator("[class*='st-key-_w_join_send_'] button")
                             t = page.locator("[data-testid='stNumberInput'] input")
                             if await t.count():
                                 await t.fill("50")
                             clicks.append(time.perf_counter())
-                            await page.get_by_role("button", name="Send answer").click()
+                            await buttons.nth(rng.randrange(await buttons.count())).click()
                             try:
                                 await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
                                 return
@@ -190,7 +183,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                 shot = ARTIFACTS / f"load-class-stuck-{students.index(page):02d}.png"
                                 await page.screenshot(path=str(shot))
                                 text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
-                                errors.add(who, f"step {step}: no 'Answer received' 45 s after Send "
+                                errors.add(who, f"step {step}: no 'Answer received' 45 s after a guess "
                                                 f"(try {attempt}; {shot.name}): {text[:160]}")
 
                     poller = asyncio.create_task(poll())

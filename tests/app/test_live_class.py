@@ -73,11 +73,17 @@ def texts(at: AppTest, kind: str) -> list[str]:
     return [e.value.replace("\\", "") for e in getattr(at, kind)]
 
 
+def feature_buttons(at: AppTest) -> list[str]:
+    """The guess buttons' labels as shown (Markdown-escaped feature names)."""
+    return [b.label for b in at.button if b.key and b.key.startswith("_w_join_send_")]
+
+
 def answer(at: AppTest, feature: str, threshold: float | None = None) -> AppTest:
-    at.radio[0].set_value(feature)
     if threshold is not None:
         at.number_input[0].set_value(threshold)
-    at.button(key="_w_join_send").click().run()
+    button = next(b for b in at.button if b.key and b.key.startswith("_w_join_send_")
+                  and b.label.replace("\\", "") == feature)
+    button.click().run()
     assert not at.exception, at.exception
     return at
 
@@ -90,7 +96,7 @@ def test_a_whole_question_from_start_to_scores():
     ana = student(code, "Ana")
     ben = student(code, "Ben")
     assert "You: Ana · score 0 of 0" in texts(ana, "text")
-    assert ana.radio[0].options == ["Outlook", "Temperature", "Humidity", "Wind"]
+    assert feature_buttons(ana) == ["Outlook", "Temperature", "Humidity", "Wind"]
     answer(ana, "Outlook")
     assert any(s.startswith("Answer received: Outlook") for s in texts(ana, "success"))
     answer(ben, "Wind")
@@ -115,7 +121,7 @@ def test_a_whole_question_from_start_to_scores():
     # the teacher steps: a new question for everyone, answers cleared, scores kept
     t.button(key="_w_grow_step").click().run()
     ana.run()
-    assert ana.radio[0].value is None and not texts(ana, "success")
+    assert feature_buttons(ana) and not texts(ana, "success")
     assert "You: Ana · score 1 of 1" in texts(ana, "text")
 
 
@@ -156,7 +162,7 @@ def test_double_answer_and_answer_after_reveal_are_refused():
     ana_again = student(code, params={"me": ana.query_params["me"][0]
                                       if isinstance(ana.query_params["me"], list) else ana.query_params["me"]})
     answer(ana, "Outlook")
-    answer(ana_again, "Wind")  # a second tab of the same student, still showing the form
+    answer(ana_again, "Wind")  # a second tab of the same student, still showing the buttons
     assert any("already answered" in e for e in texts(ana_again, "error"))
     t.button(key="_w_live_reveal").click().run()
     answer(ben, "Outlook")  # Ben's page still shows the question (no rerun since the reveal)
@@ -196,7 +202,7 @@ def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
     assert t.button(key="_w_live_reveal").disabled and "Step 1 ·" in " ".join(texts(t, "markdown"))
     ana.run()
     assert not ana.exception and any("cannot be reached" in w for w in texts(ana, "warning"))
-    assert "You: Ana · score 0 of 0" in texts(ana, "text") and not ana.radio  # last room, read-only
+    assert "You: Ana · score 0 of 0" in texts(ana, "text") and not feature_buttons(ana)  # read-only
 
 
 def test_outside_presenter_view_the_class_still_follows_the_tree():
@@ -228,7 +234,7 @@ def test_numeric_features_need_a_threshold_judged_by_the_quiz_rules():
     t.button(key="_w_live_start").click().run()
     code = t.session_state[live_teacher.SESSION]["code"]
     ana, ben, cy = student(code, "Ana"), student(code, "Ben"), student(code, "Cy")
-    assert "petal\\_length" in ana.radio[0].options and ana.number_input  # options are shown escaped
+    assert "petal\\_length" in feature_buttons(ana) and ana.number_input  # labels are shown escaped
     answer(ana, "petal_length", 2.5)  # between the neighbours of the best threshold: right
     answer(ben, "petal_length", 6.0)  # right feature, wrong threshold
     answer(cy, "petal_length")  # no threshold: refused with a sentence, may try again

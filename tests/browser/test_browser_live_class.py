@@ -37,9 +37,7 @@ def _join(page, address: str, nickname: str, wait_idle) -> None:
 
 
 def _answer(page, feature: str, wait_idle) -> None:
-    page.get_by_test_id("stRadio").get_by_text(feature, exact=True).click()
-    wait_idle(page)
-    page.get_by_role("button", name="Send answer").click()
+    page.get_by_role("button", name=feature, exact=True).click()  # one tap per guess
     wait_idle(page)
     expect(page.get_by_text(re.compile(rf"Answer received: {feature}"))).to_be_visible()
 
@@ -90,7 +88,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         wait_idle(teacher)
         for page in (phone, laptop):
             expect(page.get_by_text(re.compile(r"Which feature will split node \d+"))).to_be_visible(timeout=10_000)
-            expect(page.get_by_test_id("stRadio")).to_be_visible()
+            expect(page.get_by_role("button", name="Humidity", exact=True)).to_be_visible()
         wait_idle(laptop)
         screenshot(laptop, "live_laptop_next_question")
         for page in (teacher, phone, laptop):

@@ -55,12 +55,8 @@ def _join(code: str) -> None:
     st.query_params[P_ME] = token
 
 
-def _answer(code: str, round_key: str, question) -> None:
+def _answer(code: str, round_key: str, question, feature: str) -> None:
     me = st.session_state[ME]
-    feature = st.session_state.get(_wkey("pick", round_key))
-    if feature is None:
-        flash("warning", "Pick a feature first.")
-        return
     threshold = st.session_state.get(_wkey("t", round_key)) if question.needs_threshold(feature) else None
     if question.needs_threshold(feature) and threshold is None:
         flash("warning", md_escape(f"{feature} is numeric: give a threshold too."))
@@ -132,16 +128,19 @@ def render_question(code: str, room: dict, me: dict, question, round_key: str) -
                    + (f" at {md_escape(format_number(t))}" if t is not None else "")
                    + ". Wait for the teacher's reveal.", icon=":material/how_to_vote:")
         return
-    with st.form(f"join_answer_{round_key}", border=True):  # one message: pick (+ threshold) and send
-        st.radio("Your guess", question.features, index=None, key=_wkey("pick", round_key), format_func=md_escape)
+    # One button per feature: a tap sends the answer, and the pick travels in the button's own callback
+    # arguments (no radio value that a run racing with the once-a-second poll could lose).
+    with st.form(f"join_answer_{round_key}", border=True):
         numeric = [f for f in question.features if question.needs_threshold(f)]
         if numeric:
             spans = ", ".join(f"{md_escape(f)} {format_number(lo)} to {format_number(hi)}"
                               for f, lo, hi in question.ranges)
-            st.number_input(f"Threshold t for a numeric pick (the split is feature <= t; values here: {spans})",
+            st.number_input(f"Threshold t for a numeric feature (the split is feature <= t; values here: {spans})",
                             value=None, key=_wkey("t", round_key), format="%g")
-        st.form_submit_button("Send answer", type="primary", icon=":material/send:", on_click=_answer,
-                              args=(code, round_key, question), width="stretch", key="_w_join_send")
+        st.caption("Tap your guess:")
+        for i, feature in enumerate(question.features):
+            st.form_submit_button(md_escape(feature), on_click=_answer, args=(code, round_key, question, feature),
+                                  width="stretch", key=f"_w_join_send_{i}")
 
 
 def render_reveal(room: dict, me: dict) -> None:
