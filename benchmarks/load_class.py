@@ -39,6 +39,10 @@ from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_
                        rss_mb, streamlit_server)
 
 COUNT_RE = re.compile(r"Answered: (\d+) of (\d+)")
+# 41 tabs in one headless Chromium: without these, tabs not in front get their timers throttled (down to
+# one wake-up a minute after 5 minutes), and a student's once-a-second poll with them.
+NO_THROTTLING = ["--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                 "--disable-backgrounding-occluded-windows", "--disable-features=IntensiveWakeUpThrottling"]
 PHONE = {"width": 390, "height": 844}
 
 
@@ -112,7 +116,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await asyncio.sleep(0.5)
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + NO_THROTTLING)
         watcher = asyncio.create_task(watch_memory())
         contexts = []
         t_start = time.perf_counter()
