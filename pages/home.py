@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -86,3 +87,15 @@ st.markdown(
     "- Changing the data, the target or the split **resets the tree**.\n"
     "- Your tree lives in your browser session only; uploaded files are kept in memory, never written to disk."
 )
+
+st.subheader("User guide")
+st.caption("Every page and control explained, how to run the app for a class, and what makes it fast "
+           "(the same text as docs/USER_GUIDE.md).")
+with st.expander("Read the user guide", icon=":material/menu_book:"):
+    guide = ROOT / "docs" / "USER_GUIDE.md"
+    if guide.is_file():
+        # Our own text (no user content): its relative links point into the repository, so they are cut.
+        text = guide.read_text(encoding="utf-8").split("\n", 1)[1]
+        st.markdown(re.sub(r"\[([^\]]+)\]\((?!https?:)[^)]*\)", r"\1", text))
+    else:
+        st.info("The user guide (docs/USER_GUIDE.md) is not part of this installation.")

@@ -36,6 +36,15 @@ def test_app_starts_on_the_introduction(app_test):
     assert "Open Data" in [link.value for link in at.page_link]
 
 
+def test_the_introduction_shows_the_user_guide_without_repository_links(app_test):
+    at = app_test()
+    guide = (ROOT / "docs" / "USER_GUIDE.md").read_text(encoding="utf-8")
+    shown = [m.value for m in at.markdown if "### Grow" in m.value]
+    assert len(shown) == 1 and "Running for a class" in shown[0] and "### Theory" in shown[0]
+    assert "to be written" not in guide
+    assert "](../README.md)" in guide and "](../README.md)" not in shown[0]   # repository links become text
+
+
 def test_session_defaults_are_the_play_tennis_sample(app_test):
     at = app_test()
     ds = at.session_state[state.DATASET]
