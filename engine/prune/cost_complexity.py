@@ -34,7 +34,7 @@ from engine.prune.scoring import Option, RowScorer
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy
 
-__all__ = ["CCPPath", "ccp_path", "prune_ccp", "CCPCrossValidation", "ccp_cross_validate", "kfold_indices"]
+__all__ = ["CCPPath", "ccp_path", "prune_ccp", "CCPCrossValidation", "ccp_cross_validate"]
 
 
 def _weakest_links(tree: Tree):
