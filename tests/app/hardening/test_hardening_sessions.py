@@ -23,7 +23,7 @@ import engine
 from ui.data import panels as panels
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 UPLOAD = (b"colour,size,weight,label\nred,1.5,10,yes\nblue,2.5,12,no\nred,3.0,11,yes\ngreen,1.0,9,no\n"
           b"blue,2.0,11,no\nred,2.2,13,yes\ngreen,2.9,8,yes\nblue,3.1,14,no\n")

@@ -28,7 +28,7 @@ from ui.data import panels as panels
 from ui import state
 from ui.widgets import md_escape
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 CORPUS = ROOT / "tests" / "data" / "awkward"
 FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix not in (".py", ".md"))

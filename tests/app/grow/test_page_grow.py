@@ -16,7 +16,7 @@ from ui.grow import query as q
 from ui import state
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 
 
 def open_link(**params) -> AppTest:

@@ -17,7 +17,7 @@ from ui.classroom import share
 from ui import state
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 
 
 def ok(at):

@@ -11,7 +11,7 @@ from ui.classroom import presenter as classroom, quiz as classroom_quiz
 from ui import state
 from ui.classroom.lessons import BY_SLUG
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 GROW = "pages/grow.py"
 pytestmark = pytest.mark.skipif(

@@ -20,7 +20,7 @@ from ui.grow import inspector
 from ui import state
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 EXPORT_TAB = "Export & share"
 
 

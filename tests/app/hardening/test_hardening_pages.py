@@ -31,7 +31,7 @@ from streamlit.testing.v1 import AppTest
 import engine
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 
 # Distinctive hostile tokens (unique, so the app's own Markdown never contains them by accident).

@@ -17,7 +17,7 @@ from ui.data import panels as panels
 from ui.grow import views as gv
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 N_ROWS = 10_000
 
 
