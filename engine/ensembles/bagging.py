@@ -33,6 +33,7 @@ from engine.grow.grower import Grower
 from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
+from engine.ensembles.stacked import StackedForest
 from engine.ensembles.votes import Ensemble, Member
 
 Progress = Callable[[int, int], None] | None
@@ -102,7 +103,8 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     members, compiled = [], []
     subset = feature_subset_size if feature_subset_size is not None and feature_subset_size < len(names) else None
     tasks = [(dataset, tree_config, int(seed), n_draws if bootstrap else 0, subset) for seed in seeds.tolist()]
-    grown = run_tasks(grow_member, tasks, n_jobs=n_jobs, progress=progress, should_stop=should_stop)
+    grown = run_tasks(grow_member, tasks, n_jobs=n_jobs, progress=progress, should_stop=should_stop,
+                      rows=n * n_estimators)
     for m, (seed, (tree, feats, out)) in enumerate(zip(seeds.tolist(), grown)):
         if bootstrap:
             in_bag[m] = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
@@ -120,6 +122,7 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     ensemble = Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
                         (), settings, tuple(notes))
     ensemble.__dict__["_compiled"] = compiled      # the flat trees made here serve prediction too
+    ensemble.__dict__["_stacked"] = StackedForest.build(compiled, dataset.task)
     return ensemble
 
 

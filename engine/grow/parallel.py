@@ -4,8 +4,10 @@ Forests, bagging, cross-validation folds, learning curves, instability runs and 
 cross-validation all grow trees that do not depend on each other. :func:`run_tasks` hands them to
 `joblib <https://joblib.readthedocs.io>`_ (the library scikit-learn uses):
 
-- ``n_jobs``: how many at once. ``None`` or ``-1`` = every core (``-2`` all but one, as in joblib),
-  ``1`` = in this process, one after the other, with no pool at all;
+- ``n_jobs``: how many at once. ``-1`` = every core (``-2`` all but one, as in joblib), ``1`` = in this
+  process, one after the other, with no pool at all; ``None`` (the default everywhere) = every core
+  when the tasks hold at least ``POOL_ABOVE_ROWS`` rows between them (``rows``), else in this process:
+  starting workers and shipping the data costs more than a few small trees;
 - processes (joblib's "loky" backend): a tree's Python work does not hold the calling process's
   GIL, so a Streamlit server stays responsive for other sessions while a forest trains; big numpy
   arrays reach the workers as read-only memory maps instead of copies;
@@ -31,6 +33,8 @@ from engine.errors import ConfigError
 from engine.grow.allocator import roomy_heap
 
 SCHEDULER_ENV = "DTX_DASK_SCHEDULER"
+#: with ``n_jobs=None``, tasks that hold fewer rows than this between them run in the calling process.
+POOL_ABOVE_ROWS = 50_000
 _clients: dict[str, object] = {}
 
 
@@ -110,12 +114,16 @@ _worker_heap = None
 
 
 def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=None,
-              should_stop: Callable[[], bool] | None = None, scheduler: str | None = None) -> list:
-    """``[fn(*t) for t in tasks]``, run ``n_jobs`` at a time (see the module docstring)."""
+              should_stop: Callable[[], bool] | None = None, scheduler: str | None = None,
+              rows: int | None = None) -> list:
+    """``[fn(*t) for t in tasks]``, run ``n_jobs`` at a time (see the module docstring); ``rows``: the
+    training rows of all tasks together (decides ``n_jobs=None``; unknown = use the pool)."""
     tasks = list(tasks)
     total = len(tasks)
+    n_jobs = check_n_jobs(n_jobs)
     address = dask_scheduler(scheduler)
-    jobs = -1 if address else effective_n_jobs(n_jobs, total)
+    small = n_jobs is None and rows is not None and rows < POOL_ABOVE_ROWS
+    jobs = 1 if small else (-1 if address else effective_n_jobs(n_jobs, total))
     out = []
 
     def arrived(result) -> None:
@@ -148,4 +156,4 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
 
 
 __all__ = ["run_tasks", "check_n_jobs", "effective_n_jobs", "cpu_count", "dask_scheduler", "Cancelled",
-           "SCHEDULER_ENV"]
+           "SCHEDULER_ENV", "POOL_ABOVE_ROWS"]
