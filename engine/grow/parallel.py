@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from contextlib import nullcontext
 from typing import Callable, Iterable
 
@@ -151,7 +152,9 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
             for result in results:
                 arrived(result)
         finally:
-            results.close()          # an exception above: cancel what has not started
+            with warnings.catch_warnings():       # joblib warns that cancelled tasks' work is lost: intended
+                warnings.simplefilter("ignore", UserWarning)
+                results.close()          # after an exception above: cancel what has not started
     return out
 
 
