@@ -13,7 +13,9 @@ cross-validation all grow trees that do not depend on each other. :func:`run_tas
   arrays reach the workers as read-only memory maps instead of copies;
 - a Dask cluster when one is configured: :func:`dask_scheduler` reads the environment variable
   ``DTX_DASK_SCHEDULER`` (e.g. ``tcp://10.0.0.5:8786``) or the ``scheduler`` argument, and the tasks
-  run under ``joblib.parallel_config(backend="dask")``;
+  run under ``joblib.parallel_config(backend="dask")`` on all the cluster's workers (unless
+  ``n_jobs=1`` or the job is small, which stay in this process). The address is the server
+  operator's to set, never a page's: a web page must not make the server connect to any host;
 - every task's randomness is fixed before it starts (callers draw each member's seed up front), and
   results come back in task order, so a parallel run returns exactly what the serial one returns;
 - ``progress(done, total)`` is called in the caller's process as results arrive, in order; if it raises
@@ -36,6 +38,8 @@ from engine.grow.allocator import roomy_heap
 SCHEDULER_ENV = "DTX_DASK_SCHEDULER"
 #: with ``n_jobs=None``, tasks that hold fewer rows than this between them run in the calling process.
 POOL_ABOVE_ROWS = 50_000
+#: seconds to wait for a configured Dask scheduler before giving up with a ConfigError.
+CONNECT_TIMEOUT = 10
 _clients: dict[str, object] = {}
 
 
@@ -89,8 +93,8 @@ def _dask_context(address: str):
     client = _clients.get(address)
     if client is None or client.status not in ("running", "connecting"):
         try:
-            client = Client(address, timeout=10, set_as_default=False)
-        except OSError as exc:
+            client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
             raise ConfigError(f"Could not reach the Dask scheduler at {address}: {exc}") from None
         _clients[address] = client
     return joblib.parallel_config(backend="dask", client=client)
@@ -124,7 +128,7 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
     n_jobs = check_n_jobs(n_jobs)
     address = dask_scheduler(scheduler)
     small = n_jobs is None and rows is not None and rows < POOL_ABOVE_ROWS
-    jobs = 1 if small else (-1 if address else effective_n_jobs(n_jobs, total))
+    jobs = 1 if small or n_jobs == 1 else (-1 if address else effective_n_jobs(n_jobs, total))
     out = []
 
     def arrived(result) -> None:
@@ -147,7 +151,8 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
     with context:
         parallel = joblib.Parallel(n_jobs=jobs, return_as="generator", batch_size=1,
                                    **({} if address else {"backend": "loky"}))
-        results = parallel(joblib.delayed(_Task(fn))(*t) for t in tasks)
+        task = fn if address else _Task(fn)    # a cluster's workers are not ours to tune
+        results = parallel(joblib.delayed(task)(*t) for t in tasks)
         try:
             for result in results:
                 arrived(result)
