@@ -38,7 +38,8 @@ DEFAULT_TEST_SIZE = 0.25
 # Below this many rows a data set is a textbook example: train on every row by default, so the gain
 # tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
 SMALL_DATA_ROWS = 30
-# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above.
+# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above when the
+# stopping rules keep leaves big (TreeConfig.resolved; trees grown to full depth keep exact search).
 DEFAULT_SPLIT_SEARCH = "auto"
 
 
