@@ -30,7 +30,7 @@ SELECTED_NODE = "selected_node"  # int node id
 SEED = "seed"  # the app-wide random seed (split, random features, ensembles)
 LOADED_DATASET = "loaded_dataset"  # DATASET as loaded, before kind/target/task edits
 DATA_VERSION = "data_version"  # int, increases on every change of data, split or config
-N_JOBS = "_w_n_jobs"  # None (automatic: all cores for big jobs) or the number of cores for many-tree work
+N_JOBS = "_w_n_jobs"  # 0 (automatic: all cores for big jobs) or the number of cores for many-tree work
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -168,7 +168,7 @@ def set_split_settings(*, test_size: float, validation_size: float, seed: int) -
 def current_n_jobs() -> int | None:
     """Cores for work that grows many independent trees (ensembles, folds, curves): None = automatic."""
     value = st.session_state.get(N_JOBS)
-    return int(value) if value is not None else None
+    return int(value) if value else None
 
 
 def current_seed() -> int:

@@ -104,12 +104,12 @@ def cores_setting(container=None) -> int | None:
 
     box = container if container is not None else st
     cores = cpu_count()
-    options = [None] + list(range(1, cores + 1))
+    options = list(range(cores + 1))                     # 0 = automatic (None for the engine)
     if st.session_state.get(state.N_JOBS) not in options:
-        st.session_state[state.N_JOBS] = None
+        st.session_state[state.N_JOBS] = 0
     box.selectbox(
         "Cores", options, key=state.N_JOBS, persist_state="session",
-        format_func=lambda v: f"automatic (all {cores})" if v is None else (f"{v} core" + ("" if v == 1 else "s")),
+        format_func=lambda v: f"automatic (all {cores})" if v == 0 else (f"{v} core" + ("" if v == 1 else "s")),
         help="Independent trees (ensemble members, folds, learning-curve and instability runs) grow on this "
              "many processor cores at once; the results are the same for every choice. Automatic uses all "
              "cores when there is enough work and one core for small data.")

@@ -51,7 +51,7 @@ def test_ensembles_cores_choice_is_used_and_changes_nothing_but_speed(monkeypatc
     seen = _record_n_jobs(monkeypatch)
     at = _open("pages/ensembles.py")
     box = at.selectbox(key=state.N_JOBS)
-    assert box.value is None and box.label == "Cores"
+    assert box.value == 0 and box.label == "Cores"
     at.number_input(key=f"{training.W_M}_random_forest").set_value(6)
     at.button(key="_w_ens_train").click().run()
     assert not at.exception and not at.error
