@@ -104,7 +104,7 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     subset = feature_subset_size if feature_subset_size is not None and feature_subset_size < len(names) else None
     tasks = [(dataset, tree_config, int(seed), n_draws if bootstrap else 0, subset) for seed in seeds.tolist()]
     grown = run_tasks(grow_member, tasks, n_jobs=n_jobs, progress=progress, should_stop=should_stop,
-                      rows=n * n_estimators)
+                      rows=n * n_estimators, shared=(dataset,))
     for m, (seed, (tree, feats, out)) in enumerate(zip(seeds.tolist(), grown)):
         if bootstrap:
             in_bag[m] = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)

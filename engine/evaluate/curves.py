@@ -270,7 +270,8 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
     tasks = [(train, test, np.sort(rng.choice(n, size=m, replace=False)) if m < n else None, config,
               int(seed) + i, metric, {"fraction": f, "n_train": m, "repeat": r}) for i, (f, m, r) in enumerate(plan)]
     records = run_tasks(_learning_run, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
-                        should_stop=should_stop, rows=sum(m for _, m, _ in plan))
+                        should_stop=should_stop, rows=sum(m for _, m, _ in plan),
+                        shared=(train, test))
     runs = pd.DataFrame(records)
     summary = runs.groupby("n_train", sort=True).agg(
         fraction=("fraction", "first"), runs=("repeat", "size"),

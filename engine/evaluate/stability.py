@@ -176,7 +176,7 @@ def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap
         tasks.append((data, weight, config, seed + r + 1, test, metric))
         changes.append(changed)
     grown = run_tasks(_fit_and_score, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
-                      should_stop=should_stop, rows=len(train) * len(tasks))
+                      should_stop=should_stop, rows=len(train) * len(tasks), shared=(test,))
     reference, ref_pred, ref_score = grown[0]
     ref_root, ref_feature = _root_text(reference)
     original = {"root": ref_root, "root_feature": ref_feature, "n_leaves": reference.n_leaves,

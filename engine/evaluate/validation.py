@@ -119,7 +119,7 @@ def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, pr
     folds = kfold_indices(len(dataset), k, y=strat, seed=seed)
     tasks = [(dataset, i, test_idx, config, seed + i) for i, test_idx in enumerate(folds)]
     records = run_tasks(fold_record, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress, should_stop=should_stop,
-                        rows=len(dataset) * (len(folds) - 1))
+                        rows=len(dataset) * (len(folds) - 1), shared=(dataset,))
     return CVResult(k=int(k), seed=seed, task=dataset.task, metric=default_metric(dataset.task),
                     folds=pd.DataFrame(records))
 

@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import numbers
 import os
+import pickle
+import tempfile
+import uuid
 import warnings
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from typing import Callable, Iterable
 
 from engine.errors import ConfigError
@@ -100,9 +103,31 @@ def _dask_context(address: str):
     return joblib.parallel_config(backend="dask", client=client)
 
 
+class _Shared:
+    """Stands in a task for a big argument every task shares (the training data): the object is pickled
+    once to a file, and each worker reads it once per run instead of receiving it with every task."""
+
+    def __init__(self, path: str, token: str):
+        self.path, self.token = path, token
+
+
+_worker_cache: dict[str, object] = {}
+
+
+def _resolve(arg):
+    if not isinstance(arg, _Shared):
+        return arg
+    if arg.token not in _worker_cache:
+        with open(arg.path, "rb") as fh:
+            obj = pickle.load(fh)
+        _worker_cache.clear()                    # only the current run's data stays in a worker
+        _worker_cache[arg.token] = obj
+    return _worker_cache[arg.token]
+
+
 class _Task:
-    """``fn`` run in a worker process: the worker keeps :func:`roomy_heap` on for its whole life, so a
-    tree reuses the big blocks the previous tree freed (as the serial loop does)."""
+    """``fn`` run in a worker process: shared arguments read once per worker, and :func:`roomy_heap` kept on
+    for the worker's life, so a tree reuses the big blocks the previous tree freed (as the serial loop does)."""
 
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -112,17 +137,42 @@ class _Task:
         if _worker_heap is None:
             _worker_heap = roomy_heap()
             _worker_heap.__enter__()
-        return self.fn(*args)
+        return self.fn(*(_resolve(a) for a in args))
 
 
 _worker_heap = None
 
 
+@contextmanager
+def _shared_files(tasks: list, shared: tuple):
+    """The tasks with each object of ``shared`` (by identity) replaced by a :class:`_Shared` file reference."""
+    if not shared:
+        yield tasks
+        return
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    refs, paths = {}, []
+    try:
+        for obj in shared:
+            fd, path = tempfile.mkstemp(prefix="dtx-shared-", suffix=".pkl", dir=folder)
+            paths.append(path)
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            refs[id(obj)] = _Shared(path, uuid.uuid4().hex)
+        yield [tuple(refs.get(id(a), a) if any(a is o for o in shared) else a for a in t) for t in tasks]
+    finally:
+        for path in paths:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
 def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=None,
               should_stop: Callable[[], bool] | None = None, scheduler: str | None = None,
-              rows: int | None = None) -> list:
+              rows: int | None = None, shared: tuple = ()) -> list:
     """``[fn(*t) for t in tasks]``, run ``n_jobs`` at a time (see the module docstring); ``rows``: the
-    training rows of all tasks together (decides ``n_jobs=None``; unknown = use the pool)."""
+    training rows of all tasks together (decides ``n_jobs=None``; unknown = use the pool); ``shared``:
+    objects that appear in many tasks (the data), sent to each worker process once, not with every task."""
     tasks = list(tasks)
     total = len(tasks)
     n_jobs = check_n_jobs(n_jobs)
@@ -148,10 +198,10 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
     import joblib
 
     context = _dask_context(address) if address else nullcontext()
-    with context:
+    with context, _shared_files(tasks, () if address else shared) as tasks:
         parallel = joblib.Parallel(n_jobs=jobs, return_as="generator", batch_size=1,
                                    **({} if address else {"backend": "loky"}))
-        task = fn if address else _Task(fn)    # a cluster's workers are not ours to tune
+        task = fn if address else _Task(fn)    # a cluster's workers (other machines) get the data in each task
         results = parallel(joblib.delayed(task)(*t) for t in tasks)
         try:
             for result in results:

@@ -280,7 +280,7 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
     fold_err = np.zeros((alphas.size, k))
     tasks = [(dataset, np.setdiff1d(np.arange(n), held), X[held], y[held], grow_config, mids) for held in folds]
     fits = run_tasks(_fold_losses, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
-                     should_stop=should_stop, rows=n * (k - 1))
+                     should_stop=should_stop, rows=n * (k - 1), shared=(dataset,))
     for f, (held, row_losses) in enumerate(zip(folds, fits)):
         losses[:, held] = row_losses
         fold_err[:, f] = row_losses.mean(axis=1)

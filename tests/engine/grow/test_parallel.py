@@ -126,3 +126,22 @@ def test_evaluation_loops_equal_serial_for_any_n_jobs(cancer):
     ]
     for run in pairs:
         pd.testing.assert_frame_equal(run(1), run(2))
+
+
+def test_shared_data_goes_to_each_worker_once_and_its_file_is_removed(cancer, tmp_path, monkeypatch):
+    import glob
+    import tempfile
+
+    made = []
+    real = tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        fd, path = real(*args, **kwargs)
+        made.append(path)
+        return fd, path
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    data = cancer.train
+    out = run_tasks(getattr, [(data, "name"), (data, "target"), ("text", "upper")], n_jobs=2, shared=(data,))
+    assert out[:2] == [data.name, data.target] and out[2]() == "TEXT"
+    assert len(made) == 1 and not any(glob.glob(p) for p in made)        # one file for all tasks, then gone
