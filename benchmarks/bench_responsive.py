@@ -44,15 +44,22 @@ def write_csv(path: Path, n: int) -> None:
     make_data(n).frame.to_csv(path, index=False)
 
 
-def children_cpu(pid: int) -> float:
-    total = 0.0
+def children_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds used so far by each live child process of the server (its joblib workers)."""
+    out = {}
     for child in psutil.Process(pid).children(recursive=True):
         try:
             t = child.cpu_times()
-            total += t.user + t.system
+            out[child.pid] = t.user + t.system
         except psutil.Error:
             pass
-    return total
+    return out
+
+
+def used_since(pid: int, mark: dict[int, float]) -> tuple[float, int]:
+    """(CPU seconds the children used since ``mark``, counting new children from 0; how many are alive)."""
+    now = children_cpu(pid)
+    return sum(v - mark.get(p, 0.0) for p, v in now.items()), len(now)
 
 
 class Stepper:
@@ -131,7 +138,7 @@ async def main_async(args) -> None:
             print(f"B's Step latency, nothing else running: median {statistics.median(idle) * 1000:.0f} ms, "
                   f"max {max(idle) * 1000:.0f} ms ({len(idle)} actions)", flush=True)
             await a.screenshot(path=str(Path(__file__).resolve().parent.parent / "test-artifacts" / "bench-responsive-a.png"))
-            for label in args.cores:
+            for label in ([] if args.only_leave else args.cores):
                 await set_cores(a, label, timeout_ms)
                 r = await training_round(a, stepper, timeout_ms)
                 lat = r["latencies"] or [float("nan")]
@@ -142,19 +149,18 @@ async def main_async(args) -> None:
                       f"{r['progress'][:1]} .. {r['progress'][-1:]}", flush=True)
             # leaving: train with the pool, close A's tab, watch the workers' CPU time
             await set_cores(a, args.cores[-1], timeout_ms)
-            before = children_cpu(pid)
+            mark = children_cpu(pid)
             await a.locator(".st-key-_w_ens_train button").click()
             await asyncio.sleep(args.leave_after)
-            during = children_cpu(pid) - before
+            during, alive = used_since(pid, mark)
             await ctx_a.close()
-            closed = time.perf_counter()
             await asyncio.sleep(2.0)
             mark = children_cpu(pid)
             await asyncio.sleep(args.watch)
-            after = children_cpu(pid) - mark
-            print(f"Leaving: workers used {during:.1f} CPU s in the {args.leave_after:.0f} s before A closed its tab, "
-                  f"{after:.2f} CPU s in the {args.watch:.0f} s from 2 s after ({time.perf_counter() - closed:.0f} s "
-                  f"after closing)", flush=True)
+            after, alive_after = used_since(pid, mark)
+            print(f"Leaving: {alive} worker processes used {during:.1f} CPU s in the {args.leave_after:.0f} s before A "
+                  f"closed its tab; from 2 s after closing, {alive_after} live workers used {after:.2f} CPU s in "
+                  f"{args.watch:.0f} s", flush=True)
             await browser.close()
 
 
@@ -167,6 +173,7 @@ def main(argv=None) -> None:
     ap.add_argument("--idle-steps", type=int, default=8)
     ap.add_argument("--leave-after", type=float, default=4.0)
     ap.add_argument("--watch", type=float, default=6.0)
+    ap.add_argument("--only-leave", action="store_true", help="skip the latency rounds")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per wait")
     args = ap.parse_args(argv)
     from engine.grow.parallel import cpu_count
