@@ -94,3 +94,26 @@ def sidebar_summary() -> None:
             help="Used for the train/test split, random feature subsets and ensembles. "
                  "The same seed gives the same results.",
         )
+
+
+# ------------------------------------------------------------------------------ cores for many trees
+def cores_setting(container=None) -> int | None:
+    """The "Cores" choice (shared by the Ensembles, Evaluate and Prune pages through ``state.N_JOBS``) and,
+    when a Dask cluster is configured for the server, where the trees go. Returns ``n_jobs`` for the engine."""
+    from engine.grow.parallel import cpu_count, dask_scheduler
+
+    box = container if container is not None else st
+    cores = cpu_count()
+    options = list(range(cores + 1))                     # 0 = automatic (None for the engine)
+    if st.session_state.get(state.N_JOBS) not in options:
+        st.session_state[state.N_JOBS] = 0
+    box.selectbox(
+        "Cores", options, key=state.N_JOBS, persist_state="session",
+        format_func=lambda v: f"automatic (all {cores})" if v == 0 else (f"{v} core" + ("" if v == 1 else "s")),
+        help="Independent trees (ensemble members, folds, learning-curve and instability runs) grow on this "
+             "many processor cores at once; the results are the same for every choice. Automatic uses all "
+             "cores when there is enough work and one core for small data.")
+    address = dask_scheduler()
+    if address:
+        box.caption(f"Trees are sent to the Dask cluster at {md_escape(address)}.")
+    return state.current_n_jobs()

@@ -14,6 +14,7 @@ from engine.evaluate.validation import cross_validate
 from engine.evaluate.metrics import metric_label, metrics_for, scores_table
 from engine.evaluate.stability import PERTURBATIONS, instability
 from engine.viz import eval_figs
+from ui import state
 from ui.evaluate import context as ec
 
 TREE_CHOICES = ("grow", "full")
@@ -65,7 +66,8 @@ def render_metrics(ctx) -> None:
 def _run_cv(ctx, k: int):
     update, done = ec.progress_callback(f"Cross-validating ({k} folds)")
     try:
-        return cross_validate(ctx.train, ctx.config, k=k, seed=ctx.seed, progress=update)
+        return cross_validate(ctx.train, ctx.config, k=k, seed=ctx.seed, progress=update,
+                              n_jobs=state.current_n_jobs())
     finally:
         done()
 
@@ -127,7 +129,8 @@ def _run_learning(ctx, n_sizes: int, repeats: int):
     update, done = ec.progress_callback("Growing trees on random subsets")
     try:
         return learning_curve(ctx.curve_train, ctx.curve_test, ctx.config, sizes=sizes, repeats=repeats,
-                              seed=ctx.seed, metric=metrics_for(ctx.task)[0], progress=update)
+                              seed=ctx.seed, metric=metrics_for(ctx.task)[0], progress=update,
+                              n_jobs=state.current_n_jobs())
     finally:
         done()
 
@@ -159,7 +162,8 @@ def _run_instability(ctx, method: str, fraction: float, runs: int):
     update, done = ec.progress_callback("Growing trees on perturbed rows")
     try:
         return instability(ctx.curve_train, ctx.curve_test, ctx.config, runs=runs, method=method,
-                           fraction=fraction, seed=ctx.seed, progress=update)
+                           fraction=fraction, seed=ctx.seed, progress=update,
+                           n_jobs=state.current_n_jobs())
     finally:
         done()
 

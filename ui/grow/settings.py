@@ -37,7 +37,7 @@ CAT_SPLITS = ("multiway", "subset", "equals")
 ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-first (largest gain)"}
 CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
 BASES = {"bits": 2.0, "nats": math.e}
-SEARCHES = {"auto": "Automatic (histogram above N rows)", "exact": "Exact", "histogram": "Histogram"}
+SEARCHES = {"auto": "Automatic (histogram on big data for bounded trees)", "exact": "Exact", "histogram": "Histogram"}
 
 # ------------------------------------------------------------------------------- pure helpers
 def widget_values(cfg: TreeConfig) -> dict:
@@ -90,7 +90,7 @@ def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
 
     ``exact search`` (every midpoint between sorted values) or ``histogram search, 255 bins: thresholds
     at bin edges``; an unresolved "auto" (``n_rows`` unknown) reads ``automatic search (histogram above
-    100,000 rows)``.
+    100,000 rows unless the tree may grow to leaves of a row or two)``.
     """
     search = cfg.split_search
     if search == "auto" and n_rows is not None:
@@ -99,7 +99,8 @@ def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
         return f"histogram search, {cfg.max_bins:,} bins: thresholds at bin edges"
     if search == "exact":
         return "exact search"
-    return f"automatic search (histogram above {cfg.histogram_above_rows:,} rows)"
+    return (f"automatic search (histogram above {cfg.histogram_above_rows:,} rows unless the tree may grow "
+            "to leaves of a row or two)")
 
 
 def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str:
@@ -212,7 +213,9 @@ def settings_panel(task: str, has_validation: bool) -> None:
         c[1].number_input("Max bins", min_value=2, max_value=65_535, step=1, key=W_BINS, **kw,
                           help="Bins per numeric feature for histogram search.")
         c[2].number_input("Histogram above N rows", min_value=0, step=10_000, key=W_ABOVE, **kw,
-                          help="Automatic search uses histograms when the training rows exceed this.")
+                          help="Automatic search uses histograms when the training rows exceed this and a depth, leaf-count "
+                               "or leaf-size limit keeps leaves at two rows or more on average (on trees grown "
+                               "to full depth exact search is faster).")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):
         st.error(st.session_state[CONFIG_ERROR], icon=":material/error:")

@@ -23,7 +23,7 @@ from engine.viz.prune_figs import alpha_path_figure, cv_figure
 from ui import state
 from ui.classroom.presenter import render_prune_narration
 from ui.grow.views import tree_fingerprint
-from ui.widgets import flash, md_escape, shorten
+from ui.widgets import cores_setting, flash, md_escape, shorten
 
 MEMO, MEMO_SIZE, BIG_TREE = "_prune_memo", 16, 100
 SMALL_WIDTH = 8  # at most this many boxes side by side: draw at natural size
@@ -101,13 +101,17 @@ def ccp_panel(tree, grower, split):
     alphas = [float(a) for a in path.distinct_alphas]
     if st.session_state.get(W_ALPHA) not in alphas:
         st.session_state[W_ALPHA] = float(path.ccp_alphas[path.best_by_validation()]) if rows is not None else 0.0
-    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
     k = c2.number_input("Folds k", 2, 10, 5, key=W_K)
-    if c3.button("Cross-validate", key="prune_run_cv", icon=":material/replay:"):
-        with st.spinner(f"Growing {k} trees, one per fold…"):
-            st.session_state[CV] = (state.data_version(), fp, int(k),
-                                    ccp_cross_validate(grower.dataset, grower.config, k=int(k),
-                                                       seed=state.current_seed(), tree=tree))
+    n_jobs = cores_setting(c3)
+    if c4.button("Cross-validate", key="prune_run_cv", icon=":material/replay:"):
+        bar = st.progress(0.0, text=f"Growing {k} trees, one per fold…")
+        try:
+            cv = ccp_cross_validate(grower.dataset, grower.config, k=int(k), seed=state.current_seed(), tree=tree,
+                                    n_jobs=n_jobs, progress=lambda d, t: bar.progress(d / t, text=f"{d} of {t} folds"))
+        finally:
+            bar.empty()
+        st.session_state[CV] = (state.data_version(), fp, int(k), cv)
     if rows is not None:
         best = float(path.ccp_alphas[path.best_by_validation()])
         c1.button(f"Best on {name} rows: α = {best:.4g}", key="prune_best_val", on_click=_set_alpha, args=(best,))
