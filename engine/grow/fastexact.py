@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.grow.featuredraw import child_keys, draw_mask
-from engine.grow.levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
+from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
 from engine.grow.roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
                                    use_sorted_orders)
@@ -280,7 +280,8 @@ def grow_exact(grower):
         wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
         code = np.full(C, -1, dtype=np.int8)
         code[~np.isfinite(Gw)] = NO_SPLIT
-        code[np.isfinite(Gw) & (gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        code[np.isfinite(Gw) & (W / root.weight * gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        code[np.isfinite(Gw) & (gain + EPS < cfg.min_gain)] = MIN_GAIN
         if cfg.chi2_alpha is not None and task == "classification":
             for c in np.flatnonzero(code < 0).tolist():
                 p_value = chi2_test((tuple(Lw[c].tolist()), tuple(Rw[c].tolist())))[2]

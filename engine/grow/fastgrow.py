@@ -25,7 +25,7 @@ from engine.grow.stopping import post_split_reason, pre_split_reason
 
 def fast_eligible(grower) -> bool:
     cfg = grower.config
-    return (cfg.effective_order in ("breadth", "depth") and not cfg.validation
+    return (cfg.effective_order in ("breadth", "depth") and not cfg.validation and not cfg.c45_rules
             and all(k == "numeric" for k in grower.schema.kinds)
             and not np.isnan(grower.X).any())
 
@@ -111,7 +111,7 @@ def grow_levelwise(grower) -> FastResult:
                 continue
             c = cmap[k]
             split = splits[c]
-            reason = post_split_reason(split, cfg, grower.task)
+            reason = post_split_reason(split, cfg, grower.task, nodes[nid].weight / root.weight)
             if reason is not None:
                 nodes[nid] = nodes[nid].evolve(split=None, children=(), gain=None, stop_reason=reason)
                 continue

@@ -29,6 +29,7 @@ from engine.grow.allocator import roomy_heap
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
 from engine.tree.build import make_node, route_rows, unit_stats
 from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
+from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from engine.split.records import Split
 from engine.grow.stopping import post_split_reason, pre_split_reason, validation_gain
@@ -431,7 +432,9 @@ class Grower:
         nd = self.node_data(node_id)
         feats = self._features_for(node_id)
         names = self.schema.feature_names
-        if self.config.split_search == "histogram":
+        if self.config.c45_rules:
+            best, ranked, _ = self._j48_search(nd, feats)
+        elif self.config.split_search == "histogram":
             idx, _ = self._rows[node_id]
             codes = self.bins.codes[idx]
             found = {j: best_histogram(nd, codes, j, names[j], self.bins.edges[j].size + 1)
@@ -439,17 +442,19 @@ class Grower:
         else:
             dense = [j for j in feats if self.schema.kinds[j] == "numeric" and not np.isnan(nd.x[:, j]).any()]
             found = dict(zip(dense, best_numeric_all(nd, dense, [names[j] for j in dense])))
-        for j in feats:
-            if j in found:
-                s = found[j]
-            elif self.schema.kinds[j] == "numeric":
-                s = best_numeric(nd, j, names[j])
-            else:
-                s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
-            if s is not None:
-                ranked.append(s)
-        best, _, ranked = choose(ranked, self.config.score)
-        reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task)
+        if not self.config.c45_rules:
+            for j in feats:
+                if j in found:
+                    s = found[j]
+                elif self.schema.kinds[j] == "numeric":
+                    s = best_numeric(nd, j, names[j])
+                else:
+                    s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
+                if s is not None:
+                    ranked.append(s)
+            best, _, ranked = choose(ranked, self.config.score)
+        share = node.weight / self._nodes[0].weight if self._nodes[0].weight > 0 else 0.0
+        reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task, share)
         if reason is None and self.val is not None:
             reason = self._validation_reason(node_id, best)
         result = (reason, best, tuple(ranked))
@@ -457,6 +462,32 @@ class Grower:
             self._cache.clear()
         self._cache[key] = result
         return result
+
+    def _j48_search(self, nd, feats):
+        """(winner, ranked splits, eligibility) by J48's rules (:mod:`engine.split.j48`)."""
+        return j48_search(nd, feats, self.schema, m=float(self.config.min_samples_leaf),
+                          n_classes=len(self.dataset.classes), rules=self.config.c45_rules,
+                          log_base=self.crit.base, counted=self._j48_counted, values=self._training_values)
+
+    def eligible_flags(self, node_id: int) -> list[bool]:
+        """For each of :meth:`candidates`: does it pass the score's filter (C4.5: the average gain)?"""
+        from engine.split.search import eligible
+        node_id = self._node_id(node_id)
+        if self.config.c45_rules:
+            return self._j48_search(self.node_data(node_id), self._features_for(node_id))[2]
+        return eligible(self.candidates(node_id), self.config.score)
+
+    @cached_property
+    def _j48_counted(self) -> list[bool]:
+        return counts_toward_average(self.schema.kinds, self.schema.categories, int((self.w0 > 0).sum()))
+
+    def _training_values(self, j: int) -> np.ndarray:
+        """Sorted distinct training values of numeric feature j (rows of positive weight), kept per feature."""
+        memo = self.__dict__.setdefault("_values_memo", {})
+        if j not in memo:
+            col = self.X[self.w0 > 0, j]
+            memo[j] = np.unique(col[~np.isnan(col)])
+        return memo[j]
 
     def _validation_reason(self, node_id, split):
         vx, vy = self.val
@@ -529,6 +560,8 @@ class Grower:
             child = make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[c],
                               stats=(self.U[cidx] * cw[:, None]).sum(0), n_rows=cidx.size, crit=self.crit,
                               classes=self.dataset.classes)
+            if child.weight <= 0 and self.task == "classification":   # an empty branch: the parent's class
+                child = replace(child, value=node.value, prediction=node.prediction)
             self._nodes.append(child)
             self._rows[cid] = (cidx, cw)
             self._paths[cid] = self._paths[nid] + ((split.feature_index, split.kind, split.threshold,

@@ -54,8 +54,8 @@ def split_numbers(crit, L, R, P, W):
 
 #: stop reasons by code, as recorded per node (-1: the node was split)
 STOP_CODES = ("pure", "max_depth", "min_samples_split", "min_samples_leaf", "no_split",
-              "min_impurity_decrease", "chi2")
-NO_SPLIT, MIN_DECREASE, CHI2 = 4, 5, 6
+              "min_impurity_decrease", "chi2", "min_gain")
+NO_SPLIT, MIN_DECREASE, CHI2, MIN_GAIN = 4, 5, 6, 7
 
 
 @contextmanager
