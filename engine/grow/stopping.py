@@ -40,7 +40,7 @@ EPS = 1e-12
 
 def pre_split_reason(node, config) -> str | None:
     """Reasons that need no split search."""
-    j48 = "min_split" in (config.c45_rules or ())
+    j48 = "min_split" in (getattr(config, "c45_rules", None) or ())
     if node.impurity <= EPS or (j48 and node.weight - max(node.stats) < 1e-6):   # J48: Utils.eq(total, max)
         return "pure"
     if config.max_depth is not None and node.depth >= config.max_depth:

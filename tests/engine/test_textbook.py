@@ -60,7 +60,8 @@ def test_gain_ratio_shrinks_the_day_id_advantage():
     gain_tab = engine.gain_table(ds, engine.TreeConfig(algorithm="id3")).set_index("feature")
     assert gain_tab["gain"].idxmax() == "Day"              # ID3's gain is fooled by the id column
     assert gain_tab.loc["Day", "gain"] == pytest.approx(0.940286, abs=1e-6)
-    c45 = engine.gain_table(ds, engine.TreeConfig(algorithm="c45")).set_index("feature")
+    # the lecture notes' C4.5 (J48's rules off): every candidate counts toward the average gain
+    c45 = engine.gain_table(ds, engine.TreeConfig(algorithm="c45", c45_rules=())).set_index("feature")
     assert c45.loc["Day", "gain_ratio"] == pytest.approx(0.940286 / 3.807355, abs=1e-5)
     assert c45.loc["Outlook", "gain_ratio"] == pytest.approx(0.246750 / 1.577406, abs=1e-5)
     # the ratio shrinks Day's lead over Outlook from 3.8x (gain) to 1.6x; with Quinlan's average-gain
@@ -68,6 +69,20 @@ def test_gain_ratio_shrinks_the_day_id_advantage():
     assert gain_tab.loc["Day", "gain"] / gain_tab.loc["Outlook", "gain"] > 3.8
     assert c45.loc["Day", "gain_ratio"] / c45.loc["Outlook", "gain_ratio"] < 1.6
     assert list(c45.loc[c45["eligible"]].index) == ["Day"] and c45.loc["Day", "winner"]
+
+
+def test_j48_rules_refuse_the_day_column():
+    # J48 (the C4.5 preset): a multiway split needs two branches holding at least M = 2 cases, and Day's
+    # fourteen values hold one each, so Day is no candidate and Outlook wins, as in Weka
+    ds = engine.load_sample("play_tennis_day").with_kinds({"Day": "categorical"})
+    j48 = engine.gain_table(ds, engine.TreeConfig(algorithm="c45")).set_index("feature")
+    assert "Day" not in j48.index and j48.loc["Outlook", "winner"]
+    assert j48.loc["Outlook", "gain_ratio"] == pytest.approx(0.246750 / 1.577406, abs=1e-5)
+    # with M = 1 Day may split, but with 14 values for 14 rows it does not count toward the average gain
+    # (C45ModelSelection: >= 0.3 x rows values), so the average is Outlook's, Humidity's and Wind's ...
+    m1 = engine.gain_table(ds, engine.TreeConfig(algorithm="c45", min_samples_leaf=1)).set_index("feature")
+    counted = m1.drop(index="Day")["gain"].mean()
+    assert list(m1.index[m1["eligible"]]) == [f for f in m1.index if m1.loc[f, "gain"] >= counted - 1e-3]
 
 
 def test_restaurant_root_is_patrons():
