@@ -13,7 +13,8 @@ cart       gini         gain         subset (binary)     thresholds
 Regression always uses ``variance``. ``split_search``: "exact" (every midpoint), "histogram" (bin edges,
 ``max_bins`` per feature; much faster on large data) or "auto" (histogram above ``histogram_above_rows``). Stopping rules combine: a node becomes a leaf when it is pure, or
 ``depth == max_depth``, or it has fewer than ``min_samples_split`` rows, or no split leaves at least
-``min_samples_leaf`` rows in every child, or the best gain is below ``min_impurity_decrease``, or the
+``min_samples_leaf`` rows in every child, or the best gain is below ``min_gain`` or its weighted
+decrease below ``min_impurity_decrease``, or the
 split's chi-square test is not significant at ``chi2_alpha``, or (``validation=True``) the split does not
 improve accuracy on the validation rows at the node, or ``max_leaf_nodes`` leaves exist already.
 
@@ -151,6 +152,10 @@ class TreeConfig:
             rules = C45_RULES if self.algorithm == "c45" and task == "classification" else ()
         if task != "classification":
             rules = ()
+        score, cat = self.score or preset["score"], self.categorical_split or preset["categorical_split"]
+        if rules and (score != "gain_ratio" or cat != "multiway"):
+            raise ConfigError("J48's rules (c45_rules) choose among multiway splits by gain ratio; with "
+                              f"score {score!r} and categorical split {cat!r} switch them off (c45_rules=()).")
         leaf = self.min_samples_leaf
         if leaf is None:
             leaf = 2 if self.algorithm == "c45" and rules else 1

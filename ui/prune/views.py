@@ -132,6 +132,12 @@ def ccp_panel(tree, grower, split):
     return memo(("ccp", fp, alpha), lambda: prune_ccp(tree, alpha))
 
 
+def default_method(grower) -> str:
+    """The method the page opens with: C4.5's own (pessimistic pruning, as J48 prunes) for a C4.5 tree,
+    reduced-error pruning otherwise."""
+    return "pessimistic" if grower.config.algorithm == "c45" and grower.task == "classification" else "reduced_error"
+
+
 def pessimistic_panel(tree, grower, split):
     st.caption("C4.5 / Weka J48: a leaf with E errors among N rows is charged N·U_CF(E, N) errors, the "
                "upper confidence limit of its error rate. A subtree becomes a leaf when that does not "
@@ -142,7 +148,7 @@ def pessimistic_panel(tree, grower, split):
     c1, c2, c3 = st.columns(3)
     cf = c1.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF,
                    help="Smaller CF = more pessimistic about small leaves = more pruning (J48: 0.25).")
-    raising = c2.toggle("Subtree raising", key=W_RAISE,
+    raising = c2.toggle("Subtree raising", value=True, key=W_RAISE,
                         help="Also try replacing a node by its largest child's subtree, re-routing the "
                              "node's training rows through it (J48 does this by default).")
     collapse = c3.toggle("Collapse first", value=True, key=W_COLLAPSE,
