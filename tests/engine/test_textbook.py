@@ -1,9 +1,11 @@
 """Textbook examples: Mitchell's Play Tennis with ID3 (gains at the root, the tree, a new day)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import engine
+from engine.prune.pessimistic import prune_pessimistic
 from engine.split.gain import explain_gain, explain_impurity
 
 
@@ -92,3 +94,29 @@ def test_restaurant_root_is_patrons():
     assert table["gain"].idxmax() == "Pat"
     assert table.loc["Pat", "gain"] == pytest.approx(0.540852, abs=1e-5)
     assert table.loc["Type", "gain"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_quinlan_golf_with_an_unknown_outlook():
+    # Quinlan (1993), ch. 3: the golf data with the 6th case's outlook unknown gives
+    #   outlook = sunny: humidity <= 75: Play (2.0); humidity > 75: Don't Play (3.4/0.4)
+    #   outlook = overcast: Play (3.2);  outlook = rain: windy = true: Don't Play (2.4/0.4); false: Play (3.0)
+    ds = engine.load_sample("golf")
+    tree = engine.fit_tree(ds, engine.TreeConfig(algorithm="c45"))
+    pruned = prune_pessimistic(tree, subtree_raising=True, train=ds).tree
+    for t in (tree, pruned):
+        assert t.root.split.feature == "Outlook" and t.n_leaves == 5
+        sunny = t.node(t.root.children[t.root.split.categories.index("sunny")])
+        assert sunny.split.describe() == "Humidity <= 75"      # the largest training value below the cut
+        leaves = {(leaf.prediction, round(leaf.weight, 1), round(leaf.weight - max(leaf.stats), 1))
+                  for leaf in t.leaves}
+        assert leaves == {("Play", 2.0, 0.0), ("Don't Play", 3.4, 0.4), ("Play", 3.2, 0.0),
+                          ("Don't Play", 2.4, 0.4), ("Play", 3.0, 0.0)}
+    # a sunny day with humidity unknown: 2.0/5.4 x Play + 3.4/5.4 x (0.4/3.4 Play) = 2.4/5.4 = 0.444 with
+    # the leaf weights rounded as printed; unrounded (2 + 5/13)/(5 + 5/13) = 0.443
+    row = pd.DataFrame({"Outlook": ["sunny"], "Temperature": [70.0], "Humidity": [np.nan], "Windy": ["false"]})
+    p_play = pruned.predict_proba(row)[0][list(ds.classes).index("Play")]
+    assert p_play == pytest.approx((2 + 5 / 13) / (5 + 5 / 13), abs=1e-9)
+    assert round(p_play, 2) == 0.44 and abs(p_play - 0.444) < 0.002
+    # the midpoint rule of the lecture notes cuts at 77.5 instead
+    notes = engine.fit_tree(ds, engine.TreeConfig(algorithm="c45", c45_rules=("min_split", "average_gain")))
+    assert "Humidity <= 77.5" in [n.split.describe() for n in notes.internal_nodes]
