@@ -48,6 +48,9 @@ def split_numbers(crit, L, R, P, W):
         pl, pr = wl / W, wr / W
         info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
                  + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
+        base = getattr(crit, "base", 2.0)
+        if base != 2.0:                  # split info in the entropy's unit: the gain ratio is base-free
+            info = info / np.log2(base)
         ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
     return wl, wr, children_imp, gain, info, ratio
 

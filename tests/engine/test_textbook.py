@@ -1,5 +1,7 @@
 """Textbook examples: Mitchell's Play Tennis with ID3 (gains at the root, the tree, a new day)."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -120,3 +122,19 @@ def test_quinlan_golf_with_an_unknown_outlook():
     # the midpoint rule of the lecture notes cuts at 77.5 instead
     notes = engine.fit_tree(ds, engine.TreeConfig(algorithm="c45", c45_rules=("min_split", "average_gain")))
     assert "Humidity <= 77.5" in [n.split.describe() for n in notes.internal_nodes]
+
+
+@pytest.mark.parametrize("base", [2.0, math.e, 10.0])
+def test_gain_ratio_is_the_same_in_every_entropy_base(base):
+    # Outlook on Play Tennis: gain 0.2467 bits / split info 1.5774 bits = 0.1564, whatever the log's base
+    ds = engine.load_sample("play_tennis")
+    for rules in ((), None):
+        table = engine.gain_table(ds, engine.TreeConfig(algorithm="c45", entropy_base=base, c45_rules=rules,
+                                                        min_samples_leaf=1)).set_index("feature")
+        assert table.loc["Outlook", "gain_ratio"] == pytest.approx(0.246750 / 1.577406, abs=1e-5)
+        assert table.loc["Outlook", "gain"] == pytest.approx(0.246750 * math.log(2) / math.log(base), abs=1e-5)
+    num = engine.load_sample("iris")      # the level-wise grower records the same numbers
+    tree = engine.fit_tree(num, engine.TreeConfig(criterion="entropy", score="gain_ratio", entropy_base=base))
+    bits = engine.fit_tree(num, engine.TreeConfig(criterion="entropy", score="gain_ratio"))
+    assert [n.split.gain_ratio for n in tree.internal_nodes] == pytest.approx(
+        [n.split.gain_ratio for n in bits.internal_nodes], rel=1e-9)
