@@ -167,7 +167,9 @@ def bottom_up_panel(tree, grower, split):
     delta, cf = 0.05, 0.25
     if evaluation == "mdl":
         delta = c2.slider("δ", 0.01, 0.5, 0.05, 0.01, key=W_DELTA)
-        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
+        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d'\rceil")
+        st.caption("d′ = the tests a node can choose from: m + 1 thresholds per real-valued feature (the lecture "
+                   "notes' reduction to binary features), plus the categorical tests (see the Theory page).")
     elif evaluation == "pessimistic":
         cf = c2.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF)
     rows, name = held_out_rows(split, needed=evaluation == "validation")
