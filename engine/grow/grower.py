@@ -22,7 +22,7 @@ from engine.checks import shown
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.split.histogram import best_histogram, make_bins
-from engine.grow.featuredraw import draw_mask, path_key
+from engine.grow.featuredraw import draw_mask, feature_ranks, path_key
 from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
@@ -432,8 +432,9 @@ class Grower:
         nd = self.node_data(node_id)
         feats = self._features_for(node_id)
         names = self.schema.feature_names
+        ranks = self._visit_ranks(node_id)
         if self.config.c45_rules:
-            best, ranked, _ = self._j48_search(nd, feats)
+            best, ranked, _ = self._j48_search(nd, feats, ranks)
         elif self.config.split_search == "histogram":
             idx, _ = self._rows[node_id]
             codes = self.bins.codes[idx]
@@ -452,7 +453,7 @@ class Grower:
                     s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
                 if s is not None:
                     ranked.append(s)
-            best, _, ranked = choose(ranked, self.config.score)
+            best, _, ranked = choose(ranked, self.config.score, ranks)
         share = node.weight / self._nodes[0].weight if self._nodes[0].weight > 0 else 0.0
         reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task, share)
         if reason is None and self.val is not None:
@@ -463,8 +464,19 @@ class Grower:
         self._cache[key] = result
         return result
 
-    def _j48_search(self, nd, feats):
-        """(winner, ranked splits, eligibility) by J48's rules (:mod:`engine.split.j48`)."""
+    def _visit_ranks(self, node_id):
+        """A randomised learner's (``random_state`` set) seeded order of visiting features at the node, which
+        breaks ties between equally good features (:func:`engine.grow.featuredraw.feature_ranks`); else None."""
+        if self.config.random_state is None:
+            return None
+        d = len(self.schema.feature_names)
+        return feature_ranks([path_key(self._paths[node_id])], self.config.random_state, d)[0]
+
+    def _j48_search(self, nd, feats, ranks=None):
+        """(winner, ranked splits, eligibility) by J48's rules (:mod:`engine.split.j48`); with ``ranks`` the
+        features are visited in that order (ties go to the first visited)."""
+        if ranks is not None:
+            feats = sorted(feats, key=lambda j: ranks[j])
         return j48_search(nd, feats, self.schema, m=float(self.config.min_samples_leaf),
                           n_classes=len(self.dataset.classes), rules=self.config.c45_rules,
                           log_base=self.crit.base, counted=self._j48_counted, values=self._training_values)
@@ -474,7 +486,8 @@ class Grower:
         from engine.split.search import eligible
         node_id = self._node_id(node_id)
         if self.config.c45_rules:
-            return self._j48_search(self.node_data(node_id), self._features_for(node_id))[2]
+            return self._j48_search(self.node_data(node_id), self._features_for(node_id),
+                                    self._visit_ranks(node_id))[2]
         return eligible(self.candidates(node_id), self.config.score)
 
     @cached_property

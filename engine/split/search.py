@@ -13,7 +13,8 @@ and the split information counts the missing weight as one more branch:
 so that gain ratio = gain / SplitInfo does not depend on it.
 
 Ties: within a feature the smallest threshold (first subset in enumeration order) wins; across
-features the earlier column wins (see :func:`choose`).
+features the earlier column wins, or, for a randomised learner (``random_state`` set), the feature the
+node visits first in its seeded random order (see :func:`choose`).
 """
 
 from __future__ import annotations
@@ -252,11 +253,12 @@ def best_categorical(nd: NodeData, j: int, name: str, labels: tuple[str, ...], m
                        stats.sum(axis=0), cats=[labels[c] for c in present[mask]], codes=present[mask])
 
 
-def choose(splits: list[Split], score: str) -> tuple[Split | None, Split | None, list[Split]]:
+def choose(splits: list[Split], score: str, ranks=None) -> tuple[Split | None, Split | None, list[Split]]:
     """Rank candidate splits; return (winner, runner-up, ranked list).
 
     ``score="gain"``: highest gain. ``score="gain_ratio"``: Quinlan's C4.5 rule, highest gain ratio among
-    the splits whose gain is at least the average gain of all candidates. Ties keep column order.
+    the splits whose gain is at least the average gain of all candidates. Ties keep column order, or the
+    order of ``ranks`` (``ranks[feature_index]``: when the node visits the feature) when given.
     """
     if not splits:
         return None, None, []
@@ -265,8 +267,9 @@ def choose(splits: list[Split], score: str) -> tuple[Split | None, Split | None,
         key = [(s.gain >= avg - TIE_TOL, s.gain_ratio) for s in splits]
     else:
         key = [(True, s.gain) for s in splits]
+    tie = (lambda i: i) if ranks is None else (lambda i: int(ranks[splits[i].feature_index]))
     order = sorted(range(len(splits)),
-                   key=lambda i: (not key[i][0], -round(key[i][1], 12), i))
+                   key=lambda i: (not key[i][0], -round(key[i][1], 12), tie(i), i))
     ranked = [splits[i] for i in order]
     return ranked[0], (ranked[1] if len(ranked) > 1 else None), ranked
 
