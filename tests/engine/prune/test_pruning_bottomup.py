@@ -124,3 +124,14 @@ def test_bad_settings_are_plain_sentences():
     reg = engine.Dataset.from_frame(pd.DataFrame({"x": [1, 2, 3, 4], "y": [0.0, 1, 5, 9]}), target="y", task="regression")
     with pytest.raises(ConfigError, match="classification tree"):
         prune_bottom_up(engine.fit_tree(reg), evaluation="mdl", train=reg)
+
+
+def test_scorer_breaks_rounding_ties_like_predict():
+    # a row split between two leaves mixes their shares; recomposed in another order, 0.3 and 0.1 + 0.2 must
+    # still tie and go to the first class, as Tree.predict does (else f of the same tree changed between two
+    # steps of bottom-up pruning: found by test_pruning_props)
+    from engine.prune.scoring import RowScorer
+    ds, tree = toy_tree()
+    scorer = RowScorer(tree, ds.X, ds.y)
+    values = np.array([[0.3, 0.1 + 0.2], [0.1 + 0.2, 0.3]])
+    assert scorer.loss(np.array([0, 1]), values) == 0.0     # rows 0 and 1 are class a (code 0)
