@@ -39,9 +39,8 @@ ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-firs
 CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
 BASES = {"bits": 2.0, "nats": math.e}
 SEARCHES = {"auto": "Automatic (histogram above N rows)", "exact": "Exact", "histogram": "Histogram"}
-RULE_LABELS = {"min_split": "J48's minimum split sizes", "mdl": "MDL correction of thresholds",
-               "value_threshold": "threshold at a training value", "average_gain": "J48's average-gain filter",
-               "all_values": "a branch for every value"}
+RULE_LABELS = {"min_split": "split sizes", "mdl": "MDL correction", "value_threshold": "value thresholds",
+               "average_gain": "average gain", "all_values": "all-value branches"}
 
 
 def preset_rules(algorithm) -> tuple[str, ...]:
@@ -209,26 +208,28 @@ def settings_panel(task: str, has_validation: bool) -> None:
         c[0].number_input("Max depth (empty = none)", min_value=0, value=None, step=1, key=W_DEPTH, **kw)
         c[1].number_input("Min rows to split", min_value=2, step=1, key=W_MSS, **kw)
         c[2].number_input("Min rows per leaf (empty = preset)", min_value=1, value=None, step=1, key=W_MSL,
+                          placeholder="preset (C4.5: 2, else 1)",
                           help="Each child needs at least this many rows (preset 1). With J48's rules on it "
                                "is J48's M (preset 2 on C4.5), counted in case weight: a row with a missing "
                                "value counts by its fraction.", **kw)
         c[3].number_input("Min gain", min_value=0.0, step=0.01, format="%.3f", key=W_GAIN, **kw,
                           help="The lecture notes' rule: a node is split only if its own best gain reaches "
                                "this value.")
-        c = st.columns(4)
+        c = st.columns([1, 3])
         c[0].number_input("Min impurity decrease", min_value=0.0, step=0.001, format="%.4f", key=W_MID, **kw,
                           help="scikit-learn's rule: split only if (node rows / all rows) × gain reaches this "
                                "value, so CART gives scikit-learn's tree.")
         c[1].multiselect("C4.5: J48's rules", list(C45_RULES), format_func=RULE_LABELS.get, key=W_RULES,
                          disabled=task == "regression", **kw,
                          help="On for the C4.5 preset, which then grows Weka J48's tree; switch each off to "
-                              "follow the lecture notes instead. Minimum split sizes: a threshold needs "
+                              "follow the lecture notes instead. Split sizes: a threshold needs "
                               "0.1 × weight / classes (between M and 25) on each side, a multiway split two "
                               "branches with ≥ M. MDL correction: a threshold's gain loses log2(candidate "
-                              "thresholds) / weight. Threshold at a training value: the largest value at or "
-                              "below the cut, not the midpoint. Average-gain filter: gain ≥ average − 0.001, "
+                              "thresholds) / weight. Value thresholds: the largest training value at or "
+                              "below the cut, not the midpoint. Average gain: gain ≥ average − 0.001, "
                               "averaged over numeric features and categorical ones with fewer values than "
-                              "0.3 × rows. A branch for every value: empty ones predict their parent's classes.")
+                              "0.3 × rows. All-value branches: a branch for every value of the feature; "
+                              "empty ones predict their parent's classes.")
         c = st.columns(4)
         c[0].number_input("Max leaves (empty = none)", min_value=2, value=None, step=1, key=W_LEAVES,
                           help="Forces best-first growth.", **kw)
