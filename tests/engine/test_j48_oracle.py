@@ -67,11 +67,11 @@ def _arff(ds, path):
     path.write_text("\n".join(lines) + "\n")
 
 
-def _run_j48(java, train, test, tmp_path):
+def _run_j48(java, train, test, tmp_path, options=()):
     _arff(train, tmp_path / "train.arff")
     _arff(test, tmp_path / "test.arff")
     base = [java, "-cp", WEKA_JAR, "weka.classifiers.trees.J48", "-t", str(tmp_path / "train.arff"),
-            "-T", str(tmp_path / "test.arff")]
+            "-T", str(tmp_path / "test.arff"), *options]
     tree_text = subprocess.run(base, capture_output=True, text=True, check=True, timeout=120).stdout
     preds = subprocess.run(base + ["-p", "0"], capture_output=True, text=True, check=True, timeout=120).stdout
     return tree_text, preds
@@ -139,9 +139,9 @@ def _predictions(text, classes):
     return out
 
 
-def _ours(train):
-    tree = engine.fit_tree(train, engine.TreeConfig(algorithm="c45"))
-    return prune_pessimistic(tree, cf=0.25, subtree_raising=True, collapse=True, train=train).tree
+def _ours(train, m=None, cf=0.25):
+    tree = engine.fit_tree(train, engine.TreeConfig(algorithm="c45", min_samples_leaf=m))
+    return prune_pessimistic(tree, cf=cf, subtree_raising=True, collapse=True, train=train).tree
 
 
 def golf():
@@ -177,13 +177,21 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_c45_preset_equals_j48(java, name, tmp_path):
+#: other settings: J48's -M (our min_samples_leaf) and -C (the confidence factor CF)
+OPTIONS = {"default": (None, 0.25), "M5_C0.1": (5, 0.1), "M1_C0.4": (1, 0.4)}
+
+
+@pytest.mark.parametrize("name, option", [(n, "default") for n in CASES] + [
+    ("breast_cancer", "M5_C0.1"), ("titanic_small", "M5_C0.1"), ("generated_missing_3class", "M1_C0.4"),
+    ("wine", "M1_C0.4")])
+def test_c45_preset_equals_j48(java, name, option, tmp_path):
     made = CASES[name]()
     train, test = (made.train, made.test) if hasattr(made, "train") else made
-    tree_text, pred_text = _run_j48(java, train, test, tmp_path)
+    m, cf = OPTIONS[option]
+    flags = () if m is None else ("-M", str(m), "-C", str(cf))
+    tree_text, pred_text = _run_j48(java, train, test, tmp_path, flags)
     theirs = _parse_tree(tree_text)
-    tree = _ours(train)
+    tree = _ours(train, m, cf)
     ours = _our_leaves(tree)
     n_leaves = int(re.search(r"Number of Leaves\s*:\s*(\d+)", tree_text).group(1))
     assert tree.n_leaves == n_leaves == len(theirs), tree_text
