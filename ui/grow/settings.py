@@ -155,6 +155,11 @@ def _on_settings_change() -> None:
     synced = ss.get(SYNCED)
     if synced is not None and values[W_ALGO] != synced.algorithm:
         values[W_RULES] = list(preset_rules(values[W_ALGO]))   # a new algorithm starts from its own rules
+    preset = PRESETS.get(values[W_ALGO], {})
+    score = _opt(values.get(W_SCORE)) or preset.get("score")
+    cat = _opt(values.get(W_CAT)) or preset.get("categorical_split")
+    if values.get(W_RULES) and (score != "gain_ratio" or cat != "multiway"):
+        values[W_RULES] = []        # J48's rules pick multiway splits by gain ratio: another score turns them off
     try:
         cfg = config_from_widgets(values)
     except ConfigError as err:

@@ -305,3 +305,16 @@ def test_grow_to_end_after_steps_equals_stepping_to_the_end(name, cfg):
     assert fast.n_steps == slow.n_steps and fast.done
     fast.undo()
     assert fast.n_steps == slow.n_steps - 1
+
+
+def test_another_score_on_c45_switches_j48s_rules_off(monkeypatch):
+    from ui import state as ui_state
+    store = {}
+    monkeypatch.setattr(gs.st, "session_state", store)
+    monkeypatch.setattr(ui_state, "set_config", lambda cfg: store.__setitem__("cfg", cfg))
+    monkeypatch.setattr(gs, "flash", lambda *a, **k: None)
+    store.update(gs.widget_values(TreeConfig(algorithm="c45")))
+    store[gs.SYNCED] = TreeConfig(algorithm="c45")
+    store[gs.W_SCORE] = "gain"
+    gs._on_settings_change()
+    assert gs.CONFIG_ERROR not in store and store["cfg"].c45_rules == () and store["cfg"].score == "gain"
