@@ -16,7 +16,8 @@ grows J48's tree (``-C 0.25 -M 2``, ``M = min_samples_leaf``, counted in case we
 - ``all_values``: a multiway split has a branch for every value of the feature, empty ones included.
 
 Comparisons use Weka's slack of 1e-6 (``Utils.gr``/``grOrEq``); values closer than 1e-5 are one value;
-ties go to the earlier candidate and the earlier feature.
+ties go to the earlier candidate and the earlier feature. J48 tries every threshold, so with any rule on
+the search is exact whatever ``split_search`` says, and the level-wise growers are not used.
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ def j48_numeric(nd: NodeData, j: int, name: str, *, m: float, n_classes: int, ru
     n_known = int(known.sum())
     if n_known < 2:
         return None
-    order = np.argsort(col[known], kind="stable")
+    if nd.orders is not None and n_known == col.size:      # a big node: from the orders kept for all rows
+        order = nd.orders([j])[:, 0]
+    else:
+        order = np.argsort(col[known], kind="stable")
     xs = col[known][order]
     sk = nd.stats[known][order]
     crit = nd.criterion
