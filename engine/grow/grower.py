@@ -4,8 +4,10 @@
 one (breadth-first: oldest first; depth-first: newest first, left child before right; best-first: the
 open node whose best split has the largest weighted gain ``w_node / w_root * gain``, ties by id). A step
 closes the open nodes that must stop (recording why, see :mod:`engine.grow.stopping`) until one node is
-split. Everything is deterministic: ties between features go to the earlier column, ties between
-thresholds to the smallest. ``undo`` replays the action log minus its last entry; split searches are
+split. Everything is deterministic: ties between features go to the earlier column (with ``random_state``
+set, to the feature the node visits first in its seeded random order), ties between thresholds to the
+smallest. With J48's rules (``config.c45_rules``, the C4.5 preset) a node is searched by
+:func:`engine.split.j48.j48_search`. ``undo`` replays the action log minus its last entry; split searches are
 cached per node path, so replaying costs little.
 """
 
