@@ -46,9 +46,10 @@ if not grower.done:
 st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth} · "
             f"{len(grower.dataset):,} training rows")
 
+default = views.default_method(grower)       # C4.5 trees: J48's pruning (pessimistic, subtree raising)
 method = st.segmented_control("Method", list(METHODS), key=W_METHOD, format_func=LABELS.get,
-                              default="reduced_error", selection_mode="single", width="stretch")
-method = method or "reduced_error"
+                              default=default, selection_mode="single", width="stretch")
+method = method or default
 st.markdown(f"##### {METHODS[method]}")
 
 with friendly_errors(f"prune: {method}"):

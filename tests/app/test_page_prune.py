@@ -157,9 +157,12 @@ def test_cost_complexity_slider_validation_and_cross_validation(moons):
 def test_pessimistic_controls_and_node_table():
     ds = engine.load_sample("titanic_small")
     at, split, grower = _open(ds, config=engine.TreeConfig(algorithm="c45"))
-    at = _method(at, "pessimistic")
-    expected = prune_pessimistic(grower.tree)
+    # a C4.5 tree opens with J48's pruning: pessimistic, CF 0.25, subtree raising and collapsing
+    assert at.segmented_control(key=METHOD).value == "pessimistic" and at.toggle(key="_w_prune_raise").value
+    expected = prune_pessimistic(grower.tree, subtree_raising=True, train=split.train)
     assert _metrics(at)["Leaves"] == str(expected.tree.n_leaves)
+    at.toggle(key="_w_prune_raise").set_value(False).run()
+    assert _metrics(at)["Leaves"] == str(prune_pessimistic(grower.tree).tree.n_leaves)
     table = [d.value for d in at.dataframe if "leaf_estimate" in d.value.columns]
     assert table and len(table[0]) == grower.tree.n_nodes
     at.slider(key="_w_prune_cf").set_value(0.05).run()

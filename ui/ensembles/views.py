@@ -111,7 +111,7 @@ def render_vote(ens, split) -> None:
     m = member_picker(ens, "Open member")
     tree = ens.members[m].tree
     path = [nid for nid, _ in tree.decision_path(row)]
-    st.caption(f"Member {m} predicts {vb.members['prediction'].iloc[m]} for this row (its path is marked).")
+    st.caption(f"Member {m} predicts {md_escape(vb.members['prediction'].iloc[m])} for this row (its path is marked).")
     member_diagram(tree, path=path)
 
 

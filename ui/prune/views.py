@@ -136,6 +136,12 @@ def ccp_panel(tree, grower, split):
     return memo(("ccp", fp, alpha), lambda: prune_ccp(tree, alpha))
 
 
+def default_method(grower) -> str:
+    """The method the page opens with: C4.5's own (pessimistic pruning, as J48 prunes) for a C4.5 tree,
+    reduced-error pruning otherwise."""
+    return "pessimistic" if grower.config.algorithm == "c45" and grower.task == "classification" else "reduced_error"
+
+
 def pessimistic_panel(tree, grower, split):
     st.caption("C4.5 / Weka J48: a leaf with E errors among N rows is charged N·U_CF(E, N) errors, the "
                "upper confidence limit of its error rate. A subtree becomes a leaf when that does not "
@@ -146,7 +152,7 @@ def pessimistic_panel(tree, grower, split):
     c1, c2, c3 = st.columns(3)
     cf = c1.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF,
                    help="Smaller CF = more pessimistic about small leaves = more pruning (J48: 0.25).")
-    raising = c2.toggle("Subtree raising", key=W_RAISE,
+    raising = c2.toggle("Subtree raising", value=True, key=W_RAISE,
                         help="Also try replacing a node by its largest child's subtree, re-routing the "
                              "node's training rows through it (J48 does this by default).")
     collapse = c3.toggle("Collapse first", value=True, key=W_COLLAPSE,
@@ -165,7 +171,9 @@ def bottom_up_panel(tree, grower, split):
     delta, cf = 0.05, 0.25
     if evaluation == "mdl":
         delta = c2.slider("δ", 0.01, 0.5, 0.05, 0.01, key=W_DELTA)
-        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
+        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d'\rceil")
+        st.caption("d′ = the tests a node can choose from: m + 1 thresholds per real-valued feature (the lecture "
+                   "notes' reduction to binary features), plus the categorical tests (see the Theory page).")
     elif evaluation == "pessimistic":
         cf = c2.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF)
     rows, name = held_out_rows(split, needed=evaluation == "validation")

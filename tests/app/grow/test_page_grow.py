@@ -224,7 +224,9 @@ def test_override_with_another_candidate_and_collapse(grow):
 
 
 def test_numeric_threshold_override_from_the_scan():
-    at = open_link(data="play_tennis_numeric")
+    # the lecture notes' C4.5 (J48's rules off): at the root J48's MDL correction leaves no threshold of
+    # Humidity or Temperature worth a split, so the preset offers only the categorical features there
+    at = open_link(data="play_tennis_numeric", cfg="alg:c45,rules:notes")
     ok(at)
     at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
     ok(at)
@@ -374,3 +376,22 @@ def test_every_sample_steps_and_grows(name):
     assert grower(at).done and "finished" in status(at)
     for label in ("Step log", "Query point", "Export & share", "Inspect a node"):
         open_tab(at, label)
+
+
+def test_golf_sample_grows_quinlans_c45_tree_and_j48_rules_switch_off():
+    # the golf sample opens with the C4.5 preset (Weka J48): grown to the end it is Quinlan's tree
+    at = open_link(data="golf")
+    ok(at)
+    assert grower(at).config.c45_rules and grower(at).config.min_samples_leaf == 2
+    click(at, "_w_grow_grow")
+    ok(at)
+    tree = grower(at).tree
+    assert tree.n_leaves == 5 and "Humidity <= 75" in [n.split.describe() for n in tree.internal_nodes]
+    # switching J48's "threshold at a training value" rule off in the settings cuts at the midpoint 77.5
+    rules = [r for r in grower(at).config.c45_rules if r != "value_threshold"]
+    at.multiselect(key="_w_grow_c45_rules").set_value(rules).run()
+    ok(at)
+    click(at, "_w_grow_grow")
+    ok(at)
+    assert "Humidity <= 77.5" in [n.split.describe() for n in grower(at).tree.internal_nodes]
+    assert "value_threshold" not in grower(at).config.c45_rules
