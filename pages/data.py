@@ -36,7 +36,7 @@ with columns_tab:
     n_missing = int(summary["missing"].sum())
     if n_missing:
         with_missing = int((summary["missing"] > 0).sum())
-        st.caption(f"{n_missing:,} missing cells in {with_missing} column(s). Missing values go "
+        st.caption(f"{n_missing:,} missing cells in {with_missing:,} column(s). Missing values go "
                    "down every branch with a fractional weight (C4.5); rows without a target "
                    "were left out.")
     else:
