@@ -39,6 +39,12 @@ def upload_limit_bytes() -> int:
     return int(st.get_option("server.maxUploadSize")) << 20
 
 
+def clear_upload_cache() -> int:
+    """Forget every cached upload (``ui.memory`` calls it when no session is left); returns 1."""
+    _load_uploaded.clear()
+    return 1
+
+
 def load_uploaded(data: bytes, name: str) -> Dataset:
     """Load an uploaded file's bytes as a Dataset (cached by content and file name).
 

@@ -90,7 +90,7 @@ def sidebar_summary() -> None:
             task = f"classification, {len(ds.classes)} classes"
         else:
             task = "regression"
-        st.markdown(f"**Target** \u00b7 {md_escape(shorten(ds.target, 40))} ({md_escape(task)})")
+        st.markdown(f"**Target** \u00b7 {md_escape(shorten(ds.target, 40))} ({task})")  # md-safe: a count
         parts = [f"{len(split.train):,} train"]
         if split.validation is not None and len(split.validation):
             parts.append(f"{len(split.validation):,} validation")
