@@ -92,3 +92,18 @@ def test_sweep_period_and_allocator():
 def test_no_janitor_without_a_streamlit_server():
     memory.start_janitor.clear()
     assert memory.start_janitor() is None  # plain Python / AppTest: no runtime, no thread
+
+
+def test_release_empties_a_shut_down_sessions_state_fragments_and_widget_metadata():
+    from streamlit.runtime.state.session_state import SessionState
+
+    state = SessionState()
+    state["dataset"] = object()
+    state._new_widget_state.widget_metadata["w"] = object()
+    fragments = SimpleNamespace(cleared=[])
+    fragments.clear = lambda: fragments.cleared.append(True)
+    session = SimpleNamespace(session_state=state, _fragment_storage=fragments)
+    memory.release(session)
+    assert "dataset" not in state and not state._new_widget_state.widget_metadata
+    assert fragments.cleared == [True]
+    memory.release(SimpleNamespace())  # anything else: nothing to do
