@@ -95,7 +95,7 @@ def check(at: AppTest, *, errors_ok: bool = False) -> int:
         if type(proto).__name__ == "PlotlyChart":
             layout = json.loads(proto.spec).get("layout", {})
             for note in layout.get("annotations", []):
-                assert LONG not in note.get("text", "")
+                assert len(note.get("text", "")) < MAX_FIELD, f"a {len(note['text']):,}-character figure note"
     return seen
 
 
