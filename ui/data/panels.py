@@ -204,7 +204,8 @@ def source_panel() -> None:
             help="Comma, semicolon, tab or pipe separated; the first row holds the column names. "
                  "The last column is the target unless you pick another one below. Files up to "
                  f"{st.get_option('server.maxUploadSize'):,} MB (1,000,000 rows of 20 numbers are "
-                 "about 150 MB); above 100,000 training rows the tree uses histogram split search.",
+                 "about 150 MB; a .gz file may unpack to that much); above 100,000 training rows the "
+                 "tree uses histogram split search.",
         )
         upload = st.session_state.get(W_UPLOAD)
         failed = st.session_state.get(UPLOAD_ERROR)
