@@ -21,8 +21,8 @@ What held a server's memory after every tab had closed (measured with ``benchmar
 600,000 uploaded rows (89 MB) in one tab, a Step, tab closed (``bench_memory.py --ttl 8``): 536 MB
 -> 226 MB (idle 166 MB) ten seconds later; before, 889 MB stayed 889 MB for 200 s with two tabs.
 
-:func:`start_janitor` (called from ``app.py``; once per server process) runs :func:`sweep` every
-:func:`sweep_seconds` in a daemon thread: it shuts down sessions whose tab has been closed for about
+:func:`start_janitor` (called from ``app.py``; once per server process) runs :meth:`Janitor.sweep` every
+:func:`sweep_seconds` (on Streamlit's event loop, from a daemon thread): it shuts down sessions whose tab has been closed for about
 the TTL (as Streamlit's own close does: uploaded files, media and session state go), drops uploaded
 files of session ids Streamlit no longer knows, empties the upload cache when no session is left, and
 asks the allocator to return free memory (``malloc_trim``). Nothing here touches a live session.
@@ -33,6 +33,7 @@ breaks the app.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import ctypes.util
 import functools
@@ -91,9 +92,6 @@ class Janitor:
             from ui.cache import clear_upload_cache
 
             emptied = clear_upload_cache()  # no session left: nobody can use a cached data set
-        if due or orphans or emptied:
-            gc.collect()
-        trim_allocator()
         self.sweeps += 1
         return {"closed": len(due), "orphan_uploads": len(orphans), "cache_cleared": emptied}
 
@@ -136,13 +134,28 @@ def trim_allocator() -> bool:
     return True
 
 
-def _run(janitor: Janitor, period: float, stop: threading.Event) -> None:
+def _run(janitor: Janitor, period: float, stop: threading.Event, loop) -> None:
+    """Every ``period`` seconds: the sweep on Streamlit's event loop (its session manager and session
+    storage are not thread-safe; Streamlit itself closes sessions from other threads this way), then
+    the garbage collection and the allocator trim here, off the loop."""
     while not stop.wait(period):
+        done: concurrent.futures.Future = concurrent.futures.Future()
+
+        def on_loop() -> None:
+            try:
+                done.set_result(janitor.sweep())
+            except Exception as exc:  # noqa: BLE001 - handed to the janitor thread below
+                done.set_exception(exc)
+
         try:
-            janitor.sweep()
+            loop.call_soon_threadsafe(on_loop)
+            did = done.result(timeout=120)
         except Exception:  # noqa: BLE001 - a Streamlit upgrade changed its internals: stop sweeping
             LOG.exception("Memory janitor stopped: Streamlit's session manager is not what it expected")
             return
+        if any(did.values()):
+            gc.collect()
+        trim_allocator()
 
 
 @st.cache_resource(show_spinner=False)
@@ -156,11 +169,12 @@ def start_janitor() -> threading.Event | None:
     try:
         runtime = Runtime.instance()
         runtime._session_mgr.list_sessions  # noqa: B018 - fail here, not in the thread
+        loop = runtime._get_async_objs().eventloop
         ttl = float(st.get_option("server.disconnectedSessionTTL"))
     except Exception:  # noqa: BLE001
         LOG.exception("Memory janitor not started: Streamlit's session manager is not what it expected")
         return None
     stop = threading.Event()
-    threading.Thread(target=_run, args=(Janitor(runtime, ttl), sweep_seconds(ttl), stop),
+    threading.Thread(target=_run, args=(Janitor(runtime, ttl), sweep_seconds(ttl), stop, loop),
                      name="dtx-memory-janitor", daemon=True).start()
     return stop
