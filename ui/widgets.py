@@ -22,9 +22,9 @@ _SEED_WIDGET = "_w_sidebar_seed"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~:&\"'=^%@;,/?])")
 # GFM's auto-links (``http://x``, ``https://x``, ``www.x``, ``a@b.c``, ``mailto:``/``xmpp:``) are found in
 # the text *after* backslash escapes are resolved, so escaping cannot stop them. An invisible WORD JOINER
-# (U+2060) after every ``:`` and ``@`` and between ``www`` and ``.`` breaks each pattern; it does not
-# change what people read and adds no line-break opportunity.
-_LINK_BREAK = re.compile(r"(?<=[:@])|(?i:(?<=www)(?=\.))")
+# (U+2060) in ``:/``, ``@x`` and ``www.`` breaks each pattern; it does not change what people read and
+# adds no line-break opportunity.
+_LINK_BREAK = re.compile(r"(?<=:)(?=/)|(?<=@)(?=\w)|(?i:(?<=www)(?=\.))")
 WORD_JOINER = "\u2060"
 #: Longest user text shown in one piece (a 100 kB share-link parameter must not become a 100 kB warning).
 MD_LIMIT = 300

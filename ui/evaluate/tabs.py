@@ -15,7 +15,6 @@ from engine.evaluate.metrics import metric_label, metrics_for, scores_table
 from engine.evaluate.stability import PERTURBATIONS, instability
 from engine.viz import eval_figs
 from ui.evaluate import context as ec
-from ui.widgets import md_escape
 
 TREE_CHOICES = ("grow", "full")
 TREE_LABELS = {"grow": "The Grow page's tree", "full": "Fully grown tree (current settings)"}
@@ -85,7 +84,7 @@ def render_cv(ctx) -> None:
     else:
         params, result = last
     kind = "stratified " if ctx.task == "classification" else ""
-    st.caption(f"{result.k:d} {md_escape(kind)}folds of the {n:,} training rows (seed {result.seed:d}); a tree of the "
+    st.caption(f"{result.k:d} {kind}folds of the {n:,} training rows (seed {result.seed:d}); a tree of the "  # md-safe: kind is app text
                "current settings is grown on k − 1 folds and scored on the one left out.")
     m1, m2, m3 = st.columns(3)
     m1.metric(f"mean test {metric_label(result.metric)}", f"{result.mean():.4f}")
