@@ -36,10 +36,10 @@ with tab_curves, friendly_errors("theory: curves"):
         if share is None:
             n_classes = len(grower.tree.schema.classes)
             what = f"has {n_classes} classes" if n_classes else "is a regression tree"
-            st.info(f"These curves are for two classes; the current tree {what}, so no node is marked.")
+            st.info(f"These curves are for two classes; the current tree {what}, so no node is marked.")  # md-safe: app text and a count
         else:
             marked, label = share, f"node {node_id}"
-            st.caption(f"Marked: node {node_id} of the Grow page's tree, p = share of the first class.")
+            st.caption(f"Marked: node {node_id:d} of the Grow page's tree, p = share of the first class.")
             st.text(f"First class: {first}")
     if marked is None:
         marked = st.slider("Mark a value of p", 0.0, 1.0, 0.3, 0.01, key="theory_p")

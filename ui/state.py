@@ -17,7 +17,6 @@ from typing import Any
 import streamlit as st
 
 from engine.data.dataset import Dataset
-from ui.errors import show_engine_error  # noqa: F401 - part of this module's documented API
 
 # Keys (shared convention, see docs and README).
 DATASET = "dataset"  # active full engine Dataset

@@ -16,6 +16,7 @@ from engine.grow.grower import Grower
 from engine.prune.mdl import mdl_error_bound
 from engine.teach.theory import pac_sample_size
 from ui import state
+from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "theory.py")
@@ -76,8 +77,8 @@ def test_zero_gain_inputs_and_bad_input():
     assert all(c.proto.id is None or "theory_chords" not in c.proto.id for c in at.get("plotly_chart"))
     at.text_input(key="theory_left").set_value("50, 0, 0").run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["left_counts (50, 0, 0) cannot exceed parent_counts (5, 7, 8) in any class: "
-                                    "a child holds only rows of its parent."]
+    assert [e.value for e in at.error] == [md_escape("left_counts (50, 0, 0) cannot exceed parent_counts (5, 7, 8) in "
+                                              "any class: a child holds only rows of its parent.")]
     at.text_input(key="theory_parent").set_value("forty, 20").run()
     assert not at.exception and "whole numbers separated by commas" in at.error[0].value
     # the other tabs still work when one tab has bad input

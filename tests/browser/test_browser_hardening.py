@@ -131,6 +131,9 @@ def proxied_replicas(tmp_path):
         conf = conf.replace(servers[1], f"        server 127.0.0.1:{ports[1]} max_fails=3 fail_timeout=10s;")
         conf = conf.replace(servers[2], "")
         conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{proxy_port};")
+        debug = "# add_header X-Dtx-Replica $upstream_addr always;"
+        assert debug in conf, "the replica header stays off in the shipped file"
+        conf = conf.replace(debug, debug[2:])  # this test asks which replica answered
         prefix = tmp_path / "nginx"
         prefix.mkdir()
         (prefix / "nginx.conf").write_text(conf, encoding="utf-8")
@@ -153,7 +156,14 @@ def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
     req = urllib.request.Request(f"{url}/_stcore/health", headers={"Cookie": cookie} if cookie else {})
     with urllib.request.urlopen(req, timeout=10) as resp:
         ours = [c for c in resp.headers.get_all("Set-Cookie") or [] if c.startswith("dtx_replica=")]
+        for header, value in SECURITY_HEADERS.items():
+            assert value in (resp.headers.get(header) or ""), (header, resp.headers.get(header))
         return resp.headers["X-Dtx-Replica"], (ours[0] if ours else None)
+
+
+# what deploy/nginx.conf adds to every answer (parts of the values)
+SECURITY_HEADERS = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'",
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 
 
 def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas, browser, wait_idle, tmp_path):
@@ -171,6 +181,8 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
     context.set_default_timeout(90_000)
     page = context.new_page()
+    refused = []  # the proxy's Content-Security-Policy must not block anything the app itself loads
+    page.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
     try:
         page.goto("/")
         wait_idle(page)
@@ -181,7 +193,7 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
             f"{i % 7},{(i * 3) % 11},{'rgb'[i % 3]},{'ab'[(i % 7 > 3) ^ (i % 3 == 0)]}\n" for i in range(60)),
             encoding="utf-8")
         page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
-        expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible()
+        expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible(timeout=60_000)  # a busy machine
         wait_idle(page)
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
         wait_idle(page)
@@ -191,7 +203,9 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
             expect(page.get_by_text(re.compile(rf"Step {i} · "))).to_be_visible()
         expect(page.get_by_test_id("stException")).to_have_count(0)
         expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+        expect(page.get_by_test_id("stGraphVizChart").locator("svg").first).to_be_visible()  # wasm allowed
         cookies = {c["name"]: c["value"] for c in context.cookies()}
         assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
+        assert refused == [], "\n".join(refused)
     finally:
         context.close()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -101,6 +101,12 @@ def _parse_value(name: str, text: str):
     return t
 
 
+def _echo(piece: str, limit: int = 40) -> str:
+    """A piece of a link quoted in a warning: cut to ``limit`` characters (a link may be 100 kB)."""
+    flat = " ".join(str(piece).split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "\u2026")
+
+
 def decode_config(text: str) -> TreeConfig:
     """The inverse of :func:`encode_config`; raises ConfigError naming the bad piece."""
     values = {}
@@ -110,11 +116,11 @@ def decode_config(text: str) -> TreeConfig:
         key, sep, raw = piece.partition(":")
         name = CFG_KEYS.get(key.strip())
         if not sep or name is None:
-            raise ConfigError(f"The link's setting {piece.strip()!r} is not one this app knows.")
+            raise ConfigError(f"The link's setting {_echo(piece.strip())} is not one this app knows.")
         try:
             values[name] = _parse_value(name, raw)
         except ValueError:
-            raise ConfigError(f"The link's setting {piece.strip()!r} has a value this app cannot read.") from None
+            raise ConfigError(f"The link's setting {_echo(piece.strip())} has a value this app cannot read.") from None
     for name in ("min_samples_split", "min_impurity_decrease", "min_gain", "entropy_base",
                  "order", "algorithm", "split_search", "max_bins", "histogram_above_rows"):
         if name in values and values[name] is None:
@@ -156,7 +162,7 @@ def decode_params(params: Mapping) -> SharedState:
         if raw in SAMPLES:
             name = raw
         else:
-            warn.append(f"The link names a data set '{raw[:40]}' that is not a bundled sample; "
+            warn.append(f"The link names a data set {_echo(raw)} that is not a bundled sample; "
                         "the current data set is kept.")
     cfg = None
     if P_CFG in params:
@@ -276,6 +282,13 @@ def apply_link_once() -> None:
                                      seed=shared.split[2])
         if shared.config is not None:
             state.set_config(shared.config)
+            try:  # valid alone is not enough: the settings must fit this data set (task, validation rows)
+                controls.session_grower()
+            except EngineError as err:
+                state.set_config(None)
+                shared = replace(shared, steps=0)
+                warnings.append(f"The link's settings do not fit this data set ({err}) The default settings "
+                                "are used and the tree starts at step 0.")
         if shared.features is not None:
             train = state.current_split().train
             if all(f in train.feature_names and train.kind(f) == "numeric" for f in shared.features):

@@ -38,7 +38,7 @@ def render_metrics(ctx) -> None:
         which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree",
                          persist_state="session")
         tree = grow_tree if which == "grow" else ec.full_grower(ctx).tree
-    st.caption(f"{tree.n_leaves} leaves, depth {tree.depth}, trained on {len(ctx.train):,} rows.")
+    st.caption(f"{tree.n_leaves:,} leaves, depth {tree.depth:d}, trained on {len(ctx.train):,} rows.")
     evals = ec.evaluations(tree, ctx)
     if ctx.test is None or len(ctx.test) == 0:
         st.info("There are no test rows, so only the training rows are scored (they flatter the tree). "
@@ -86,7 +86,7 @@ def render_cv(ctx) -> None:
     else:
         params, result = last
     kind = "stratified " if ctx.task == "classification" else ""
-    st.caption(f"{result.k} {kind}folds of the {n:,} training rows (seed {result.seed}); a tree of the "
+    st.caption(f"{result.k:d} {kind}folds of the {n:,} training rows (seed {result.seed:d}); a tree of the "  # md-safe: kind is app text
                "current settings is grown on k − 1 folds and scored on the one left out.")
     m1, m2, m3 = st.columns(3)
     m1.metric(f"mean test {metric_label(result.metric)}", f"{result.mean():.4f}")
@@ -116,7 +116,7 @@ def render_overfitting(ctx) -> None:
         st.caption("Each point is the tree cut at that depth (every node above it split).")
     else:
         st.caption(f"The tree of the current settings grown once on {len(ctx.curve_train):,} rows "
-                   f"({grower.tree.n_leaves} leaves); each point is the tree after one more step.")
+                   f"({grower.tree.n_leaves:,} leaves); each point is the tree after one more step.")
     if marker is None:
         st.caption("Grow a tree on the Grow page and its current step is marked here.")
     with st.expander("Curve data"):

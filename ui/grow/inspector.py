@@ -214,7 +214,7 @@ def _override_buttons(grower, node, split: Split | None) -> None:
                                       "stay open for Step.", icon=":material/call_split:"):
         try:
             grower.expand(node.id, split)
-            flash("success", f"Node {node.id} split by hand: {md_escape(split.describe())}.")
+            flash("success", f"Node {node.id:d} split by hand: {md_escape(split.describe())}.")
         except EngineError as err:
             flash("error", md_escape(err))
         st.rerun()
@@ -222,7 +222,7 @@ def _override_buttons(grower, node, split: Split | None) -> None:
                  help="Removes the subtree below this node; it becomes a leaf.", icon=":material/unfold_less:"):
         try:
             grower.collapse(node.id)
-            flash("success", f"Node {node.id} collapsed into a leaf.")
+            flash("success", f"Node {node.id:d} collapsed into a leaf.")
         except EngineError as err:
             flash("error", md_escape(err))
         state.select_node(node.id)

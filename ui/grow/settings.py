@@ -17,7 +17,7 @@ import streamlit as st
 from engine.config import C45_RULES, PRESETS, TreeConfig
 from engine.errors import ConfigError
 from ui import state
-from ui.widgets import flash
+from ui.widgets import flash, md_escape
 
 P = "_w_grow_"
 W_ALGO, W_CRIT, W_SCORE, W_CAT = P + "algorithm", P + "criterion", P + "score", P + "categorical"
@@ -265,4 +265,4 @@ def settings_panel(task: str, has_validation: bool) -> None:
                                "to full depth exact search is faster).")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):
-        st.error(st.session_state[CONFIG_ERROR], icon=":material/error:")
+        st.error(md_escape(st.session_state[CONFIG_ERROR], limit=1000), icon=":material/error:")

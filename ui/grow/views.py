@@ -274,7 +274,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     if len(usable) < 2:
         names = ", ".join(numeric) if numeric else "none"
-        st.info(f"The region plot needs two numeric features; this data set has {len(numeric)} "
+        st.info(f"The region plot needs two numeric features; this data set has {len(numeric):d} "
                 f"({md_escape(names)}). The diagram and the rules show the whole tree.")
         return
     ss = st.session_state
@@ -314,8 +314,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     elif set(tree.feature_importances) - {x, y} and any(
             n.split.feature not in (x, y) for n in tree.internal_nodes):
         others = sorted({n.split.feature for n in tree.internal_nodes} - {x, y})
-        st.caption(f"The tree also tests {md_escape(', '.join(others[:6]))}"
-                   f"{' …' if len(others) > 6 else ''}: the rectangles only show its tests on these two axes.")
+        st.caption(f"The tree also tests {md_escape(', '.join(shorten(o, 40) for o in others[:6]))}"
+                   + (" …" if len(others) > 6 else "") + ": the rectangles only show its tests on these two axes.")
         st.button(f"Grow on {md_escape(shorten(x, 20))} and {md_escape(shorten(y, 20))} only", on_click=set_two_features,
                   args=((x, y),), key="_w_grow_two_feats", icon=":material/filter_2:",
                   help="Starts a new tree that may only use these two features (clearly labelled).")

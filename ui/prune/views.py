@@ -254,7 +254,7 @@ def use_on_grow_page(result) -> None:
     for nid in result.collapsed:
         grower.collapse(nid)
     state.set_grower(grower)
-    flash("success", f"The Grow page's tree is now the pruned tree ({len(result.collapsed)} nodes collapsed; "
+    flash("success", f"The Grow page's tree is now the pruned tree ({len(result.collapsed):,} nodes collapsed; "
                      "Undo on the Grow page takes them back one by one).")
 
 
@@ -272,10 +272,10 @@ def render_result(result, parts: dict) -> None:
     side, depth, compact = diagram_options(before)
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
-        st.markdown(f"**Before** · {before.n_leaves} leaves, greyed parts are cut")
+        st.markdown(f"**Before** · {before.n_leaves:,} leaves, greyed parts are cut")
         _diagram(before, max_depth=depth, compact=compact, marked=result.marked, marked_label="pruned")
     with right:
-        st.markdown(f"**After** · {after.n_leaves} leaves")
+        st.markdown(f"**After** · {after.n_leaves:,} leaves")
         _diagram(after, max_depth=depth, compact=compact)
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",

@@ -89,17 +89,17 @@ def render_decision_list(split) -> None:
     if learner.failure:
         st.warning(learner.failure, icon=":material/block:")
     elif left.size == 0:
-        st.success(f"Every training row is covered by {len(learner.rules)} rules.", icon=":material/check:")
+        st.success(f"Every training row is covered by {len(learner.rules):,} rules.", icon=":material/check:")
     else:
-        st.caption(f"{left.size} of {len(train)} training rows are left; press Step for the next rule.")
+        st.caption(f"{left.size:,} of {len(train):,} training rows are left; press Step for the next rule.")
     dl = learner.decision_list
     scores = [f"training accuracy {_accuracy(dl.predict(train), train):.3f}"]
     if split.test is not None and len(split.test):
         scores.append(f"test accuracy {_accuracy(dl.predict(split.test), split.test):.3f}")
     st.caption("The list so far: " + ", ".join(scores) + ".")
-    with st.expander(f"Rows left ({left.size})"):
+    with st.expander(f"Rows left ({left.size:,})"):
         st.dataframe(train.frame.iloc[left], width="stretch")
-    with st.expander(f"The {len(learner.literals)} literals"):
+    with st.expander(f"The {len(learner.literals):,} literals"):
         st.code("\n".join(lit.text() for lit in learner.literals), language=None)
 
 

@@ -14,6 +14,7 @@ from ui.grow import settings as gs
 from ui.grow import views as gv
 from ui.grow import query as q
 from ui import state
+from ui.widgets import md_escape
 
 GROW = "pages/grow.py"
 APP = str(Path(__file__).resolve().parents[3] / "app.py")
@@ -175,8 +176,8 @@ def test_validation_without_validation_rows_is_shown_as_an_error(grow):
     assert any("validation share" in c.value for c in at.caption)
     at.checkbox(key=gs.W_VAL).check().run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "validation=True needs validation rows: set a validation share on the Data page."]
+    assert [e.value for e in at.error] == [  # engine sentences are shown escaped (they may quote user text)
+        md_escape("validation=True needs validation rows: set a validation share on the Data page.")]
     assert any(link.label == "Set a validation share on the Data page" for link in at.page_link)
     at.checkbox(key=gs.W_VAL).uncheck().run()
     ok(at)
