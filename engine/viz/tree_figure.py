@@ -5,8 +5,8 @@ What is drawn (see :mod:`engine.viz.tree_layout` for where):
 - every node is one bar of the ``nodes`` trace (a box in data units, so zooming in enlarges it) whose
   ``customdata`` row is ``[node id, 0]``; a folded subtree is one ``+k nodes`` box whose row is
   ``[id of the folded node, 1]``. :func:`clicked_node` reads a click back.
-- inside a box: ``#id`` and the feature tested (the test's value sits on the branches), the predicted
-  class or value for a leaf, ``n`` and the impurity (``compact``: the first line and ``n``), and at its
+- inside a box: ``#id`` and ``n``, the feature tested (the test's value sits on the branches) or the
+  predicted class or value of a leaf, and the impurity (not with ``compact``), in short lines; at its
   foot a stacked bar of the class shares (regression: the mean against the target's range).
 - text is one pixel size everywhere (``uniformtext`` with ``mode="hide"``): a label that does not fit
   its box at the current zoom is hidden, never shrunk; zooming in makes boxes larger until it fits.
@@ -25,6 +25,8 @@ Every label and hover text is user text escaped for Plotly (:func:`engine.viz.re
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from engine.viz import palette
@@ -36,15 +38,26 @@ __all__ = ["tree_figure", "clicked_node", "visible_items", "GL_BOXES", "FOLD", "
 
 NODE, FOLD = 0, 1  # second column of customdata: a node's box, or a folded subtree's "+k nodes" box
 GL_BOXES = 1500  # more boxes than this: WebGL markers without text
-BOX_W, BOX_H = 0.84, 0.58  # box size in layout units (siblings 1 apart, levels 1 apart)
+BOX_W, BOX_H = 0.92, 0.6  # box size in layout units (siblings 1 apart, levels 1 apart)
 STRIP_H = 0.085  # the class-share bar at a box's foot
-LABEL_W, LABEL_H, LABEL_AT = 0.8, 0.16, 0.72  # branch labels, centred 72% of the way to the child
+LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.16, 0.72  # branch labels (no background), 72% of the way to the child:
+# siblings 1 apart put theirs 0.72 apart, so labels never overlap (a longer one shows when zoomed in)
 LABEL_GAP = 0.065  # half the height of the break in a branch's line around its label's text
-LINE_CHARS = 15  # longest line of text inside a box
-LEVEL_PX = {False: 128, True: 165}  # pixels per level (normal, presenter)
-FONT_PX = {False: 12, True: 18}
+LINE_CHARS = 9  # longest line of text inside a box
+IMPURITY_SHORT = {"entropy": "H", "gini": "gini", "misclassification": "err", "variance": "var"}
+LEVEL_PX = {False: 136, True: 170}  # pixels per level (normal, presenter)
+FONT_PX = {False: 11, True: 18}
 GREY_FILL, GREY_TEXT, FOLD_FILL, TEXT = "#EEEEEE", "#757575", "#FAFAFA", "#1A1A1A"
 SELECTED = "#1F5FA8"  # the app's primary colour: the node the inspector shows
+
+
+_NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def _round_numbers(text: str) -> str:
+    """A branch label made short: thresholds to 4 significant digits and ``<=`` as ``≤`` (``<= 1.04755`` ->
+    ``≤ 1.048``); the hover keeps the exact test."""
+    return _NUMBER.sub(lambda m: f"{float(m.group()):.4g}", text).replace("<=", "≤").replace(">=", "≥")
 
 
 def _short(text, limit: int = LINE_CHARS) -> str:
@@ -96,19 +109,35 @@ def _grey_ids(tree, marked) -> tuple[set, set]:
     return grey, {m for m in tops if tree.nodes[m].parent not in grey}
 
 
+def _wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
+    """``text`` on at most two lines of ``width`` characters: broken after a space, ``_``, ``-`` or ``.``
+    when one is near, else inside the word; the rest cut with an ellipsis."""
+    if len(text) <= width:
+        return [text]
+    cut = max(text.rfind(c, 0, width) for c in " _-.") + 1
+    if cut < width // 2:
+        cut = width
+    return [text[:cut].rstrip(), _short(text[cut:].lstrip(), width)]
+
+
 def _box_text(tree, node, *, compact, show_ids, open_ids) -> list[str]:
-    head = f"#{node.id} " if show_ids else ""
+    """``#id n=rows`` / what the node tests or predicts (two short lines at most) / impurity (not compact).
+
+    Every line keeps to about :data:`LINE_CHARS` characters, so the boxes of a 30-node tree carry their
+    text at 1366 pixels wide; hover shows the whole test and numbers."""
+    first = (f"#{node.id} " if show_ids else "") + f"n={node.n_node_samples:,}"
     if not node.is_leaf:
-        first = head + escape(_short(node.split.feature, LINE_CHARS - len(head)))
+        name = str(node.split.feature)
     elif node.id in open_ids:
-        first = head + "open"
+        name = "open"
     elif tree.task == "regression":
-        first = head + escape(_num(float(node.prediction)))
+        name = _num(float(node.prediction))
     else:
-        first = head + escape(_short(node.prediction, LINE_CHARS - len(head)))
-    lines = [first, f"n = {node.n_node_samples:,}"]
+        name = str(node.prediction)
+    lines = [first] + [escape(s) for s in _wrap2(name)]
     if not compact:
-        lines.append(f"{node.criterion} {node.impurity:.3f}")
+        value = f"{node.impurity:.4g}" if tree.task == "regression" else f"{node.impurity:.3f}"
+        lines.append(f"{IMPURITY_SHORT.get(node.criterion, node.criterion[:4])} {value}")
     return lines
 
 
@@ -205,7 +234,7 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
     layout = dict(
         height=height, margin=dict(l=8, r=8, t=36 if title else 8, b=8), showlegend=False, barmode="overlay",
         dragmode="pan", hovermode="closest", clickmode="event+select", uirevision=uirevision,
-        uniformtext=dict(minsize=FONT_PX[big], mode="hide"), font=dict(size=FONT_PX[big]),
+        uniformtext=dict(minsize=FONT_PX[big] - 1, mode="hide"), font=dict(size=FONT_PX[big]),
         hoverlabel=dict(font=dict(size=13), align="left", bgcolor="white"),
         xaxis=dict(visible=False, range=[-0.6, float(x.max()) + 0.6], zeroline=False),
         yaxis=dict(visible=False, range=[-(levels - 1) - 0.5, 0.5], zeroline=False),
@@ -288,7 +317,7 @@ def _share_traces(tree, items, x, y, grey, vmin, vmax) -> list[dict]:
 
 
 def _branch_labels(tree, items, parent, x, y, font) -> dict:
-    """The test's outcome on each branch, in a white label box (hidden when it does not fit)."""
+    """The test's outcome on each branch (hidden when it does not fit; its line is broken around it)."""
     rows = [(i, p) for i, p in enumerate(parent) if p >= 0 and items[i][1] == NODE]
     i = np.array([r[0] for r in rows], dtype=np.int64)
     p = np.array([r[1] for r in rows], dtype=np.int64)
@@ -298,8 +327,8 @@ def _branch_labels(tree, items, parent, x, y, font) -> dict:
     branches = [tree.nodes[items[k][0]].branch for k in i]
     ids = [items[k][0] for k in i]
     return dict(type="bar", name="branches", x=lx, base=ly - LABEL_H / 2, y=np.full(len(rows), LABEL_H), width=LABEL_W,
-                text=[escape(_short(b, 13)) for b in branches], textposition="inside", insidetextanchor="middle",
-                textangle=0, textfont=dict(size=font, color="#333333"), marker=dict(color="rgba(255,255,255,0.9)",
+                text=[escape(_short(_round_numbers(b), 13)) for b in branches], textposition="inside", insidetextanchor="middle",
+                textangle=0, textfont=dict(size=font, color="#333333"), marker=dict(color="rgba(255,255,255,0)",
                                                                                    line=dict(width=0)),
                 customdata=np.column_stack([ids, np.zeros(len(ids), dtype=np.int64)]) if ids else None,
                 hovertext=[escape(b) for b in branches], hovertemplate="%{hovertext}<extra></extra>",
