@@ -24,7 +24,9 @@ def node_ids(page) -> list[int]:
 
 
 def click_box(page, i: int) -> None:
-    box = node_boxes(page).nth(i).locator("path").first.bounding_box()
+    shape = node_boxes(page).nth(i).locator("path").first
+    shape.scroll_into_view_if_needed()
+    box = shape.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.35)
     page.mouse.down()
     page.mouse.up()
@@ -92,10 +94,17 @@ def test_a_30_node_tree_is_readable_at_1366x768(browser, app_url, wait_idle, scr
 
 
 def test_screenshots_of_150_and_3000_node_trees(page, wait_idle, screenshot, tmp_path):
-    open_grow(page, wait_idle, "data=breast_cancer&cfg=alg:cart,leaves:75")
+    open_grow(page, wait_idle, "data=noisy_moons&cfg=alg:cart,leaves:75")
     page.locator(".st-key-_w_grow_grow button").click()
     wait_idle(page)
-    expect(page.get_by_text(re.compile(r"149 nodes"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Step \d+ · 149 nodes"))).to_be_visible()
+    assert node_boxes(page).count() < 149  # folded below a depth at first
+    # every level: the slider's last stop
+    slider = page.get_by_role("slider", name="Show levels down to depth")
+    slider.focus()
+    slider.press("End")
+    wait_idle(page)
+    expect(node_boxes(page)).to_have_count(149)
     page.locator(DIAGRAM).first.scroll_into_view_if_needed()
     screenshot(page, "tree-149-nodes", full_page=False)
 
