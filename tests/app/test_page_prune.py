@@ -272,7 +272,7 @@ def test_clicking_a_node_of_before_picks_it_for_a_manual_cut(moons):
     at, split, grower = _open(moons)
     at = _method(at, "manual")
     inner = [n.id for n in grower.tree.internal_nodes][2]
-    click_node(at, "prune_before", inner)
+    click_node(at, "prune_tree_before", inner)
     assert not at.exception and at.selectbox(key="_w_prune_node").value == inner
     at.button(key="prune_manual_cut").click().run()
     assert not at.exception and _metrics(at)["Leaves"] == str(grower.tree.prune_to_leaf(inner).n_leaves)

@@ -269,11 +269,11 @@ def render_result(result, parts: dict) -> None:
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
         st.markdown(f"**Before** · {before.n_leaves} leaves, greyed parts are cut")
-        _diagram(before, key="prune_before", max_depth=depth, compact=compact, marked=result.marked,
+        _diagram(before, key="prune_tree_before", max_depth=depth, compact=compact, marked=result.marked,
                  marked_label="pruned")
     with right:
         st.markdown(f"**After** · {after.n_leaves} leaves")
-        _diagram(after, key="prune_after", max_depth=depth, compact=compact)
+        _diagram(after, key="prune_tree_after", max_depth=depth, compact=compact)
     st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
