@@ -30,7 +30,7 @@ from engine.grow.stopping import STOP_REASONS
 
 from engine.viz import palette
 
-__all__ = ["to_dot", "dot_source", "dot_to_svg", "quote", "fold_depth_for", "node_lines"]
+__all__ = ["to_dot", "dot_source", "dot_to_svg", "quote", "fold_depth_for"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -68,8 +68,7 @@ def _counts_text(stats, classes, limit: int) -> str:
     return "[" + ", ".join(counts) + "]"
 
 
-def node_lines(tree, node, *, compact=False, show_ids=True, show_stop_reason=True, digits=3, limit=40) -> list[str]:
-    """The lines of ``node``'s box (plain text, not escaped); the Plotly tree uses them for its hover."""
+def _node_lines(tree, node, *, compact, show_ids, show_stop_reason, digits, limit) -> list[str]:
     head = f"#{node.id}  " if show_ids else ""
     regression = tree.task == "regression"
     if not node.is_leaf:
@@ -157,7 +156,7 @@ def to_dot(tree, *, highlight=None, path=None, max_depth=None, collapsed=(), mar
     while stack:
         node = stack.pop()
         name = f"n{node.id}"
-        lines = node_lines(tree, node, compact=compact, show_ids=show_ids,
+        lines = _node_lines(tree, node, compact=compact, show_ids=show_ids,
                             show_stop_reason=show_stop_reason, digits=digits, limit=max_text)
         attrs = {"fillcolor": palette.INTERNAL_FILL}
         if node.is_leaf:

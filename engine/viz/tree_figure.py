@@ -29,15 +29,19 @@ import re
 
 import numpy as np
 
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from engine.grow.stopping import STOP_REASONS
 from engine.viz import palette
-from engine.viz.dot import node_lines
-from engine.viz.regions import escape, new_figure
+from engine.viz.regions import TEMPLATE, escape, new_figure
 from engine.viz.tree_layout import tidy_layout
 
 __all__ = ["tree_figure", "clicked_node", "visible_items", "GL_BOXES", "FOLD", "NODE"]
 
 NODE, FOLD = 0, 1  # second column of customdata: a node's box, or a folded subtree's "+k nodes" box
 GL_BOXES = 1500  # more boxes than this: WebGL markers without text
+VALIDATE_BELOW = 400  # Plotly validates the figures of fewer boxes (a big one: ~0.1 ms a box, so not)
 BOX_W, BOX_H = 0.92, 0.6  # box size in layout units (siblings 1 apart, levels 1 apart)
 STRIP_H = 0.085  # the class-share bar at a box's foot
 LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.16, 0.72  # branch labels (no background), 72% of the way to the child:
@@ -169,6 +173,9 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
         vals = np.array([float(n.value[0]) for n in tree.walk()])
         vmin, vmax = float(vals.min()), float(vals.max())
     n_items = len(items)
+    gl = n_items > GL_BOXES
+    fills: dict = {}
+    names = [escape(_short(c, 20)) for c in classes] if not regression else []
     fill, line_c, line_w, pattern, text, text_c, hover = ([None] * n_items for _ in range(7))
     parent = np.full(n_items, -1)
     for i, kids in enumerate(children):
@@ -185,13 +192,12 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
             if nid in grey:
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
-        lines = _box_text(tree, node, compact=compact, show_ids=show_ids, open_ids=open_ids)
-        if node.id in grey_tops:
-            lines.append(escape(_short(marked_label)))
-        text[i] = "<br>".join(lines)
-        hover[i] = "<br>".join(escape(s) for s in node_lines(tree, node, limit=80))
-        if node.branch and node.parent is not None:
-            hover[i] = f"branch: {escape(node.branch)}<br>" + hover[i]
+        if not gl:  # WebGL markers carry no text
+            lines = _box_text(tree, node, compact=compact, show_ids=show_ids, open_ids=open_ids)
+            if node.id in grey_tops:
+                lines.append(escape(_short(marked_label)))
+            text[i] = "<br>".join(lines)
+        hover[i] = _hover(tree, node, open_ids, names)
         if not node.is_leaf:
             fill[i] = palette.INTERNAL_FILL
         elif node.id in open_ids:
@@ -199,7 +205,7 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
         elif regression:
             fill[i] = palette.tint(palette.value_color(node.value[0], vmin, vmax), 0.55)
         else:
-            fill[i] = palette.node_fill(node.value, classes)
+            fill[i] = _fill(node.value, classes, fills)
         if node.id in grey:
             fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
         if node.id in path_ids:
@@ -211,7 +217,6 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
     ids = np.array([nid for nid, _ in items], dtype=np.int64)
     kinds = np.array([k for _, k in items], dtype=np.int64)
     custom = np.column_stack([ids, kinds])
-    gl = n_items > GL_BOXES
     traces = _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl)
     if gl:
         traces.append(dict(type="scattergl", name="nodes", x=x, y=y, mode="markers", customdata=custom,
@@ -242,7 +247,52 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
         plot_bgcolor="white", paper_bgcolor="white")
     if title:
         layout["title"] = dict(text=escape(title), x=0.01, font=dict(size=FONT_PX[big] + 2))
-    return new_figure(*traces, layout=layout)
+    if n_items < VALIDATE_BELOW:
+        return new_figure(*traces, layout=layout)
+    fig = go.Figure(data=traces, layout=layout, _validate=False)  # built here from known keys: skip the checks
+    fig.layout.template = pio.templates[TEMPLATE]
+    return fig
+
+
+def _fill(value, classes, memo: dict) -> str:
+    """:func:`palette.node_fill`, remembered per (majority class, purity to 3 digits) within one figure."""
+    v = np.asarray(value, dtype=float)
+    total = v.sum()
+    if v.size == 0 or not np.isfinite(total) or total <= 0:
+        return palette.OPEN
+    k = int(np.argmax(v))
+    key = (k, round(float(v[k] / total), 3))
+    if key not in memo:
+        memo[key] = palette.node_fill(value, classes)
+    return memo[key]
+
+
+def _hover(tree, node, open_ids, names) -> str:
+    """Everything the DOT box shows: branch, test or prediction, n, counts or mean, impurity, stop reason."""
+    lines = [f"branch: {escape(node.branch)}"] if node.parent is not None and node.branch else []
+    if not node.is_leaf:
+        lines.append(f"#{node.id}  {escape(node.split.describe())}")
+    elif node.id in open_ids:
+        lines.append(f"#{node.id}  open (majority {escape(node.prediction)})" if tree.task != "regression"
+                     else f"#{node.id}  open (mean {_num(float(node.value[0]))})")
+    elif tree.task == "regression":
+        lines.append(f"#{node.id}  predict {_num(float(node.prediction))}")
+    else:
+        lines.append(f"#{node.id}  class = {escape(node.prediction)}")
+    lines.append(f"n = {node.n_node_samples:,}")
+    if tree.task == "regression":
+        lines.append(f"mean = {_num(float(node.value[0]))}")
+    else:
+        counts = ", ".join(f"{c} {_count(v)}" for c, v in zip(names, node.stats))
+        lines.append(counts if len(names) <= 6 else "[" + ", ".join(_count(v) for v in node.stats) + "]")
+    lines.append(f"{node.criterion} = {node.impurity:.3f}")
+    if node.is_leaf and node.stop_reason is not None:
+        lines.append(f"stop: {escape(STOP_REASONS.get(node.stop_reason, node.stop_reason))}")
+    return "<br>".join(lines)
+
+
+def _count(v: float) -> str:
+    return str(int(round(v))) if abs(v - round(v)) < 1e-9 else f"{v:.1f}"
 
 
 def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[dict]:

@@ -62,7 +62,8 @@ def test_ensembles_page(page, wait_idle, screenshot):
     wait_idle(page)
     expect(panel.get_by_test_id("stMetricValue")).to_have_count(4)
     expect(panel.get_by_text("Round 5")).not_to_have_count(0)
-    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(3)  # two plots and the round's tree
+    expect(panel.locator(TREES)).to_have_count(1)
     screenshot(page, "ensembles_rounds")
     _no_errors(page)
 
