@@ -44,7 +44,7 @@ GL_BOXES = 1500  # more boxes than this: WebGL markers without text
 VALIDATE_BELOW = 400  # Plotly validates the figures of fewer boxes (a big one: ~0.1 ms a box, so not)
 BOX_W, BOX_H = 0.92, 0.6  # box size in layout units (siblings 1 apart, levels 1 apart)
 STRIP_H = 0.085  # the class-share bar at a box's foot
-LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.16, 0.72  # branch labels (no background), 72% of the way to the child:
+LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.2, 0.72  # branch labels (no background), 72% of the way to the child:
 # siblings 1 apart put theirs 0.72 apart, so labels never overlap (a longer one shows when zoomed in)
 LABEL_GAP = 0.065  # half the height of the break in a branch's line around its label's text
 LINE_CHARS = 9  # longest line of text inside a box

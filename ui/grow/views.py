@@ -103,8 +103,9 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False):
             max_depth = None if max_depth >= tree.depth else max_depth
             note += " Deeper levels are folded into “+k nodes” boxes; the export holds the whole tree."
         c3.caption(note)
-    elif big and tree.n_nodes > BIG_TREE:
-        max_depth = fold_depth_for(tree, BIG_TREE)
+    elif big:  # presenter: large type in boxes of three lines, a big tree folded
+        compact = True
+        max_depth = fold_depth_for(tree, BIG_TREE) if tree.n_nodes > BIG_TREE else None
     st.session_state[DIAGRAM_DEPTH] = max_depth
     folded = tree_view.folded_ids(tree, key=TREE_KEY, max_depth=max_depth)
     selected = st.session_state[DRAWN_SELECTED] = state.selected_node()
