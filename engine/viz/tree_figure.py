@@ -25,16 +25,13 @@ Every label and hover text is user text escaped for Plotly (:func:`engine.viz.re
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
-
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from engine.grow.stopping import STOP_REASONS
 from engine.viz import palette
 from engine.viz.regions import TEMPLATE, escape, new_figure
+from engine.viz.tree_labels import box_text, fill_of, hover_text, short, short_branch
 from engine.viz.tree_layout import tidy_layout
 
 __all__ = ["tree_figure", "clicked_node", "visible_items", "GL_BOXES", "FOLD", "NODE"]
@@ -47,30 +44,10 @@ STRIP_H = 0.085  # the class-share bar at a box's foot
 LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.2, 0.72  # branch labels (no background), 72% of the way to the child:
 # siblings 1 apart put theirs 0.72 apart, so labels never overlap (a longer one shows when zoomed in)
 LABEL_GAP = 0.065  # half the height of the break in a branch's line around its label's text
-LINE_CHARS = 9  # longest line of text inside a box
-IMPURITY_SHORT = {"entropy": "H", "gini": "gini", "misclassification": "err", "variance": "var"}
 LEVEL_PX = {False: 136, True: 170}  # pixels per level (normal, presenter)
 FONT_PX = {False: 11, True: 18}
 GREY_FILL, GREY_TEXT, FOLD_FILL, TEXT = "#EEEEEE", "#757575", "#FAFAFA", "#1A1A1A"
 SELECTED = "#1F5FA8"  # the app's primary colour: the node the inspector shows
-
-
-_NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
-
-
-def _round_numbers(text: str) -> str:
-    """A branch label made short: thresholds to 4 significant digits and ``<=`` as ``≤`` (``<= 1.04755`` ->
-    ``≤ 1.048``); the hover keeps the exact test."""
-    return _NUMBER.sub(lambda m: f"{float(m.group()):.4g}", text).replace("<=", "≤").replace(">=", "≥")
-
-
-def _short(text, limit: int = LINE_CHARS) -> str:
-    s = str(text)
-    return s if len(s) <= limit else s[: max(limit - 1, 1)] + "…"
-
-
-def _num(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
 
 
 def visible_items(tree, *, folded=(), max_depth=None):
@@ -113,38 +90,6 @@ def _grey_ids(tree, marked) -> tuple[set, set]:
     return grey, {m for m in tops if tree.nodes[m].parent not in grey}
 
 
-def _wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
-    """``text`` on at most two lines of ``width`` characters: broken after a space, ``_``, ``-`` or ``.``
-    when one is near, else inside the word; the rest cut with an ellipsis."""
-    if len(text) <= width:
-        return [text]
-    cut = max(text.rfind(c, 0, width) for c in " _-.") + 1
-    if cut < width // 2:
-        cut = width
-    return [text[:cut].rstrip(), _short(text[cut:].lstrip(), width)]
-
-
-def _box_text(tree, node, *, compact, show_ids, open_ids) -> list[str]:
-    """``#id n=rows`` / what the node tests or predicts (two short lines at most) / impurity (not compact).
-
-    Every line keeps to about :data:`LINE_CHARS` characters, so the boxes of a 30-node tree carry their
-    text at 1366 pixels wide; hover shows the whole test and numbers."""
-    first = (f"#{node.id} " if show_ids else "") + f"n={node.n_node_samples:,}"
-    if not node.is_leaf:
-        name = str(node.split.feature)
-    elif node.id in open_ids:
-        name = "open"
-    elif tree.task == "regression":
-        name = _num(float(node.prediction))
-    else:
-        name = str(node.prediction)
-    lines = [first] + [escape(s) for s in _wrap2(name)]
-    if not compact:
-        value = f"{node.impurity:.4g}" if tree.task == "regression" else f"{node.impurity:.3f}"
-        lines.append(f"{IMPURITY_SHORT.get(node.criterion, node.criterion[:4])} {value}")
-    return lines
-
-
 def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=None, folded=(), max_depth=None,
                 marked=(), marked_label="pruned", compact=False, show_ids=True, big=False,
                 max_height=1500, uirevision="tree", title=None):
@@ -175,7 +120,7 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
     n_items = len(items)
     gl = n_items > GL_BOXES
     fills: dict = {}
-    names = [escape(_short(c, 20)) for c in classes] if not regression else []
+    names = [escape(short(c, 20)) for c in classes] if not regression else []
     fill, line_c, line_w, pattern, text, text_c, hover = ([None] * n_items for _ in range(7))
     parent = np.full(n_items, -1)
     for i, kids in enumerate(children):
@@ -193,11 +138,11 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
         if not gl:  # WebGL markers carry no text
-            lines = _box_text(tree, node, compact=compact, show_ids=show_ids, open_ids=open_ids)
+            lines = box_text(tree, node, compact=compact, show_ids=show_ids, open_ids=open_ids)
             if node.id in grey_tops:
-                lines.append(escape(_short(marked_label)))
+                lines.append(escape(short(marked_label)))
             text[i] = "<br>".join(lines)
-        hover[i] = _hover(tree, node, open_ids, names)
+        hover[i] = hover_text(tree, node, open_ids, names)
         if not node.is_leaf:
             fill[i] = palette.INTERNAL_FILL
         elif node.id in open_ids:
@@ -205,7 +150,7 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
         elif regression:
             fill[i] = palette.tint(palette.value_color(node.value[0], vmin, vmax), 0.55)
         else:
-            fill[i] = _fill(node.value, classes, fills)
+            fill[i] = fill_of(node.value, classes, fills)
         if node.id in grey:
             fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
         if node.id in path_ids:
@@ -252,47 +197,6 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
     fig = go.Figure(data=traces, layout=layout, _validate=False)  # built here from known keys: skip the checks
     fig.layout.template = pio.templates[TEMPLATE]
     return fig
-
-
-def _fill(value, classes, memo: dict) -> str:
-    """:func:`palette.node_fill`, remembered per (majority class, purity to 3 digits) within one figure."""
-    v = np.asarray(value, dtype=float)
-    total = v.sum()
-    if v.size == 0 or not np.isfinite(total) or total <= 0:
-        return palette.OPEN
-    k = int(np.argmax(v))
-    key = (k, round(float(v[k] / total), 3))
-    if key not in memo:
-        memo[key] = palette.node_fill(value, classes)
-    return memo[key]
-
-
-def _hover(tree, node, open_ids, names) -> str:
-    """Everything the DOT box shows: branch, test or prediction, n, counts or mean, impurity, stop reason."""
-    lines = [f"branch: {escape(node.branch)}"] if node.parent is not None and node.branch else []
-    if not node.is_leaf:
-        lines.append(f"#{node.id}  {escape(node.split.describe())}")
-    elif node.id in open_ids:
-        lines.append(f"#{node.id}  open (majority {escape(node.prediction)})" if tree.task != "regression"
-                     else f"#{node.id}  open (mean {_num(float(node.value[0]))})")
-    elif tree.task == "regression":
-        lines.append(f"#{node.id}  predict {_num(float(node.prediction))}")
-    else:
-        lines.append(f"#{node.id}  class = {escape(node.prediction)}")
-    lines.append(f"n = {node.n_node_samples:,}")
-    if tree.task == "regression":
-        lines.append(f"mean = {_num(float(node.value[0]))}")
-    else:
-        counts = ", ".join(f"{c} {_count(v)}" for c, v in zip(names, node.stats))
-        lines.append(counts if len(names) <= 6 else "[" + ", ".join(_count(v) for v in node.stats) + "]")
-    lines.append(f"{node.criterion} = {node.impurity:.3f}")
-    if node.is_leaf and node.stop_reason is not None:
-        lines.append(f"stop: {escape(STOP_REASONS.get(node.stop_reason, node.stop_reason))}")
-    return "<br>".join(lines)
-
-
-def _count(v: float) -> str:
-    return str(int(round(v))) if abs(v - round(v)) < 1e-9 else f"{v:.1f}"
 
 
 def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[dict]:
@@ -377,7 +281,7 @@ def _branch_labels(tree, items, parent, x, y, font) -> dict:
     branches = [tree.nodes[items[k][0]].branch for k in i]
     ids = [items[k][0] for k in i]
     return dict(type="bar", name="branches", x=lx, base=ly - LABEL_H / 2, y=np.full(len(rows), LABEL_H), width=LABEL_W,
-                text=[escape(_short(_round_numbers(b), 13)) for b in branches], textposition="inside", insidetextanchor="middle",
+                text=[escape(short(short_branch(b), 13)) for b in branches], textposition="inside", insidetextanchor="middle",
                 textangle=0, textfont=dict(size=font, color="#333333"), marker=dict(color="rgba(255,255,255,0)",
                                                                                    line=dict(width=0)),
                 customdata=np.column_stack([ids, np.zeros(len(ids), dtype=np.int64)]) if ids else None,
