@@ -18,7 +18,8 @@ TOUR = [
      "Pick a sample or upload a CSV, check each column's kind, choose the target and the split."),
     ("pages/grow.py", "Grow", ":material/account_tree:",
      "Choose the algorithm (ID3, C4.5, CART), impurity and stopping rules; grow the tree one "
-     "split at a time and read the gain table with its arithmetic."),
+     "split at a time, click any box of the diagram to read its gain table with the arithmetic, "
+     "and pick which open leaf splits next."),
     ("pages/prune.py", "Prune", ":material/content_cut:",
      "Cut the tree back (cost-complexity, reduced-error) and watch accuracy change."),
     ("pages/evaluate.py", "Evaluate", ":material/fact_check:",
@@ -84,6 +85,8 @@ for path, title, icon, blurb in TOUR:
 st.subheader("Good to know")
 st.markdown(
     "- The **sidebar** always shows the active data set, its target and the random seed.\n"
+    "- Tree diagrams zoom with the mouse wheel and pan by dragging; double-click shows the whole tree, "
+    "and a “+k nodes” box opens when clicked.\n"
     "- Changing the data, the target or the split **resets the tree**.\n"
     "- Your tree lives in your browser session only; uploaded files are kept in memory, never written to disk."
 )

@@ -163,11 +163,18 @@ class Grower:
         return self
 
     @_changes_state
-    def step(self) -> StepRecord | None:
+    def step(self, node_id: int | None = None) -> StepRecord | None:
+        """Decide the next open leaf in the expansion order, or the open leaf ``node_id``: split it with its
+        best split, or close it when a stopping rule holds (a "finish" record names the reason)."""
+        if node_id is not None:
+            node_id = self._node_id(node_id)
+            if node_id not in self._frontier:
+                raise ConfigError(f"Node {node_id} is not an open leaf; only open leaves can be split next "
+                                  f"(open now: {len(self._frontier)}).")
         with roomy_heap():          # a big node's search makes arrays of many megabytes
-            rec = self._step()
+            rec = self._step(node_id)
         if rec is not None:
-            self._actions.append(("step",))
+            self._actions.append(("step",) if node_id is None else ("step", node_id))
         return rec
 
     @_changes_state
@@ -399,7 +406,7 @@ class Grower:
 
     def _apply(self, action):
         if action[0] == "step":
-            self._step()
+            self._step(action[1] if len(action) > 1 else None)
         elif action[0] == "expand":
             self._expand(action[1], action[2])
         else:
@@ -532,10 +539,10 @@ class Grower:
     def _n_leaves(self) -> int:
         return sum(1 for n in self._nodes if n is not None and n.is_leaf)
 
-    def _step(self) -> StepRecord | None:
+    def _step(self, first: int | None = None) -> StepRecord | None:
         stopped = []
         while self._frontier:
-            nid = self._pick()
+            nid = self._pick() if first is None else first
             reason, split, ranked = self._evaluate(nid)
             if reason is None and self.config.max_leaf_nodes is not None:
                 if self._n_leaves() + split.n_children - 1 > self.config.max_leaf_nodes:
@@ -543,6 +550,8 @@ class Grower:
             if reason is not None:
                 self._close(nid, reason)
                 stopped.append((nid, reason))
+                if first is not None:  # the chosen leaf stops: nothing else is decided
+                    break
                 continue
             children = self._split(nid, split)
             rec = StepRecord(len(self._history), "split", nid, split, children, tuple(stopped), self)

@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+TREES = "[class*='st-key-'][class*='_tree'] .js-plotly-plot"  # the interactive tree diagrams
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_FILE = ROOT / "tests" / "data" / "awkward" / "markup_names.csv"
 
@@ -66,11 +68,11 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
             break
         step.click()
         wait_idle(page)
-    svg_text = " ".join(t or "" for t in page.get_by_test_id("stGraphVizChart").first.locator("text").all_text_contents())
+    svg_text = " ".join(t or "" for t in page.locator(TREES).first.locator("text").all_text_contents())
     assert any(name in svg_text for name in ("**bold**", "{}|<>", ":red[z]", "[a](javascript:alert(1))")), svg_text
     no_injected_markup(page)
     # Plotly treats a $...$ pair as TeX and, without MathJax, dropped it: the names must survive
-    plot_text = " ".join(t or "" for t in page.get_by_test_id("stPlotlyChart").first
+    plot_text = " ".join(t or "" for t in page.locator(".st-key-grow_regions, .st-key-grow_fit").first
                          .locator("text").all_text_contents())
     assert "$x$" in plot_text and '"]; n0 -> n1 [' in plot_text, plot_text
     # the class labels are formulas in a spreadsheet, but text here

@@ -16,8 +16,8 @@ import streamlit as st
 
 from engine import ensembles
 from engine.viz import ensemble_figs as figs
-from engine.viz.dot import dot_source, fold_depth_for
 from engine.viz.regions import region_figure
+from ui import tree_view
 from ui.widgets import md_escape, shorten
 
 MEMO = "_ens_memo"
@@ -48,11 +48,11 @@ def member_picker(ens, label: str = "Member", where=None) -> int:
 
 
 def member_diagram(tree, *, path=None) -> None:
-    """The member tree with ``st.graphviz_chart`` (deep trees folded below a readable depth)."""
-    depth = fold_depth_for(tree, BIG_TREE) if tree.n_nodes > BIG_TREE else None
-    if depth is not None:
-        st.caption(f"{tree.n_nodes:,} nodes: levels below depth {depth:d} are folded into “+k nodes” boxes.")
-    st.graphviz_chart(dot_source(tree, max_depth=depth, compact=depth is not None, path=path), width="content")
+    """The member tree as the interactive diagram (deep trees folded below a readable depth; a click on a
+    “+k nodes” box opens it); ``path``: node ids of the row's path, drawn in magenta."""
+    # one chart per member tree: its folds opened by hand and its zoom belong to that tree
+    tree_view.tree_chart(tree, key=f"ens_member_tree_{tree.fingerprint & 0xFFFFFFFF:x}", max_boxes=BIG_TREE,
+                         path=path, selected=path[-1] if path else None)
 
 
 # ------------------------------------------------------------------------------------------ vote

@@ -18,15 +18,15 @@ from engine.prune.reduced_error import prune_manual, prune_reduced_error
 from engine.prune.bottom_up import EVALUATIONS, prune_bottom_up
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, prune_ccp
-from engine.viz.dot import dot_source, fold_depth_for
+from engine.viz.dot import fold_depth_for
+from engine.viz.tree_figure import tree_figure
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
-from ui import state
+from ui import state, tree_view
 from ui.classroom.presenter import render_prune_narration
 from ui.grow.views import tree_fingerprint
 from ui.widgets import cores_setting, flash, md_escape, shorten
 
 MEMO, MEMO_SIZE, BIG_TREE = "_prune_memo", 16, 100
-SMALL_WIDTH = 8  # at most this many boxes side by side: draw at natural size
 MANUAL, CV = "_prune_manual", "_prune_cv"
 W_USE_TEST, W_ALPHA, W_K = "_w_prune_use_test", "_w_prune_alpha", "_w_prune_k"
 W_CF, W_RAISE, W_COLLAPSE = "_w_prune_cf", "_w_prune_raise", "_w_prune_collapse"
@@ -197,7 +197,8 @@ def _cut(cuts: list) -> None:
 
 
 def manual_panel(tree, grower, split):
-    st.caption("Choose a node and cut everything below it; Undo takes the last cut back.")
+    st.caption("Choose a node (or click it in the “Before” diagram) and cut everything below it; Undo takes the "
+               "last cut back.")
     cuts = _manual_stack(tree)
     current = prune_manual(tree, cuts).tree if cuts else tree
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
@@ -220,12 +221,19 @@ PANELS = {"reduced_error": reduced_error_panel, "cost_complexity": ccp_panel, "p
 
 
 # ----------------------------------------------------------------------------------------- result
-def _diagram(tree, *, max_depth, compact, **kw) -> None:
-    """The tree's DOT; a small tree keeps its natural size, a wide one is scaled to the column."""
+def _pick_for_manual_cut(node_id: int) -> None:
+    st.session_state[W_NODE] = node_id  # the manual panel's node (it keeps only nodes that can be cut)
+
+
+def _diagram(tree, *, key: str, max_depth, compact, marked=(), marked_label="pruned") -> None:
+    """The interactive diagram (cut subtrees greyed when ``marked``); a click on a node picks it for the manual
+    cut, a click on a “+k nodes” box opens it."""
     depth = max_depth if max_depth is not None and max_depth < tree.depth else None
-    shown = sum(1 for n in tree.walk() if n.is_leaf or (depth is not None and n.depth == depth))
-    st.graphviz_chart(dot_source(tree, compact=compact, max_depth=depth, **kw),
-                      width="content" if shown <= SMALL_WIDTH else "stretch")
+    folded = tree_view.folded_ids(tree, key=key, max_depth=depth)
+    fig = memo(("tree_fig", key, tree_fingerprint(tree), folded, compact, tuple(marked)),
+               lambda: tree_figure(tree, folded=folded, compact=compact, marked=marked, marked_label=marked_label,
+                                   uirevision=key))
+    tree_view.show_figure(fig, key=key, on_node=_pick_for_manual_cut)
 
 
 def diagram_options(tree) -> tuple[bool, int | None, bool]:
@@ -273,10 +281,12 @@ def render_result(result, parts: dict) -> None:
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
         st.markdown(f"**Before** · {before.n_leaves:,} leaves, greyed parts are cut")
-        _diagram(before, max_depth=depth, compact=compact, marked=result.marked, marked_label="pruned")
+        _diagram(before, key="prune_tree_before", max_depth=depth, compact=compact, marked=result.marked,
+                 marked_label="pruned")
     with right:
         st.markdown(f"**After** · {after.n_leaves:,} leaves")
-        _diagram(after, max_depth=depth, compact=compact)
+        _diagram(after, key="prune_tree_after", max_depth=depth, compact=compact)
+    st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
                   on_click=use_on_grow_page, args=(result,))

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 import engine
 from ui.data import panels as panels
+from tests.app.tree_charts import tree_charts
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,7 +59,9 @@ def grow_page(at: AppTest) -> AppTest:
 
 
 def dot(at: AppTest) -> str:
-    return at.get("graphviz_chart")[0].proto.spec
+    """The diagram's text: its boxes' labels and hover texts (the feature names show there)."""
+    chart = tree_charts(at)[0]
+    return " ".join(chart["text"] + chart["hover"])
 
 
 def frames_equal(a: engine.Dataset, b: engine.Dataset) -> bool:
