@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.prune import mdl
 from engine.teach import theory
 from engine.viz import theory_figs
 from ui import state
@@ -125,7 +126,7 @@ with tab_mdl, friendly_errors("theory: MDL"):
         m = int(c4.number_input("training rows m", 1, 10_000_000, 100, key="theory_mdl_m"))
         real = c5.toggle("real-valued", value=True, key="theory_mdl_real",
                          help="On: d′ = d(m + 1) tests x ≤ t. Off: d binary features, d′ = d.")
-        bound = theory.mdl_error_bound(err, n_nodes, theory.binary_tests(["numeric" if real else "binary"] * d,
+        bound = mdl.mdl_error_bound(err, n_nodes, mdl.binary_tests(["numeric" if real else "binary"] * d,
                                                                          [2] * d, m, "equals"), m, mdl_delta)
     elif grower.tree.schema.task != "classification":
         bound = None

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import ConfigError
-from engine.prune.mdl import MDLBound, binary_tests, description_length, mdl_error_bound, tree_tests
+from engine.prune.mdl import MDLBound, description_length, mdl_error_bound, tree_tests
 from engine.prune.mdl import check_open_unit, check_whole  # the same whole-number and (0, 1) checks
 from engine.split.impurity import binary_entropy, binary_gini, binary_misclassification, impurity
 
