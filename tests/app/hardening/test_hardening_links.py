@@ -23,7 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 import engine
-from tests.app.test_hardening_pages import APP, MARKDOWN_FIELDS, PLAIN_TYPES, _nodes, _strings
+from tests.app.hardening.test_hardening_pages import APP, MARKDOWN_FIELDS, PLAIN_TYPES, _nodes, _strings
 from ui import state
 
 CLASSES = ["![hc](http://127.0.0.1:9/img.png)", "[hl](javascript:alert(1))", "see https://phish.example/login"]
