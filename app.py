@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import state
+from ui import memory, state
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
 from ui.widgets import show_flashes, sidebar_summary
@@ -74,6 +74,7 @@ def main() -> None:
         initial_sidebar_state="expanded",
     )
     page = st.navigation(build_navigation(), position="sidebar", expanded=True)
+    memory.start_janitor()  # once per server: gives memory back when tabs close (ui/memory.py)
     try:
         state.init_state()
         if page.url_path != STUDENT_PAGE:  # a student's phone gets only the class, not the data controls

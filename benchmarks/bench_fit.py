@@ -2,9 +2,12 @@
 
     python benchmarks/bench_fit.py              # 10k and 100k rows x 20 numeric features
     python benchmarks/bench_fit.py --sizes 300000 --depths 8 --search histogram
+    python benchmarks/bench_fit.py --sizes 200000 --depths none 8 --search compare   # exact vs histogram vs auto
 
 Ratio = our time / scikit-learn's time (below 1.0: we are faster). Each cell is the best of
 ``--repeat`` runs, which damps the noise of a shared machine. Accuracy is on the training data.
+``--search compare`` times our three split searches on the same data instead (no scikit-learn) and prints
+histogram / exact and auto / (the better of the two), with what "auto" chose.
 """
 
 from __future__ import annotations
@@ -51,9 +54,11 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--depths", nargs="+", default=["none", "8"])
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--search", default="exact", choices=["exact", "histogram"])
+    ap.add_argument("--search", default="exact", choices=["exact", "histogram", "auto", "compare"])
     ap.add_argument("--regression", action="store_true")
     args = ap.parse_args(argv)
+    if args.search == "compare":
+        return compare_searches(args)
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     print(f"machine: {os.cpu_count()} cores; numpy {np.__version__}; split_search={args.search}")
@@ -77,6 +82,26 @@ def main(argv=None) -> None:
             task = "regression" if args.regression else "classification"
             print(f"{task:14s} {n:8d} {depth_text:>5s} {ours:8.2f} {theirs:9.2f} {ours / theirs:6.2f} "
                   f"{tree.n_leaves:6d}/{sk.get_n_leaves():<6d} {q1:7.4f}/{q2:<7.4f}", flush=True)
+
+
+def compare_searches(args) -> None:
+    """Exact, histogram and auto split search on the same data, best of ``--repeat`` each."""
+    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} (1 min) at the start")
+    print(f"{'rows':>8s} {'depth':>5s} {'exact s':>8s} {'hist s':>8s} {'auto s':>8s} {'hist/exact':>10s} "
+          f"{'auto/best':>9s} {'auto chose':>10s} {'leaves exact/hist':>17s}")
+    for n in args.sizes:
+        ds = make_data(n, regression=args.regression)
+        for depth_text in args.depths:
+            depth = None if depth_text == "none" else int(depth_text)
+            t, trees = {}, {}
+            for search in ("exact", "histogram", "auto"):
+                cfg = engine.TreeConfig(max_depth=depth, split_search=search)
+                t[search], trees[search] = best_time(lambda: engine.fit_tree(ds, cfg), args.repeat)
+            chose = engine.TreeConfig(max_depth=depth, split_search="auto").resolved(ds.task, len(ds)).split_search
+            print(f"{n:8d} {depth_text:>5s} {t['exact']:8.2f} {t['histogram']:8.2f} {t['auto']:8.2f} "
+                  f"{t['histogram'] / t['exact']:10.2f} {t['auto'] / min(t['exact'], t['histogram']):9.2f} "
+                  f"{chose:>10s} {trees['exact'].n_leaves:8d}/{trees['histogram'].n_leaves:<8d}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end")
 
 
 if __name__ == "__main__":

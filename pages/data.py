@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from ui.data import panels as panels
 from ui import state
 from ui.charts import target_figure
+from ui.grow.exports import csv_bytes, file_stem
 from ui.summaries import split_counts
 from ui.widgets import md_escape
 
@@ -30,13 +33,19 @@ with preview_tab:
     st.caption(f"The first {shown:,} of {len(ds):,} rows as the tree sees them (cleaned). "
                f"Target column: **{md_escape(ds.target)}**.")
     st.dataframe(ds.frame.head(PREVIEW_ROWS), width="stretch", height=min(36 * shown + 40, 420))
+    # the table's own CSV export is off (.streamlit/config.toml): this one neutralises formula cells;
+    # deferred, so the CSV of a big file is written only when the button is clicked
+    st.download_button("All cleaned rows (CSV)", partial(csv_bytes, ds.frame), on_click="ignore",
+                       file_name=f"{file_stem(state.current_dataset_name())}_cleaned.csv", mime="text/csv",
+                       key="_w_data_dl_rows", icon=":material/download:",
+                       help="Cells a spreadsheet would run as a formula (= + - @) get a leading apostrophe.")
 
 with columns_tab:
     summary = panels.summary_of(ds)
     n_missing = int(summary["missing"].sum())
     if n_missing:
         with_missing = int((summary["missing"] > 0).sum())
-        st.caption(f"{n_missing:,} missing cells in {with_missing} column(s). Missing values go "
+        st.caption(f"{n_missing:,} missing cells in {with_missing:,} column(s). Missing values go "
                    "down every branch with a fractional weight (C4.5); rows without a target "
                    "were left out.")
     else:

@@ -13,6 +13,7 @@ from engine.errors import EngineError
 from ui.evaluate import context as ec
 from ui.evaluate import tabs as tabs_ui
 from ui.errors import friendly_errors, show_engine_error
+from ui.widgets import cores_setting
 
 TABS = ["Metrics", "Cross-validation", "Overfitting curve", "Learning curve", "Instability"]
 W_TAB = "_w_eval_tab"
@@ -22,6 +23,7 @@ RENDER = [tabs_ui.render_metrics, tabs_ui.render_cv, tabs_ui.render_overfitting,
 st.title("Evaluate")
 st.caption("Scores on the training rows flatter a tree: held-out rows, cross-validation and the curves "
            "below show how well it generalises and how much it depends on the particular rows.")
+cores_setting(st.columns(4)[0])   # cross-validation folds, learning-curve and instability runs
 
 try:
     ctx = ec.build_context()

@@ -7,10 +7,9 @@ from functools import partial
 import streamlit as st
 
 from engine.errors import EngineError
-from engine.viz.dot import dot_source
 from ui.classroom import live_teacher, presenter as classroom, quiz as classroom_quiz, share
 from ui.grow import exports, inspector, query
-from ui import state
+from ui import state, tree_view
 from ui.grow import controls as controls
 from ui.grow import settings as settings
 from ui.grow import views as views
@@ -62,7 +61,7 @@ elif teaching and not sw.presenter:
     live_teacher.render_compact()
 if not sw.presenter:
     wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
-                                                    "moves below it.")
+                                                    f"moves below it (always from {views.WIDE_LEAVES} leaves).")
 feats = controls.two_features()
 if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
@@ -72,16 +71,15 @@ step_action = partial(controls.run_action, "step")
 if sw.quiz and not sw.presenter:
     classroom_quiz.render_quiz(grower, step_action)
 
-wide = ((bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower))
-        and not (sw.presenter and (sw.quiz or teaching)))
+wide = ((bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)
+         or tree.n_leaves >= views.WIDE_LEAVES) and not (sw.presenter and (sw.quiz or teaching)))
 if wide:
     diagram_col, region_col = st.container(), st.container()
 else:
     diagram_col, region_col = st.columns([3, 2] if sw.presenter else [1, 1], gap="large")
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
-                         stretch_from=2 if sw.presenter else views.STRETCH_LEAVES_WIDE if wide
-                         else views.STRETCH_LEAVES)
+                         big=sw.presenter)
     classroom.render_narration(grower, sw.lang)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):
         with st.expander("Why the leaves stopped"):
@@ -92,7 +90,7 @@ with region_col:
     if sw.quiz and sw.presenter:  # projector: the question beside the diagram
         classroom_quiz.render_quiz(grower, step_action)
     if views.has_region_plot(grower) or not sw.presenter:
-        views.render_regions(grower, highlight=last, query=query_values, two_features=feats,
+        views.render_regions(grower, highlight=views.region_focus(tree, state.selected_node(), last), query=query_values, two_features=feats,
                              set_two_features=controls.set_two_features, big=sw.presenter)
 
 if sw.presenter:  # projector: nothing below the pictures
@@ -128,6 +126,6 @@ with tabs[3]:
             st.code(share.link_for(st.context.url, {**wanted, **classroom.link_params()}), language=None,
                     wrap_lines=True)
         st.subheader("Import a tree")
-        exports.render_import(lambda t: st.graphviz_chart(dot_source(t), width="stretch"))
+        exports.render_import(lambda t: tree_view.tree_chart(t, key="grow_import_tree"))
 
 share.sync_link(grower)

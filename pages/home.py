@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -17,7 +18,8 @@ TOUR = [
      "Pick a sample or upload a CSV, check each column's kind, choose the target and the split."),
     ("pages/grow.py", "Grow", ":material/account_tree:",
      "Choose the algorithm (ID3, C4.5, CART), impurity and stopping rules; grow the tree one "
-     "split at a time and read the gain table with its arithmetic."),
+     "split at a time, click any box of the diagram to read its gain table with the arithmetic, "
+     "and pick which open leaf splits next."),
     ("pages/prune.py", "Prune", ":material/content_cut:",
      "Cut the tree back (cost-complexity, reduced-error) and watch accuracy change."),
     ("pages/evaluate.py", "Evaluate", ":material/fact_check:",
@@ -39,7 +41,7 @@ def link(path: str, label: str, icon: str) -> None:
     try:
         st.page_link(path, label=label, icon=icon)
     except StreamlitAPIException:
-        st.markdown(f"{icon} {label}")
+        st.markdown(f"{icon} {label}")  # md-safe: the constant PAGES list above
 
 
 st.title("Decision-tree explorer")
@@ -86,6 +88,20 @@ for path, title, icon, blurb in TOUR:
 st.subheader("Good to know")
 st.markdown(
     "- The **sidebar** always shows the active data set, its target and the random seed.\n"
+    "- Tree diagrams zoom with the mouse wheel and pan by dragging; double-click shows the whole tree, "
+    "and a “+k nodes” box opens when clicked.\n"
     "- Changing the data, the target or the split **resets the tree**.\n"
     "- Your tree lives in your browser session only; uploaded files are kept in memory, never written to disk."
 )
+
+st.subheader("User guide")
+st.caption("Every page and control explained, how to run the app for a class, and what makes it fast "
+           "(the same text as docs/USER_GUIDE.md).")
+with st.expander("Read the user guide", icon=":material/menu_book:"):
+    guide = ROOT / "docs" / "USER_GUIDE.md"
+    if guide.is_file():
+        # Our own text (no user content): its relative links point into the repository, so they are cut.
+        text = guide.read_text(encoding="utf-8").split("\n", 1)[1]
+        st.markdown(re.sub(r"\[([^\]]+)\]\((?!https?:)[^)]*\)", r"\1", text))
+    else:
+        st.info("The user guide (docs/USER_GUIDE.md) is not part of this installation.")

@@ -39,5 +39,5 @@ for lesson in LESSONS:
                          query_params=lesson.query_params())
             c2.code(lesson_url(lesson), language=None, wrap_lines=True)
         else:
-            st.info(f"This lesson opens the {Path(lesson.page).stem.capitalize()} page, which is not part "
+            st.info(f"This lesson opens the {md_escape(Path(lesson.page).stem.capitalize())} page, which is not part "
                     "of this version yet.", icon=":material/hourglass_empty:")

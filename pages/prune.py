@@ -41,14 +41,15 @@ if grower is None or grower.tree.n_nodes == 1:
 tree = grower.tree
 if not grower.done:
     c1, c2 = st.columns([3, 1], vertical_alignment="center")
-    c1.caption(f"The Grow page's tree still has {len(grower.open_nodes)} open leaves; pruning works on it as it is.")
+    c1.caption(f"The Grow page's tree still has {len(grower.open_nodes):,} open leaves; pruning works on it as it is.")
     c2.button("Grow it to the end", key="prune_finish", on_click=_grow_full_tree)
-st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth} · "
+st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes:,} nodes, {tree.n_leaves:,} leaves, depth {tree.depth:d} · "
             f"{len(grower.dataset):,} training rows")
 
+default = views.default_method(grower)       # C4.5 trees: J48's pruning (pessimistic, subtree raising)
 method = st.segmented_control("Method", list(METHODS), key=W_METHOD, format_func=LABELS.get,
-                              default="reduced_error", selection_mode="single", width="stretch")
-method = method or "reduced_error"
+                              default=default, selection_mode="single", width="stretch")
+method = method or default
 st.markdown(f"##### {METHODS[method]}")
 
 with friendly_errors(f"prune: {method}"):

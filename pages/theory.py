@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.prune import mdl
 from engine.teach import theory
 from engine.viz import theory_figs
 from ui import state
@@ -36,10 +37,10 @@ with tab_curves, friendly_errors("theory: curves"):
         if share is None:
             n_classes = len(grower.tree.schema.classes)
             what = f"has {n_classes} classes" if n_classes else "is a regression tree"
-            st.info(f"These curves are for two classes; the current tree {what}, so no node is marked.")
+            st.info(f"These curves are for two classes; the current tree {what}, so no node is marked.")  # md-safe: app text and a count
         else:
             marked, label = share, f"node {node_id}"
-            st.caption(f"Marked: node {node_id} of the Grow page's tree, p = share of the first class.")
+            st.caption(f"Marked: node {node_id:d} of the Grow page's tree, p = share of the first class.")
             st.text(f"First class: {first}")
     if marked is None:
         marked = st.slider("Mark a value of p", 0.0, 1.0, 0.3, 0.01, key="theory_p")
@@ -105,22 +106,28 @@ with tab_pac, friendly_errors("theory: PAC"):
 
 with tab_mdl, friendly_errors("theory: MDL"):
     st.latex(r"L_D(T) \le L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}}")
-    st.latex(r"|T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
+    st.latex(r"|T| = 5n + 1 + (n-1)\lceil\log_2 d'\rceil,\qquad d' = d_{\text{binary}} + d_{\text{real}}\,(m+1)")
     st.caption("|T| = bits to write the tree down: 5 per node for its shape, flags and label, 1 to end "
-               "the code, and ⌈log₂ d⌉ to name the feature of each of at most n − 1 tests. "
+               "the code, and ⌈log₂ d′⌉ to name the test of each of at most n − 1 inner nodes. The notes' code "
+               "is for d binary features; a real-valued feature is the m + 1 binary tests x ≤ t that split m "
+               "rows differently, so d real-valued features give d′ = d(m + 1). A categorical feature counts "
+               "as its tests x = v (CART subsets: 2^(k−1) − 1); in a multiway tree (ID3, C4.5) it is one test "
+               "whose value fixes how many subtrees follow, so the same code still fits. "
                "The bound holds with probability ≥ 1 − δ over m training rows, for every tree at once.")
     mdl_delta = st.slider("δ", 0.01, 0.5, 0.05, 0.01, key="theory_mdl_delta")
     grower = _grower()
     if grower is None:
         st.info("No tree yet: grow one on the Grow page and its bound appears here. "
                 "Meanwhile, try the numbers below.")
-        c1, c2, c3, c4 = st.columns(4)
-        bound = theory.mdl_error_bound(
-            c1.number_input("training error", 0.0, 1.0, 0.1, 0.01, key="theory_mdl_err"),
-            int(c2.number_input("nodes n", 1, 10_001, 7, 2, key="theory_mdl_n")),
-            int(c3.number_input("features d", 1, 10_000, 4, key="theory_mdl_d")),
-            int(c4.number_input("training rows m", 1, 10_000_000, 100, key="theory_mdl_m")),
-            mdl_delta)
+        c1, c2, c3, c4, c5 = st.columns(5)
+        err = c1.number_input("training error", 0.0, 1.0, 0.1, 0.01, key="theory_mdl_err")
+        n_nodes = int(c2.number_input("nodes n", 1, 10_001, 7, 2, key="theory_mdl_n"))
+        d = int(c3.number_input("features d", 1, 10_000, 4, key="theory_mdl_d"))
+        m = int(c4.number_input("training rows m", 1, 10_000_000, 100, key="theory_mdl_m"))
+        real = c5.toggle("real-valued", value=True, key="theory_mdl_real",
+                         help="On: d′ = d(m + 1) tests x ≤ t. Off: d binary features, d′ = d.")
+        bound = mdl.mdl_error_bound(err, n_nodes, mdl.binary_tests(["numeric" if real else "binary"] * d,
+                                                                         [2] * d, m, "equals"), m, mdl_delta)
     elif grower.tree.schema.task != "classification":
         bound = None
         st.info("The bound is about the 0-1 error of a classifier; the current tree is a regression tree.")
@@ -131,7 +138,7 @@ with tab_mdl, friendly_errors("theory: MDL"):
     if bound is not None:
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("training error L_S(T)", f"{bound.train_error:.4f}")
-        m2.metric("description |T|", f"{bound.description_length} bits", f"n={bound.n_nodes}, d={bound.d}",
+        m2.metric("description |T|", f"{bound.description_length} bits", f"n={bound.n_nodes}, d′={bound.d:,}",
                   delta_color="off", delta_arrow="off")
         m3.metric("slack", f"{bound.slack:.4f}", f"m={bound.m}", delta_color="off", delta_arrow="off")
         m4.metric("bound on true error", f"{bound.bound:.4f}")

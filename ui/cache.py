@@ -30,7 +30,19 @@ def _load_uploaded(digest: str, name: str, _data: bytes) -> Dataset:
     # ``_data`` is not hashed (leading underscore); ``digest`` stands for it in the cache key.
     source = io.BytesIO(_data)
     source.name = name  # like Streamlit's UploadedFile: lets the engine name the data set
-    return load_csv(source)
+    # a .gz may unpack to no more than an uncompressed upload may hold (refused while unpacking)
+    return load_csv(source, max_unpacked_bytes=upload_limit_bytes())
+
+
+def upload_limit_bytes() -> int:
+    """The upload limit (``server.maxUploadSize``, in MB) in bytes."""
+    return int(st.get_option("server.maxUploadSize")) << 20
+
+
+def clear_upload_cache() -> int:
+    """Forget every cached upload (``ui.memory`` calls it when no session is left); returns 1."""
+    _load_uploaded.clear()
+    return 1
 
 
 def load_uploaded(data: bytes, name: str) -> Dataset:

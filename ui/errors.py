@@ -1,7 +1,8 @@
 """Showing errors to people: engine errors as their own sentence, anything else as a calm apology.
 
 The engine raises :class:`engine.errors.EngineError` subclasses whose message is already one plain
-sentence, so the app shows ``str(err)`` as is. Anything else is a bug: the user sees a friendly
+sentence, so the app shows that sentence (escaped: it may quote a column name or a value, which is
+user text). Anything else is a bug: the user sees a friendly
 message, the traceback goes to the server log (never to the browser).
 """
 
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from engine.errors import EngineError
+from ui.widgets import md_escape
 
 LOG = logging.getLogger("dtexplorer")
 
@@ -24,8 +26,8 @@ UNEXPECTED_MESSAGE = (
 
 
 def show_engine_error(err: EngineError) -> None:
-    """Show an engine error's sentence in a red box."""
-    st.error(str(err), icon=":material/error:")
+    """Show an engine error's sentence in a red box (as text: it may quote user text)."""
+    st.error(md_escape(err, limit=1000), icon=":material/error:")
 
 
 def show_unexpected_error(exc: BaseException, *, where: str = "page") -> None:

@@ -17,7 +17,6 @@ from typing import Any
 import streamlit as st
 
 from engine.data.dataset import Dataset
-from ui.errors import show_engine_error  # noqa: F401 - part of this module's documented API
 
 # Keys (shared convention, see docs and README).
 DATASET = "dataset"  # active full engine Dataset
@@ -30,6 +29,7 @@ SELECTED_NODE = "selected_node"  # int node id
 SEED = "seed"  # the app-wide random seed (split, random features, ensembles)
 LOADED_DATASET = "loaded_dataset"  # DATASET as loaded, before kind/target/task edits
 DATA_VERSION = "data_version"  # int, increases on every change of data, split or config
+N_JOBS = "_w_n_jobs"  # 0 (automatic: all cores for big jobs) or the number of cores for many-tree work
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -37,7 +37,8 @@ DEFAULT_TEST_SIZE = 0.25
 # Below this many rows a data set is a textbook example: train on every row by default, so the gain
 # tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
 SMALL_DATA_ROWS = 30
-# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above.
+# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above when the
+# stopping rules keep leaves big (TreeConfig.resolved; trees grown to full depth keep exact search).
 DEFAULT_SPLIT_SEARCH = "auto"
 
 
@@ -161,6 +162,12 @@ def set_split_settings(*, test_size: float, validation_size: float, seed: int) -
     st.session_state[DATA_SPLIT] = split
     st.session_state[SEED] = int(seed)
     reset_tree()
+
+
+def current_n_jobs() -> int | None:
+    """Cores for work that grows many independent trees (ensembles, folds, curves): None = automatic."""
+    value = st.session_state.get(N_JOBS)
+    return int(value) if value else None
 
 
 def current_seed() -> int:

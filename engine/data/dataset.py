@@ -29,20 +29,22 @@ from engine.data.rows import class_codes, encoded_features, take_rows
 from engine.errors import ConfigError, DataError
 from engine.data.samples import SAMPLES, SampleInfo, sample_path
 from engine.data.schema import FeatureSchema, _listing
-from engine.data.textio import decode, refuse_binary, source_bytes, unpack, utf8_head
+from engine.data.textio import MAX_UNPACKED_BYTES, decode, refuse_binary, source_bytes, unpack, utf8_head
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
 
 
 def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, max_categories=1000,
-             max_rows=2_000_000) -> "Dataset":
+             max_rows=2_000_000, max_unpacked_bytes=MAX_UNPACKED_BYTES) -> "Dataset":
     """Load a CSV file (path, bytes or uploaded file object) as a :class:`Dataset`.
 
-    Raises ``DataError`` with a sentence for the user whenever the file cannot be used.
+    A gzip file is unpacked in pieces and refused once it passes ``max_unpacked_bytes`` (or the row
+    or column limit). Raises ``DataError`` with a sentence for the user whenever the file cannot be used.
     """
     limits = limits_of(max_columns, max_categories, max_rows)
     data, name = source_bytes(source)
-    data, notes = unpack(data)
+    data, notes = unpack(data, max_bytes=max_unpacked_bytes, max_rows=limits.max_rows,
+                         max_columns=limits.max_columns)
     if not data or data.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)

@@ -1,7 +1,9 @@
 """Turning an upload into text: the bytes of a source, gzip, binary formats refused, encoding.
 
 1. ``source_bytes``: a path, bytes or a binary file object (Streamlit's UploadedFile) -> bytes + name;
-2. ``unpack``: gzip is unpacked (magic bytes ``1f 8b``; at most 1 GB unpacked, against zip bombs);
+2. ``unpack``: gzip is unpacked in 1 MB pieces (magic bytes ``1f 8b``), refused as soon as it passes
+   the unpacked-size cap (by default the app's 200 MB upload limit), the row or column limit or a
+   16 MB first line, so a "zip bomb" costs memory up to the cap, never its full unpacked size;
 3. ``refuse_binary``: images, PDFs, Excel workbooks (ZIP or OLE), archives and databases are refused
    with a sentence saying what to do;
 4. ``decode``: a BOM decides (UTF-8, UTF-16 LE/BE, UTF-32), UTF-16 without BOM is recognised by its
@@ -20,10 +22,18 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import numpy as np
+
 from engine.errors import DataError
 
-#: Unpacked gzip files larger than this are refused (protects the server from "zip bombs").
-MAX_UNPACKED_BYTES = 1 << 30
+#: Unpacked gzip files larger than this are refused (protects the server from "zip bombs"); the same
+#: as the app's upload limit (``server.maxUploadSize``, which the app passes in), so a compressed file
+#: may hold no more than an uncompressed upload could.
+MAX_UNPACKED_BYTES = 200 << 20
+#: Pieces unpacked at a time, and the longest first (header) line a table may have.
+UNPACK_CHUNK = 1 << 20
+MAX_HEADER_BYTES = 16 << 20
+_DELIMITERS = (b",", b";", b"\t", b"|")
 
 _SIGNATURES = (
     (b"\x89PNG\r\n\x1a\n", "This is a PNG image, not a table: choose a CSV file."),
@@ -79,21 +89,89 @@ def source_bytes(source) -> tuple[bytes, str]:
     return bytes(data), name
 
 
-def unpack(data: bytes) -> tuple[bytes, tuple[str, ...]]:
-    """Gunzip ``data`` if it starts with the gzip magic bytes (repeatedly for .gz.gz)."""
+def unpack(data: bytes, *, max_bytes: int = MAX_UNPACKED_BYTES, max_rows: int | None = None,
+           max_columns: int | None = None) -> tuple[bytes, tuple[str, ...]]:
+    """Gunzip ``data`` if it starts with the gzip magic bytes (repeatedly for .gz.gz), in pieces.
+
+    Refuses (``DataError``) as soon as the unpacked text passes ``max_bytes``, has more than
+    ``max_rows`` rows or ``max_columns`` columns (counted while unpacking, for UTF-8/ASCII-like text
+    without quotes, where a line is a row), or a first line longer than :data:`MAX_HEADER_BYTES`.
+    """
     notes: list[str] = []
     while data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                inner = gz.read(MAX_UNPACKED_BYTES + 1)
-        except (OSError, EOFError, zlib.error):
-            raise DataError("The file is gzip-compressed but damaged or cut off: compress it again.") from None
-        if len(inner) > MAX_UNPACKED_BYTES:
-            raise DataError("The compressed file unpacks to more than 1 GB, too much to load: "
-                            "use a sample of the rows.")
-        data = inner
+        data = _gunzip(data, max_bytes, max_rows, max_columns)
         notes.append("The file was gzip-compressed and was unpacked.")
     return data, tuple(notes)
+
+
+def _gunzip(data: bytes, max_bytes: int, max_rows: int | None, max_columns: int | None) -> bytes:
+    out = io.BytesIO()
+    count = _LineCount(max_rows, max_columns)
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+            while piece := gz.read(UNPACK_CHUNK):
+                if out.tell() + len(piece) > max_bytes:
+                    raise DataError(f"The compressed file unpacks to more than {max_bytes / 2**20:,.0f} MB, "
+                                    "too much to load: use a sample of the rows.")
+                count.add(piece, first=out.tell() == 0)
+                out.write(piece)
+    except (OSError, EOFError, zlib.error):
+        raise DataError("The file is gzip-compressed but damaged or cut off: compress it again.") from None
+    return out.getvalue()
+
+
+def _blank_lines(piece: bytes) -> int:
+    """Empty lines inside ``piece``: a line end followed by a line end (``\\n\\n``, ``\\n\\r\\n``), overlapping."""
+    b = np.frombuffer(piece, dtype=np.uint8)
+    nl = b == 10
+    return int(np.count_nonzero(nl[1:] & nl[:-1]) + np.count_nonzero(nl[2:] & (b[1:-1] == 13) & nl[:-2]))
+
+
+class _LineCount:
+    """Rows and header columns of text arriving in pieces (see :func:`unpack`)."""
+
+    def __init__(self, max_rows: int | None, max_columns: int | None):
+        self.max_rows, self.max_columns = max_rows, max_columns
+        self.lines = self.blank = self.pieces = 0
+        self.header: list[int] | None = [0] * len(_DELIMITERS)  # delimiter counts of the first line
+        self.header_bytes = 0
+        self.exact = True  # no quotes (a quoted cell may hold a line break) and not UTF-16/32
+
+    def add(self, piece: bytes, *, first: bool) -> None:
+        if first and (b"\x00" in piece[:4096] or piece.startswith((b"\xff\xfe", b"\xfe\xff"))):
+            self.exact = False  # UTF-16/32: a 0x0A byte may be half of another character
+        if self.exact and b'"' in piece:
+            self.exact = False
+        if self.header is not None:
+            self._header(piece)
+        if not self.exact or self.max_rows is None:
+            return
+        self.pieces += 1
+        self.lines += piece.count(b"\n")
+        self.blank += _blank_lines(piece)
+        # at least this many rows: the header and a blank line cut between two pieces are not counted
+        if self.lines - self.blank - self.pieces - 1 > self.max_rows:
+            raise DataError(f"The file has more than {self.max_rows:,} rows, more than this app supports: "
+                            "load a sample of the rows.")
+        if self.lines > 2 * self.max_rows + 2:
+            raise DataError(f"The file has more than {2 * self.max_rows + 2:,} lines, more than this app "
+                            "supports: load a sample of the rows.")
+
+    def _header(self, piece: bytes) -> None:
+        end = piece.find(b"\n")
+        part = piece if end < 0 else piece[:end]
+        self.header_bytes += len(part)
+        self.header = [n + part.count(d) for n, d in zip(self.header, _DELIMITERS)]
+        if self.exact and self.max_columns is not None:
+            fields = 1 + max(self.header)
+            if fields > self.max_columns:
+                raise DataError(f"The file has {fields:,} columns or more; at most {self.max_columns:,} are "
+                                "supported: keep only the columns you need.")
+        if end >= 0:
+            self.header = None
+        elif self.header_bytes > MAX_HEADER_BYTES:
+            raise DataError(f"The file's first line is longer than {MAX_HEADER_BYTES >> 20} MB, so it is not "
+                            "a table with a header row: check that it is a CSV file.")
 
 
 def refuse_binary(data: bytes) -> None:

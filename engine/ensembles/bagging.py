@@ -26,13 +26,14 @@ from typing import Callable
 
 import numpy as np
 
-from engine.grow.allocator import roomy_heap
 from engine.config import tree_config as check_config
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
+from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
+from engine.ensembles.stacked import StackedForest
 from engine.ensembles.votes import Ensemble, Member
 
 Progress = Callable[[int, int], None] | None
@@ -71,8 +72,12 @@ def check_dataset(dataset) -> None:
 
 def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,
                tree_config: TreeConfig, random_state: int, feature_subset_size: int | None = None,
-               progress: Progress = None, params: dict | None = None) -> Ensemble:
+               progress: Progress = None, params: dict | None = None, n_jobs: int | None = None,
+               should_stop=None) -> Ensemble:
     """Shared loop of bagging and random forests (see the module docstring).
+
+    Members grow ``n_jobs`` at a time (None: all cores; see :func:`engine.grow.parallel.run_tasks`, which
+    also explains ``progress`` and ``should_stop``); the result does not depend on ``n_jobs``.
 
     ``feature_subset_size``: if set, member m may only use a random subset A_m of this many features
     (drawn with ``default_rng([seed, 1])``) and is grown on ``dataset.with_features(A_m)``.
@@ -87,36 +92,25 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
         raise ConfigError("tree_config must be a TreeConfig.")
     if tree_config.validation:
         raise ConfigError("Ensemble members cannot use validation=True; switch that rule off for ensembles.")
+    n_jobs = check_n_jobs(n_jobs)
     n = len(dataset)
     n_draws = max(1, int(round(max_samples * n)))
     names = dataset.feature_names
     seeds = member_seeds(random_state, n_estimators)
-    X = dataset.X
     in_bag = np.zeros((n_estimators, n), dtype=np.uint16 if n_draws < 65535 else np.uint32) if bootstrap else None
     dtype = np.int64 if dataset.task == "classification" else float
     outputs = np.empty((n_estimators, n), dtype=dtype)
     members, compiled = [], []
-    with roomy_heap():                       # the trees reuse each other's freed arrays
-        for m, seed in enumerate(seeds.tolist()):
-            counts = None
-            if bootstrap:
-                counts = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
-                in_bag[m] = counts
-            feats = names
-            data = dataset
-            if feature_subset_size is not None and feature_subset_size < len(names):
-                pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
-                feats = tuple(names[j] for j in sorted(pick.tolist()))
-                data = dataset.with_features(feats)
-            grower = Grower(data, replace(tree_config, random_state=int(seed)),
-                            sample_weight=None if counts is None else counts.astype(float)).grow()
-            tree = grower.tree
-            members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
-            adapter, flat = ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)
-            compiled.append((adapter, flat))
-            outputs[m] = _training_outputs(grower, adapter, flat, X)
-            if progress is not None:
-                progress(m + 1, n_estimators)
+    subset = feature_subset_size if feature_subset_size is not None and feature_subset_size < len(names) else None
+    tasks = [(dataset, tree_config, int(seed), n_draws if bootstrap else 0, subset) for seed in seeds.tolist()]
+    grown = run_tasks(grow_member, tasks, n_jobs=n_jobs, progress=progress, should_stop=should_stop,
+                      rows=n * n_estimators, shared=(dataset,))
+    for m, (seed, (tree, feats, out)) in enumerate(zip(seeds.tolist(), grown)):
+        if bootstrap:
+            in_bag[m] = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
+        members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
+        compiled.append((ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)))
+        outputs[m] = out
     settings = dict(params or {})
     settings.update(n_estimators=n_estimators, max_samples=max_samples, n_draws=n_draws, bootstrap=bootstrap,
                     random_state=random_state, tree_config=tree_config.to_dict())
@@ -127,8 +121,28 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
             notes.append(f"{always} training rows were drawn by every member, so they have no out-of-bag vote.")
     ensemble = Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
                         (), settings, tuple(notes))
-    ensemble.__dict__["_compiled"] = compiled      # the flat trees made for the outputs serve prediction too
+    ensemble.__dict__["_compiled"] = compiled      # the flat trees made here serve prediction too
+    ensemble.__dict__["_stacked"] = StackedForest.build(compiled, dataset.task)
     return ensemble
+
+
+def grow_member(dataset, tree_config: TreeConfig, seed: int, n_draws: int, feature_subset_size: int | None):
+    """One member, everything drawn from its ``seed`` (so it can run in any process, in any order):
+    (tree, the features it could use, its prediction on every training row). ``n_draws`` 0 = no bootstrap."""
+    names = dataset.feature_names
+    counts = None
+    if n_draws:
+        counts = np.bincount(draw_bootstrap(len(dataset), n_draws, seed), minlength=len(dataset))
+    feats, data = names, dataset
+    if feature_subset_size is not None:
+        pick = np.random.default_rng([seed, 1]).choice(len(names), size=feature_subset_size, replace=False)
+        feats = tuple(names[j] for j in sorted(pick.tolist()))
+        data = dataset.with_features(feats)
+    grower = Grower(data, replace(tree_config, random_state=int(seed)),
+                    sample_weight=None if counts is None else counts.astype(float)).grow()
+    tree = grower.tree
+    adapter, flat = ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)
+    return tree, tuple(feats), _training_outputs(grower, adapter, flat, dataset.X)
 
 
 def _training_outputs(grower, adapter, flat, X) -> np.ndarray:
@@ -147,14 +161,15 @@ def _training_outputs(grower, adapter, flat, X) -> np.ndarray:
 
 def fit_bagging(dataset, *, n_estimators: int = 10, max_samples: float = 1.0, bootstrap: bool = True,
                 tree_config: TreeConfig | None = None, random_state: int = 0,
-                progress: Progress = None) -> Ensemble:
+                progress: Progress = None, n_jobs: int | None = None, should_stop=None) -> Ensemble:
     """Bagging of ``n_estimators`` trees grown with ``tree_config`` (default: CART, fully grown).
 
     ``max_samples``: bootstrap sample size as a fraction of the training rows (1.0 = N draws).
     ``bootstrap=False`` trains every member on all rows (then all members are equal unless the
     config draws features, and there is no out-of-bag estimate).
-    ``progress(done, total)`` is called after each member.
+    ``progress(done, total)`` is called after each member; ``n_jobs`` members grow at once (None: all
+    cores, 1: one after the other); the same seed gives the same ensemble for every ``n_jobs``.
     """
     return fit_bagged(dataset, method="bagging", n_estimators=n_estimators, max_samples=max_samples,
                       bootstrap=bootstrap, tree_config=check_config(tree_config), random_state=random_state,
-                      progress=progress)
+                      progress=progress, n_jobs=n_jobs, should_stop=should_stop)

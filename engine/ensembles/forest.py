@@ -36,11 +36,13 @@ from engine.ensembles.votes import Ensemble, score
 
 def fit_random_forest(dataset, *, n_estimators: int = 100, max_features="sqrt", per_tree_features: bool = False,
                       max_samples: float = 1.0, bootstrap: bool = True, tree_config: TreeConfig | None = None,
-                      random_state: int = 0, progress: Progress = None) -> Ensemble:
+                      random_state: int = 0, progress: Progress = None, n_jobs: int | None = None,
+                      should_stop=None) -> Ensemble:
     """A random forest of ``n_estimators`` trees (CART unless ``tree_config`` says otherwise).
 
     ``max_features``: k as in ``TreeConfig.max_features`` ("sqrt", "log2", a count or a fraction).
     ``per_tree_features``: draw the k features once per tree instead of at every split.
+    ``n_jobs``: members grown at once (None: all cores); the forest is the same for every value.
     """
     base = check_config(tree_config)
     if not isinstance(base, TreeConfig):
@@ -57,10 +59,11 @@ def fit_random_forest(dataset, *, n_estimators: int = 100, max_features="sqrt", 
     if per_tree_features:
         return fit_bagged(dataset, method="random_forest", n_estimators=n_estimators, max_samples=max_samples,
                           bootstrap=bootstrap, tree_config=replace(base, max_features=None),
-                          random_state=random_state, feature_subset_size=k, progress=progress, params=params)
+                          random_state=random_state, feature_subset_size=k, progress=progress, params=params,
+                          n_jobs=n_jobs, should_stop=should_stop)
     return fit_bagged(dataset, method="random_forest", n_estimators=n_estimators, max_samples=max_samples,
                       bootstrap=bootstrap, tree_config=probe, random_state=random_state, progress=progress,
-                      params=params)
+                      params=params, n_jobs=n_jobs, should_stop=should_stop)
 
 
 def node_feature_draws(ensemble: Ensemble, dataset, member: int) -> pd.DataFrame:

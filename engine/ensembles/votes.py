@@ -25,6 +25,7 @@ from engine.checks import whole
 from engine.errors import DataError
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
+from engine.ensembles.stacked import StackedForest
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -113,16 +114,31 @@ class Ensemble:
             return None
         return min(whole("upto (the number of members to use)", upto, 1), self.n_members)
 
+    @cached_property
+    def _stacked(self) -> StackedForest | None:
+        return StackedForest.build(self._compiled, self.task)
+
     # ----------------------------------------------------------------------------- votes
     def member_outputs(self, data, upto: int | None = None) -> np.ndarray:
-        """(M, n) each member's prediction: class codes (int) or values (float)."""
-        X = self.encode(data)
+        """(M, n) each member's prediction: class codes (int) or values (float).
+
+        All members in one pass (:class:`~engine.ensembles.stacked.StackedForest`) where they allow it;
+        rows with a missing value, and members with category tests, one member at a time."""
+        X = np.asarray(self.encode(data), dtype=float)
         upto = self.check_upto(upto)
         parts = self._compiled[: upto if upto is not None else None]
         dtype = np.int64 if self.task == "classification" else float
         out = np.empty((len(parts), X.shape[0]), dtype=dtype)
-        for m, (adapt, ct) in enumerate(parts):
-            out[m] = ct.predict(adapt(X))
+        stacked = self._stacked if X.shape[0] > 1 else None
+        rows = slice(None)
+        if stacked is not None:
+            gaps = np.isnan(X).any(axis=1)
+            whole = np.flatnonzero(~gaps)
+            out[:, whole] = stacked.outputs(X[whole], len(parts))
+            rows = np.flatnonzero(gaps)
+        if stacked is None or rows.size:
+            for m, (adapt, ct) in enumerate(parts):
+                out[m, rows] = ct.predict(adapt(X[rows]))
         return out
 
     def tally(self, outputs: np.ndarray, upto: int | None = None, members=None) -> np.ndarray:

@@ -30,6 +30,7 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
+from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.evaluate.metrics import evaluate, metrics_for, r2_from_sums, true_codes
 from engine.tree.node import first_argmax
 
@@ -246,13 +247,15 @@ def _check_sizes(sizes) -> np.ndarray:
 
 
 def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), repeats: int = 5,
-                   seed: int = 0, metric: str | None = None, progress=None):
+                   seed: int = 0, metric: str | None = None, progress=None, n_jobs: int | None = None,
+                   should_stop=None):
     """Scores against training-set size: ``(runs, summary)`` DataFrames.
 
     ``runs``: one row per fitted tree: fraction, n_train, repeat, n_leaves, train_score, test_score.
     ``summary``: one row per size: fraction, n_train, and mean/std/min/max of the test and train
     scores. The full training set is fitted once (every subset of that size is the same).
-    ``progress(done, total)`` is called after each fit.
+    ``progress(done, total)`` is called after each fit; ``n_jobs`` trees grow at once (None: all cores);
+    every subset is drawn before the fits start, so the result does not depend on ``n_jobs``.
     """
     if check_rows("test", test, allow_none=True) is None or len(test) == 0:
         raise DataError("A learning curve needs test rows: set a test share on the Data page.")
@@ -264,16 +267,11 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
     n = len(train)
     counts = sorted({int(min(n, max(2, round(f * n)))) for f in fractions})
     plan = [(m / n, m, r) for m in counts for r in range(1 if m == n else int(repeats))]
-    records = []
-    for i, (f, m, r) in enumerate(plan):
-        rows = np.sort(rng.choice(n, size=m, replace=False)) if m < n else np.arange(n)
-        part = train.subset(rows)
-        tree = fit_for_evaluation(part, config, seed=int(seed) + i)
-        records.append({"fraction": f, "n_train": m, "repeat": r, "n_leaves": tree.n_leaves,
-                        "train_score": evaluate(tree, part).scores[metric],
-                        "test_score": evaluate(tree, test).scores[metric]})
-        if progress is not None:
-            progress(i + 1, len(plan))
+    tasks = [(train, test, np.sort(rng.choice(n, size=m, replace=False)) if m < n else None, config,
+              int(seed) + i, metric, {"fraction": f, "n_train": m, "repeat": r}) for i, (f, m, r) in enumerate(plan)]
+    records = run_tasks(_learning_run, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
+                        should_stop=should_stop, rows=sum(m for _, m, _ in plan),
+                        shared=(train, test))
     runs = pd.DataFrame(records)
     summary = runs.groupby("n_train", sort=True).agg(
         fraction=("fraction", "first"), runs=("repeat", "size"),
@@ -282,3 +280,11 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
         train_mean=("train_score", "mean"), train_std=("train_score", lambda s: float(np.std(s))),
         leaves_mean=("n_leaves", "mean")).reset_index()
     return runs, summary
+
+
+def _learning_run(train, test, rows, config, seed: int, metric: str, record: dict) -> dict:
+    """One fit of :func:`learning_curve` on ``train``'s ``rows`` (None: all of them), scored on both parts."""
+    part = train if rows is None else train.subset(rows)
+    tree = fit_for_evaluation(part, config, seed=seed)
+    return {**record, "n_leaves": tree.n_leaves, "train_score": evaluate(tree, part).scores[metric],
+            "test_score": evaluate(tree, test).scores[metric]}

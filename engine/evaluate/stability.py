@@ -30,6 +30,7 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
+from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.evaluate.metrics import check_metric, default_metric, evaluate, regression_scores, true_codes
 
 PERTURBATIONS: dict[str, str] = {
@@ -153,10 +154,13 @@ class InstabilityResult:
 
 
 def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap", fraction: float = 0.05,
-                seed: int = 0, metric: str | None = None, progress=None) -> InstabilityResult:
+                seed: int = 0, metric: str | None = None, progress=None, n_jobs: int | None = None,
+                should_stop=None) -> InstabilityResult:
     """Grow ``runs`` trees on perturbed copies of ``train`` and compare them with the original tree.
 
-    ``progress(done, total)`` is called after each tree (the original counts as the first).
+    ``progress(done, total)`` is called after each tree (the original counts as the first). ``n_jobs``
+    trees grow at once (None: all cores); the perturbations are drawn before any tree grows, so the
+    result does not depend on ``n_jobs``.
     """
     if check_rows("test", test, allow_none=True) is None or len(test) == 0:
         raise DataError("Comparing trees needs test rows: set a test share on the Data page.")
@@ -165,36 +169,41 @@ def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap
     metric = check_metric(default_metric(train.task) if metric is None else metric, train.task)
     seed = _check_seed(seed)
     rng = np.random.default_rng(seed)
-    total = int(runs) + 1
-    reference = fit_for_evaluation(train, config, seed=seed)
-    ref_pred = reference.predict(test.frame)
-    ref_root, ref_feature = _root_text(reference)
-    original = {"root": ref_root, "root_feature": ref_feature, "n_leaves": reference.n_leaves,
-                "depth": reference.depth, "test_score": evaluate(reference, test).scores[metric]}
-    if progress is not None:
-        progress(1, total)
-    records, preds = [], []
+    tasks = [(train, None, config, seed, test, metric)]
+    changes = []
     for r in range(int(runs)):
         data, weight, changed = perturb(train, method, fraction=fraction, rng=rng)
-        tree = fit_for_evaluation(data, config, seed=seed + r + 1, sample_weight=weight)
-        pred = tree.predict(test.frame)
+        tasks.append((data, weight, config, seed + r + 1, test, metric))
+        changes.append(changed)
+    grown = run_tasks(_fit_and_score, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
+                      should_stop=should_stop, rows=len(train) * len(tasks), shared=(test,))
+    reference, ref_pred, ref_score = grown[0]
+    ref_root, ref_feature = _root_text(reference)
+    original = {"root": ref_root, "root_feature": ref_feature, "n_leaves": reference.n_leaves,
+                "depth": reference.depth, "test_score": ref_score}
+    records, preds = [], []
+    for r, ((tree, pred, test_score), changed) in enumerate(zip(grown[1:], changes)):
         preds.append(pred)
         root, feature = _root_text(tree)
         rec = {"run": r + 1, "root": root, "root_feature": feature, "same_root": root == ref_root,
                "same_root_feature": feature == ref_feature,
                "n_leaves": tree.n_leaves, "depth": tree.depth,
-               "test_score": evaluate(tree, test).scores[metric], "rows_changed": changed}
+               "test_score": test_score, "rows_changed": changed}
         if train.task == "classification":
             rec["agreement"] = float(np.mean(pred == ref_pred))
         else:
             rec["mean_abs_change"] = float(np.mean(np.abs(pred.astype(float) - ref_pred.astype(float))))
         records.append(rec)
-        if progress is not None:
-            progress(r + 2, total)
     preds = np.asarray(preds)
     unstable = float(np.mean(np.any(preds != ref_pred[None, :], axis=0)))
     return InstabilityResult(method, float(fraction), seed, train.task, metric, original,
                              pd.DataFrame(records), _vote_score(preds, test, reference, metric), unstable)
+
+
+def _fit_and_score(data, weight, config, seed: int, test, metric: str):
+    """One tree of :func:`instability`: (tree, its predictions on ``test``, its test score)."""
+    tree = fit_for_evaluation(data, config, seed=seed, sample_weight=weight)
+    return tree, tree.predict(test.frame), evaluate(tree, test).scores[metric]
 
 
 def _vote_score(preds: np.ndarray, test, tree, metric: str) -> float:

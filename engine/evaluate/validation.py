@@ -25,6 +25,7 @@ from engine.checks import rows as check_rows
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
+from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.data.folds import check_seed as _check_seed
 from engine.data.folds import kfold_indices
 from engine.evaluate.metrics import check_metric, default_metric, evaluate, metric_label, metrics_for
@@ -104,32 +105,36 @@ class CVResult:
                 f"seed={self.seed})")
 
 
-def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, progress=None) -> CVResult:
+def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, progress=None,
+                   n_jobs: int | None = None, should_stop=None) -> CVResult:
     """k-fold cross-validation of ``config`` on ``dataset`` (stratified for classification).
 
-    ``progress(done, total)`` is called after each fold (for a progress bar).
+    ``progress(done, total)`` is called after each fold (for a progress bar); ``n_jobs`` folds grow at
+    once (None: all cores, see :func:`engine.grow.parallel.run_tasks`); the result does not depend on it.
     """
     if not isinstance(config, TreeConfig):
         raise ConfigError("config must be a TreeConfig.")
     seed = _check_seed(seed)
     strat = dataset.y if dataset.task == "classification" else None
     folds = kfold_indices(len(dataset), k, y=strat, seed=seed)
-    all_rows = np.arange(len(dataset))
-    records = []
-    for i, test_idx in enumerate(folds):
-        train = dataset.subset(np.setdiff1d(all_rows, test_idx, assume_unique=True))
-        test = dataset.subset(test_idx)
-        tree = fit_for_evaluation(train, config, seed=seed + i)
-        rec = {"fold": i + 1, "n_train": len(train), "n_test": len(test), "n_leaves": tree.n_leaves,
-               "depth": tree.depth}
-        for part, rows in (("train", train), ("test", test)):
-            for m, v in evaluate(tree, rows, part).scores.items():
-                rec[f"{part}_{m}"] = v
-        records.append(rec)
-        if progress is not None:
-            progress(i + 1, len(folds))
+    tasks = [(dataset, i, test_idx, config, seed + i) for i, test_idx in enumerate(folds)]
+    records = run_tasks(fold_record, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress, should_stop=should_stop,
+                        rows=len(dataset) * (len(folds) - 1), shared=(dataset,))
     return CVResult(k=int(k), seed=seed, task=dataset.task, metric=default_metric(dataset.task),
                     folds=pd.DataFrame(records))
+
+
+def fold_record(dataset, i: int, test_idx: np.ndarray, config: TreeConfig, seed: int) -> dict:
+    """Fold ``i`` of :func:`cross_validate`: grow on the other rows, score on both parts."""
+    train = dataset.subset(np.setdiff1d(np.arange(len(dataset)), test_idx, assume_unique=True))
+    test = dataset.subset(test_idx)
+    tree = fit_for_evaluation(train, config, seed=seed)
+    rec = {"fold": i + 1, "n_train": len(train), "n_test": len(test), "n_leaves": tree.n_leaves,
+           "depth": tree.depth}
+    for part, rows in (("train", train), ("test", test)):
+        for m, v in evaluate(tree, rows, part).scores.items():
+            rec[f"{part}_{m}"] = v
+    return rec
 
 
 def evaluate_sets(tree, sets) -> list:

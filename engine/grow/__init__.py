@@ -4,7 +4,8 @@
 stopping rule and its reason), ``featuredraw`` (random feature subsets per node), ``gain_tables``
 (the gain table of a data set or a Grower), and the speed path: ``fastgrow`` chooses between
 ``fastexact`` (exact level-wise search) and ``fasthist`` (histograms), which keep their rows in
-``roworders`` and ``levelstore``; ``allocator`` keeps big temporary arrays on the heap.
+``roworders`` and ``levelstore``; ``allocator`` keeps big temporary arrays on the heap. ``parallel``
+(run_tasks) grows many independent trees on all cores or a Dask cluster, for ensembles, folds and curves.
 """
 
 from engine.grow.grower import Grower, StepRecord, fit_tree

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.grow.featuredraw import child_keys, draw_mask
-from engine.grow.levelstore import (CHI2, MIN_DECREASE, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
+from engine.grow.featuredraw import child_keys, draw_mask, feature_ranks
+from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
 from engine.grow.roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
                                    use_sorted_orders)
@@ -179,7 +179,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     NL[at_c, at_j] = n_left[f]
 
 
-def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
+def feature_choice(cfg, crit, G, LEFT, W, ranks=None) -> np.ndarray:
     """Each node's feature from its per-feature best gains ``G`` (nodes x features): the best gain, or
     with ``score="gain_ratio"`` (C4.5) the best gain ratio among features whose gain is at least the
     average; gains compared rounded to 12 decimals, ties to the first feature, as in :func:`engine.split.search.choose`."""
@@ -196,7 +196,11 @@ def feature_choice(cfg, crit, G, LEFT, W) -> np.ndarray:
         score = np.where(finite & (G >= avg[:, None] - TIE_TOL), np.round(ratio, 12), -np.inf)
     else:
         score = np.round(G, 12)
-    return np.argmax(score, axis=1)
+    if ranks is None:
+        return np.argmax(score, axis=1)
+    # a randomised learner: among the equally good features, the one the node visits first (featuredraw)
+    top = score == score.max(axis=1, keepdims=True)
+    return np.argmin(np.where(top, ranks, ranks.shape[1]), axis=1)
 
 
 def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
@@ -227,6 +231,7 @@ def grow_exact(grower):
     k_draw = cfg.n_features_to_draw(d)
     draw = k_draw < d
     seed = cfg.random_state or 0
+    shuffle = cfg.random_state is not None       # ties between features go to a seeded random order
     root = grower._nodes[0]
     # per level: arrays of the nodes created there (the root is level 0)
     lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi = \
@@ -273,14 +278,16 @@ def grow_exact(grower):
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
                 _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
-        jstar = feature_choice(cfg, crit, G, LEFT, W)
+        ranks = feature_ranks(keys, seed, d) if shuffle else None
+        jstar = feature_choice(cfg, crit, G, LEFT, W, ranks)
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
         Rw = TOT - Lw
         wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
         code = np.full(C, -1, dtype=np.int8)
         code[~np.isfinite(Gw)] = NO_SPLIT
-        code[np.isfinite(Gw) & (gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        code[np.isfinite(Gw) & (W / root.weight * gain + EPS < cfg.min_impurity_decrease)] = MIN_DECREASE
+        code[np.isfinite(Gw) & (gain + EPS < cfg.min_gain)] = MIN_GAIN
         if cfg.chi2_alpha is not None and task == "classification":
             for c in np.flatnonzero(code < 0).tolist():
                 p_value = chi2_test((tuple(Lw[c].tolist()), tuple(Rw[c].tolist())))[2]
@@ -323,7 +330,7 @@ def grow_exact(grower):
         if nxt.size == 0:
             break
         orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
-        if draw:
+        if draw or shuffle:
             half = spl[nxt >> 1]
             keys = child_keys(keys[half], jstar[half], Tw[half], nxt & 1)
         ids = (n_nodes - 2 * ns + nxt).astype(np.int64)

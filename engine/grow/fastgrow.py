@@ -17,7 +17,7 @@ import numpy as np
 from engine.tree.build import make_nodes
 from engine.split.records import Split
 from engine.grow.fastexact import feature_choice, grow_exact
-from engine.grow.featuredraw import child_key, draw_mask
+from engine.grow.featuredraw import child_key, draw_mask, feature_ranks
 from engine.grow.fasthist import LevelHistograms
 from engine.grow.levelstore import FastResult, depth_first_ids, split_numbers
 from engine.grow.stopping import post_split_reason, pre_split_reason
@@ -25,7 +25,7 @@ from engine.grow.stopping import post_split_reason, pre_split_reason
 
 def fast_eligible(grower) -> bool:
     cfg = grower.config
-    return (cfg.effective_order in ("breadth", "depth") and not cfg.validation
+    return (cfg.effective_order in ("breadth", "depth") and not cfg.validation and not cfg.c45_rules
             and all(k == "numeric" for k in grower.schema.kinds)
             and not np.isnan(grower.X).any())
 
@@ -96,7 +96,10 @@ def grow_levelwise(grower) -> FastResult:
             lvl_keys = [keys[level[k]] for k in cand]
             allowed = draw_mask(lvl_keys, cfg.random_state or 0, d, cfg.n_features_to_draw(d))
         G, _, LEFT, NL = hs.scan(P, W, allowed)
-        jstar = feature_choice(cfg, crit, G, LEFT, W)
+        ranks = None
+        if cfg.random_state is not None:   # ties between features go to the node's seeded random order
+            ranks = feature_ranks([keys[level[k]] for k in cand], cfg.random_state, d)
+        jstar = feature_choice(cfg, crit, G, LEFT, W, ranks)
         # decide and create children, in level order (breadth-first ids), vectorised over the level
         ci = np.arange(C)
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], hs.thresholds(jstar)
@@ -111,7 +114,7 @@ def grow_levelwise(grower) -> FastResult:
                 continue
             c = cmap[k]
             split = splits[c]
-            reason = post_split_reason(split, cfg, grower.task)
+            reason = post_split_reason(split, cfg, grower.task, nodes[nid].weight / root.weight)
             if reason is not None:
                 nodes[nid] = nodes[nid].evolve(split=None, children=(), gain=None, stop_reason=reason)
                 continue
@@ -138,7 +141,7 @@ def grow_levelwise(grower) -> FastResult:
                     nodes[cid] = made[2 * i + b](cid, nid, depth, labels[b])
                     step = (j, "threshold", thr, (), b)
                     paths[cid] = paths[nid] + (step,)
-                    if draw:
+                    if draw or cfg.random_state is not None:
                         keys[cid] = child_key(keys[nid], step)
         if not new_level:
             break

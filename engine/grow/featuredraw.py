@@ -55,11 +55,26 @@ def path_key(path: tuple) -> int:
     return key
 
 
-def draw_mask(keys, seed: int, d: int, k: int) -> np.ndarray:
-    """Boolean (n_nodes, d): True for the k features each node may use."""
+def _scores(keys, seed: int, d: int) -> np.ndarray:
     keys = np.atleast_1d(np.asarray(keys, dtype=np.uint64))
     base = _splitmix(keys ^ _splitmix(np.array([seed], dtype=np.uint64)))
-    scores = _splitmix(base[:, None] + np.arange(1, d + 1, dtype=np.uint64)[None, :] * _FEATURE)
+    return _splitmix(base[:, None] + np.arange(1, d + 1, dtype=np.uint64)[None, :] * _FEATURE)
+
+
+def feature_ranks(keys, seed: int, d: int) -> np.ndarray:
+    """(n_nodes, d): the position at which each node visits each feature, a random order per node (seeded
+    by ``random_state`` and the node's key). The drawn features are the first k visited; a tie between
+    equally good features goes to the one visited first, as scikit-learn visits features in a random order."""
+    order = np.argsort(_scores(keys, seed, d), axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(d), order.shape), axis=1)
+    return ranks
+
+
+def draw_mask(keys, seed: int, d: int, k: int) -> np.ndarray:
+    """Boolean (n_nodes, d): True for the k features each node may use."""
+    scores = _scores(keys, seed, d)
+    keys = np.atleast_1d(np.asarray(keys, dtype=np.uint64))
     pick = np.argsort(scores, axis=1, kind="stable")[:, :k]
     mask = np.zeros((keys.size, d), dtype=bool)
     np.put_along_axis(mask, pick, True, axis=1)

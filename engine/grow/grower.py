@@ -4,8 +4,10 @@
 one (breadth-first: oldest first; depth-first: newest first, left child before right; best-first: the
 open node whose best split has the largest weighted gain ``w_node / w_root * gain``, ties by id). A step
 closes the open nodes that must stop (recording why, see :mod:`engine.grow.stopping`) until one node is
-split. Everything is deterministic: ties between features go to the earlier column, ties between
-thresholds to the smallest. ``undo`` replays the action log minus its last entry; split searches are
+split. Everything is deterministic: ties between features go to the earlier column (with ``random_state``
+set, to the feature the node visits first in its seeded random order), ties between thresholds to the
+smallest. With J48's rules (``config.c45_rules``, the C4.5 preset) a node is searched by
+:func:`engine.split.j48.j48_search`. ``undo`` replays the action log minus its last entry; split searches are
 cached per node path, so replaying costs little.
 """
 
@@ -22,13 +24,14 @@ from engine.checks import shown
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.split.histogram import best_histogram, make_bins
-from engine.grow.featuredraw import draw_mask, path_key
+from engine.grow.featuredraw import draw_mask, feature_ranks, path_key
 from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
 from engine.tree.build import make_node, route_rows, unit_stats
 from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
+from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from engine.split.records import Split
 from engine.grow.stopping import post_split_reason, pre_split_reason, validation_gain
@@ -160,11 +163,18 @@ class Grower:
         return self
 
     @_changes_state
-    def step(self) -> StepRecord | None:
+    def step(self, node_id: int | None = None) -> StepRecord | None:
+        """Decide the next open leaf in the expansion order, or the open leaf ``node_id``: split it with its
+        best split, or close it when a stopping rule holds (a "finish" record names the reason)."""
+        if node_id is not None:
+            node_id = self._node_id(node_id)
+            if node_id not in self._frontier:
+                raise ConfigError(f"Node {node_id} is not an open leaf; only open leaves can be split next "
+                                  f"(open now: {len(self._frontier)}).")
         with roomy_heap():          # a big node's search makes arrays of many megabytes
-            rec = self._step()
+            rec = self._step(node_id)
         if rec is not None:
-            self._actions.append(("step",))
+            self._actions.append(("step",) if node_id is None else ("step", node_id))
         return rec
 
     @_changes_state
@@ -396,7 +406,7 @@ class Grower:
 
     def _apply(self, action):
         if action[0] == "step":
-            self._step()
+            self._step(action[1] if len(action) > 1 else None)
         elif action[0] == "expand":
             self._expand(action[1], action[2])
         else:
@@ -431,7 +441,10 @@ class Grower:
         nd = self.node_data(node_id)
         feats = self._features_for(node_id)
         names = self.schema.feature_names
-        if self.config.split_search == "histogram":
+        ranks = self._visit_ranks(node_id)
+        if self.config.c45_rules:
+            best, ranked, _ = self._j48_search(nd, feats, ranks)
+        elif self.config.split_search == "histogram":
             idx, _ = self._rows[node_id]
             codes = self.bins.codes[idx]
             found = {j: best_histogram(nd, codes, j, names[j], self.bins.edges[j].size + 1)
@@ -439,17 +452,19 @@ class Grower:
         else:
             dense = [j for j in feats if self.schema.kinds[j] == "numeric" and not np.isnan(nd.x[:, j]).any()]
             found = dict(zip(dense, best_numeric_all(nd, dense, [names[j] for j in dense])))
-        for j in feats:
-            if j in found:
-                s = found[j]
-            elif self.schema.kinds[j] == "numeric":
-                s = best_numeric(nd, j, names[j])
-            else:
-                s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
-            if s is not None:
-                ranked.append(s)
-        best, _, ranked = choose(ranked, self.config.score)
-        reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task)
+        if not self.config.c45_rules:
+            for j in feats:
+                if j in found:
+                    s = found[j]
+                elif self.schema.kinds[j] == "numeric":
+                    s = best_numeric(nd, j, names[j])
+                else:
+                    s = best_categorical(nd, j, names[j], self.schema.categories[j], self.config.categorical_split)
+                if s is not None:
+                    ranked.append(s)
+            best, _, ranked = choose(ranked, self.config.score, ranks)
+        share = node.weight / self._nodes[0].weight if self._nodes[0].weight > 0 else 0.0
+        reason = pre_split_reason(node, self.config) or post_split_reason(best, self.config, self.task, share)
         if reason is None and self.val is not None:
             reason = self._validation_reason(node_id, best)
         result = (reason, best, tuple(ranked))
@@ -457,6 +472,44 @@ class Grower:
             self._cache.clear()
         self._cache[key] = result
         return result
+
+    def _visit_ranks(self, node_id):
+        """A randomised learner's (``random_state`` set) seeded order of visiting features at the node, which
+        breaks ties between equally good features (:func:`engine.grow.featuredraw.feature_ranks`); else None."""
+        if self.config.random_state is None:
+            return None
+        d = len(self.schema.feature_names)
+        return feature_ranks([path_key(self._paths[node_id])], self.config.random_state, d)[0]
+
+    def _j48_search(self, nd, feats, ranks=None):
+        """(winner, ranked splits, eligibility) by J48's rules (:mod:`engine.split.j48`); with ``ranks`` the
+        features are visited in that order (ties go to the first visited)."""
+        if ranks is not None:
+            feats = sorted(feats, key=lambda j: ranks[j])
+        return j48_search(nd, feats, self.schema, m=float(self.config.min_samples_leaf),
+                          n_classes=len(self.dataset.classes), rules=self.config.c45_rules,
+                          log_base=self.crit.base, counted=self._j48_counted, values=self._training_values)
+
+    def eligible_flags(self, node_id: int) -> list[bool]:
+        """For each of :meth:`candidates`: does it pass the score's filter (C4.5: the average gain)?"""
+        from engine.split.search import eligible
+        node_id = self._node_id(node_id)
+        if self.config.c45_rules:
+            return self._j48_search(self.node_data(node_id), self._features_for(node_id),
+                                    self._visit_ranks(node_id))[2]
+        return eligible(self.candidates(node_id), self.config.score)
+
+    @cached_property
+    def _j48_counted(self) -> list[bool]:
+        return counts_toward_average(self.schema.kinds, self.schema.categories, int((self.w0 > 0).sum()))
+
+    def _training_values(self, j: int) -> np.ndarray:
+        """Sorted distinct training values of numeric feature j (rows of positive weight), kept per feature."""
+        memo = self.__dict__.setdefault("_values_memo", {})
+        if j not in memo:
+            col = self.X[self.w0 > 0, j]
+            memo[j] = np.unique(col[~np.isnan(col)])
+        return memo[j]
 
     def _validation_reason(self, node_id, split):
         vx, vy = self.val
@@ -486,10 +539,10 @@ class Grower:
     def _n_leaves(self) -> int:
         return sum(1 for n in self._nodes if n is not None and n.is_leaf)
 
-    def _step(self) -> StepRecord | None:
+    def _step(self, first: int | None = None) -> StepRecord | None:
         stopped = []
         while self._frontier:
-            nid = self._pick()
+            nid = self._pick() if first is None else first
             reason, split, ranked = self._evaluate(nid)
             if reason is None and self.config.max_leaf_nodes is not None:
                 if self._n_leaves() + split.n_children - 1 > self.config.max_leaf_nodes:
@@ -497,6 +550,8 @@ class Grower:
             if reason is not None:
                 self._close(nid, reason)
                 stopped.append((nid, reason))
+                if first is not None:  # the chosen leaf stops: nothing else is decided
+                    break
                 continue
             children = self._split(nid, split)
             rec = StepRecord(len(self._history), "split", nid, split, children, tuple(stopped), self)
@@ -529,6 +584,8 @@ class Grower:
             child = make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[c],
                               stats=(self.U[cidx] * cw[:, None]).sum(0), n_rows=cidx.size, crit=self.crit,
                               classes=self.dataset.classes)
+            if child.weight <= 0 and self.task == "classification":   # an empty branch: the parent's class
+                child = replace(child, value=node.value, prediction=node.prediction)
             self._nodes.append(child)
             self._rows[cid] = (cidx, cw)
             self._paths[cid] = self._paths[nid] + ((split.feature_index, split.kind, split.threshold,

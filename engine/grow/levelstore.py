@@ -48,14 +48,17 @@ def split_numbers(crit, L, R, P, W):
         pl, pr = wl / W, wr / W
         info = -(np.where(pl > 0, pl * np.log2(np.where(pl > 0, pl, 1.0)), 0.0)
                  + np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1.0)), 0.0))
+        base = getattr(crit, "base", 2.0)
+        if base != 2.0:                  # split info in the entropy's unit: the gain ratio is base-free
+            info = info / np.log2(base)
         ratio = np.where(info > 0, gain / np.where(info > 0, info, 1.0), 0.0)
     return wl, wr, children_imp, gain, info, ratio
 
 
 #: stop reasons by code, as recorded per node (-1: the node was split)
 STOP_CODES = ("pure", "max_depth", "min_samples_split", "min_samples_leaf", "no_split",
-              "min_impurity_decrease", "chi2")
-NO_SPLIT, MIN_DECREASE, CHI2 = 4, 5, 6
+              "min_impurity_decrease", "chi2", "min_gain")
+NO_SPLIT, MIN_DECREASE, CHI2, MIN_GAIN = 4, 5, 6, 7
 
 
 @contextmanager

@@ -28,6 +28,13 @@ _SORTED: dict = {}
 SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
 
 
+def _forget(ref) -> None:
+    """The matrix was freed: drop its order too (else up to 80 MB outlive it until the next sort)."""
+    hit = _SORTED.get("X")
+    if hit is not None and hit[0] is ref:
+        _SORTED.clear()
+
+
 def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
     """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
     (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
@@ -41,7 +48,7 @@ def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
         full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
         _SORTED.clear()
         if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-            _SORTED["X"] = (weakref.ref(X), full)
+            _SORTED["X"] = (weakref.ref(X, _forget), full)
     if keep.all():
         return full
     position = (np.cumsum(keep) - 1).astype(index_type)

@@ -5,9 +5,12 @@ A node is split only if none of these holds (checked in this order, the first re
 - ``pure``: its impurity is 0;
 - ``max_depth``: depth >= max_depth;
 - ``min_samples_split``: fewer rows than min_samples_split;
-- ``min_samples_leaf``: fewer than 2 * min_samples_leaf rows, so no split can leave enough in each child;
+- ``min_samples_leaf``: fewer than 2 * min_samples_leaf rows, so no split can leave enough in each child
+  (with J48's ``min_split`` rule: less than 2 M case weight);
 - ``no_split``: no feature has a valid split (all values equal, or children would be too small);
-- ``min_impurity_decrease``: the best gain is below min_impurity_decrease;
+- ``min_gain``: the best split's own gain is below min_gain (the lecture notes' minimum gain);
+- ``min_impurity_decrease``: the weighted decrease ``w_node / w_root * gain`` is below min_impurity_decrease
+  (scikit-learn's rule);
 - ``chi2``: the best split's chi-square test has p-value > chi2_alpha (not significant);
 - ``validation``: splitting does not raise accuracy on the validation rows reaching the node;
 - ``max_leaf_nodes``: the tree already has max_leaf_nodes leaves (checked by the grower).
@@ -23,7 +26,8 @@ STOP_REASONS = {
     "min_samples_split": "too few rows to split",
     "min_samples_leaf": "no split leaves enough rows in every child",
     "no_split": "no feature separates the rows",
-    "min_impurity_decrease": "the best gain is below the minimum",
+    "min_gain": "the best gain is below the minimum",
+    "min_impurity_decrease": "the weighted impurity decrease is below the minimum",
     "chi2": "the best split is not statistically significant",
     "validation": "splitting does not improve validation accuracy",
     "max_leaf_nodes": "the maximum number of leaves is reached",
@@ -36,13 +40,16 @@ EPS = 1e-12
 
 def pre_split_reason(node, config) -> str | None:
     """Reasons that need no split search."""
-    if node.impurity <= EPS:
+    j48 = "min_split" in (getattr(config, "c45_rules", None) or ())
+    if node.impurity <= EPS or (j48 and node.weight - max(node.stats) < 1e-6):   # J48: Utils.eq(total, max)
         return "pure"
     if config.max_depth is not None and node.depth >= config.max_depth:
         return "max_depth"
     if node.n_node_samples < config.min_samples_split:
         return "min_samples_split"
     if node.n_node_samples < 2 * config.min_samples_leaf:
+        return "min_samples_leaf"
+    if j48 and 2 * config.min_samples_leaf - node.weight > 1e-6:
         return "min_samples_leaf"
     return None
 
@@ -63,11 +70,14 @@ def pre_split_codes(impurity, depth, n_samples, config):
     return code
 
 
-def post_split_reason(best, config, task) -> str | None:
-    """Reasons that need the best split (``best`` None means there is no valid split)."""
+def post_split_reason(best, config, task, share: float = 1.0) -> str | None:
+    """Reasons that need the best split (``best`` None means there is no valid split); ``share`` is the
+    node's weight over the root's (scikit-learn's N_t / N)."""
     if best is None:
         return "no_split"
-    if best.gain + EPS < config.min_impurity_decrease:
+    if best.gain + EPS < config.min_gain:
+        return "min_gain"
+    if share * best.gain + EPS < config.min_impurity_decrease:
         return "min_impurity_decrease"
     if config.chi2_alpha is not None and task == "classification":
         if not (best.p_value <= config.chi2_alpha):

@@ -14,7 +14,8 @@ validation f applies. Choices of f (m = number of rows f is computed on):
 
 - ``"validation"``: error rate (regression: mean squared error) on the validation rows;
 - ``"mdl"``: the MDL bound L_S(T) + sqrt((|T| + ln(2/delta)) / (2m)), L_S the training error,
-  |T| = 5n + 1 + (n-1) ceil(log2 d) bits for n nodes over d features (:func:`engine.prune.mdl.mdl_error_bound`);
+  |T| = 5n + 1 + (n-1) ceil(log2 d') bits for n nodes choosing among d' tests (m + 1 per real-valued
+  feature: :func:`engine.prune.mdl.tree_tests`, :func:`engine.prune.mdl.mdl_error_bound`);
 - ``"pessimistic"``: C4.5's estimated errors summed over the leaves, over m
   (:func:`engine.prune.pessimistic.estimated_errors`, leaves' N and E from the training rows reaching them).
 
@@ -31,7 +32,7 @@ from engine.prune.records import PruneResult, PruneStep, postorder_internal
 from engine.prune.pessimistic import _check_cf, _estimate
 from engine.prune.checks import check_choice, check_number
 from engine.prune.scoring import RowScorer
-from engine.prune.mdl import mdl_error_bound
+from engine.prune.mdl import mdl_error_bound, tree_tests
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy, leaf_predicting, node_rows, refit_changes
 
@@ -50,11 +51,11 @@ class _F:
 
     def __init__(self, tree: Tree, evaluation: str, train, validation, delta: float, cf: float, sample_weight):
         self.kind, self.delta, self.cf = evaluation, delta, cf
-        self.d = len(tree.schema.feature_names)
         rows = validation if evaluation == "validation" else train
         X, y = as_xy(tree, rows)
         if y.size == 0:
             raise ConfigError(f"The {evaluation} evaluation has no rows to work on.")
+        self.d = tree_tests(tree, int(y.size))       # d': m + 1 tests per real-valued feature
         weights = None if evaluation == "validation" else sample_weight
         estimate = (lambda n, e: _estimate(n, e, cf)) if evaluation == "pessimistic" else None
         self.scorer = RowScorer(tree, X, y, weights, estimate=estimate)

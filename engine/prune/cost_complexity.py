@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import ConfigError
+from engine.grow.parallel import check_n_jobs, run_tasks
 from engine.data.folds import kfold_indices  # the Evaluate page's folds: same partition for the same seed
 from engine.prune.records import PruneResult, PruneStep
 from engine.prune.checks import check_int, check_number, shown
@@ -34,7 +35,7 @@ from engine.prune.scoring import Option, RowScorer
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy
 
-__all__ = ["CCPPath", "ccp_path", "prune_ccp", "CCPCrossValidation", "ccp_cross_validate", "kfold_indices"]
+__all__ = ["CCPPath", "ccp_path", "prune_ccp", "CCPCrossValidation", "ccp_cross_validate"]
 
 
 def _weakest_links(tree: Tree):
@@ -249,12 +250,14 @@ class CCPCrossValidation:
                 f"{len(self.table)} subtrees)")
 
 
-def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree: Tree | None = None) -> CCPCrossValidation:
+def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree: Tree | None = None,
+                       n_jobs: int | None = None, progress=None, should_stop=None) -> CCPCrossValidation:
     """Choose alpha by ``k``-fold cross-validation on ``dataset`` (the training rows) with the 1-SE rule.
 
     ``tree``: the main tree (default: ``fit_tree(dataset, config)``). Each fold's tree is grown with the
     same ``config`` on the other folds (validation-based stopping is switched off: folds have no
-    validation rows) and pruned at each midpoint; its held-out rows give per-row losses.
+    validation rows) and pruned at each midpoint; its held-out rows give per-row losses. ``n_jobs``
+    folds at once (None: all cores; :func:`engine.grow.parallel.run_tasks`), the same result for any value.
     """
     from engine.config import TreeConfig
     from engine.grow.grower import fit_tree
@@ -275,21 +278,12 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
     folds = kfold_indices(n, k, seed=seed, y=y if tree.task == "classification" else None)
     losses = np.zeros((alphas.size, n))
     fold_err = np.zeros((alphas.size, k))
-    for f, held in enumerate(folds):
-        train_idx = np.setdiff1d(np.arange(n), held)
-        fold_tree = fit_tree(dataset.subset(train_idx), grow_config)
-        steps, _ = _weakest_links(fold_tree)
-        scorer, draft, s = RowScorer(fold_tree, X[held], y[held]), Draft(fold_tree), 0
-        for i, mid in enumerate(mids):
-            while s < len(steps) and steps[s][1] <= mid:
-                _cut_rows(scorer, draft, steps[s][0])
-                s += 1
-            if tree.task == "classification":
-                row_loss = (np.argmax(scorer.P, axis=1) != y[held]).astype(float)
-            else:
-                row_loss = (scorer.P[:, 0] - y[held]) ** 2
-            losses[i, held] = row_loss
-            fold_err[i, f] = row_loss.mean()
+    tasks = [(dataset, np.setdiff1d(np.arange(n), held), X[held], y[held], grow_config, mids) for held in folds]
+    fits = run_tasks(_fold_losses, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
+                     should_stop=should_stop, rows=n * (k - 1), shared=(dataset,))
+    for f, (held, row_losses) in enumerate(zip(folds, fits)):
+        losses[:, held] = row_losses
+        fold_err[:, f] = row_losses.mean(axis=1)
     cv = losses.mean(axis=1)
     se = losses.std(axis=1) / math.sqrt(n)
     best = int(np.flatnonzero(cv <= cv.min() + 1e-12)[-1])
@@ -300,3 +294,23 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
     for f in range(k):
         table[f"fold_{f + 1}"] = fold_err[:, f]
     return CCPCrossValidation(path, int(k), int(seed), table, best, one_se)
+
+
+def _fold_losses(dataset, train_idx, X_held, y_held, grow_config, mids) -> np.ndarray:
+    """One fold of :func:`ccp_cross_validate`: (len(mids), held rows) losses of the fold's tree pruned
+    at each midpoint (0/1 error or squared error)."""
+    from engine.grow.grower import fit_tree
+
+    fold_tree = fit_tree(dataset.subset(train_idx), grow_config)
+    steps, _ = _weakest_links(fold_tree)
+    scorer, draft, s = RowScorer(fold_tree, X_held, y_held), Draft(fold_tree), 0
+    out = np.empty((mids.size, y_held.size))
+    for i, mid in enumerate(mids):
+        while s < len(steps) and steps[s][1] <= mid:
+            _cut_rows(scorer, draft, steps[s][0])
+            s += 1
+        if fold_tree.task == "classification":
+            out[i] = np.argmax(scorer.P, axis=1) != y_held
+        else:
+            out[i] = (scorer.P[:, 0] - y_held) ** 2
+    return out

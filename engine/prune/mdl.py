@@ -13,7 +13,8 @@ from numbers import Integral, Real
 
 from engine.errors import ConfigError
 
-__all__ = ["MDLBound", "description_length", "mdl_error_bound", "check_whole", "check_open_unit"]
+__all__ = ["MDLBound", "description_length", "mdl_error_bound", "binary_tests", "tree_tests", "check_whole",
+           "check_open_unit"]
 
 
 def check_whole(name: str, value, *, low: int, high: int | None = None) -> int:
@@ -32,7 +33,8 @@ def check_open_unit(name: str, value) -> float:
 
 
 def description_length(n_nodes: int, d: int) -> int:
-    """Bits to write down a binary tree of n nodes over d features (the lecture notes' code).
+    """Bits to write down a tree of n nodes whose tests come from d possible ones (the lecture notes' code;
+    d binary features, or d' of :func:`binary_tests` for real-valued and categorical features).
 
         |T| = 5 n + 1 + (n - 1) ceil(log2 d)
 
@@ -48,6 +50,39 @@ def description_length(n_nodes: int, d: int) -> int:
     n_nodes = check_whole("n_nodes", n_nodes, low=1)
     d = check_whole("d", d, low=1)
     return 5 * n_nodes + 1 + (n_nodes - 1) * math.ceil(math.log2(d))
+
+
+def binary_tests(kinds, n_values, m: int, categorical: str = "multiway") -> int:
+    """d': how many tests a node can choose from, the alphabet the code names with ceil(log2 d') bits.
+
+    The lecture notes' code is for d binary features. Their reduction of a real-valued feature: with m
+    training rows at most m + 1 thresholds x <= t split them differently, so it is m + 1 binary tests, and
+    d real-valued features give d' = d (m + 1). A categorical feature with k values gives, by the kind of
+    categorical test: ``"equals"`` k tests x = v (1 when k = 2), ``"subset"`` 2^(k-1) - 1 tests x in S,
+    ``"multiway"`` one test with k children. A multiway test fixes how many subtrees follow it, so the
+    code stays prefix-free with n counting every node (the bound needs nothing more).
+    """
+    m = check_whole("m", m, low=1)
+    total = 0
+    for kind, k in zip(kinds, n_values):
+        if kind == "numeric":
+            total += m + 1
+        elif categorical == "multiway":
+            total += 1
+        elif categorical == "subset":
+            total += 2 ** (max(int(k), 2) - 1) - 1
+        else:
+            total += 1 if k <= 2 else int(k)
+    return max(total, 1)
+
+
+def tree_tests(tree, m: int) -> int:
+    """:func:`binary_tests` for a tree's features: its categorical tests are of the kind its nodes use
+    (multiway if any node splits many ways, else subsets if any node uses one, else x = v)."""
+    kinds = {n.split.kind for n in tree.walk() if n.split is not None}
+    categorical = "multiway" if "multiway" in kinds else "subset" if "subset" in kinds else "equals"
+    schema = tree.schema
+    return binary_tests(schema.kinds, [len(c) for c in schema.categories], m, categorical)
 
 
 # --------------------------------------------------------------------------- MDL bound

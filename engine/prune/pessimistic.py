@@ -143,24 +143,33 @@ def c45_node_table(tree: Tree, cf: float = 0.25) -> pd.DataFrame:
 
 
 def _branch_estimate(draft, node_id: int, child_index: int, X, y, rows, sums, cf: float) -> float:
-    """Estimated errors of the child's subtree when ALL the node's rows go through it (leaves by majority).
-
-    The rows that went to the child are already in its leaves' class counts; only the others are routed
-    and added (a row with a missing value at the node goes whole through the child, as in J48).
-    """
+    """Estimated errors of the child's subtree when ALL the node's rows go through it (J48's
+    ``getEstimatedErrorsForBranch``): each leaf is judged on the class counts of the rows it then receives.
+    A row with a missing value goes whole into the child and, at each test below, down every branch in
+    proportion to the known weight of the rows sent through (uniformly when none is known), as J48's
+    ``resetDistribution`` does."""
     node = draft.nodes[node_id]
-    child = node.children[child_index]
     idx, w = rows.get(node_id, (np.zeros(0, dtype=np.int64), np.zeros(0)))
-    route = node.split.route(X[idx, node.split.feature_index])
-    foreign = route != child_index
-    total = sums[child][1]
     k = len(draft.schema.classes)
-    for nid, (r, rw) in node_rows(draft, X, start=child, idx=idx[foreign], weights=w[foreign], skip_empty=True).items():
-        leaf = draft.nodes[nid]
-        if leaf.is_leaf:
-            counts = np.asarray(leaf.stats, dtype=float) + np.bincount(y[r], weights=rw, minlength=k)
+    total = 0.0
+    stack = [(node.children[child_index], idx, w)]
+    while stack:
+        nid, r, rw = stack.pop()
+        cur = draft.nodes[nid]
+        if cur.is_leaf:
+            counts = np.bincount(y[r], weights=rw, minlength=k)
             n = float(counts.sum())
-            total += _estimate(n, n - float(counts.max(initial=0.0)), cf) - _estimate(*_leaf_errors(leaf), cf)
+            total += _estimate(n, n - float(counts.max(initial=0.0)), cf)
+            continue
+        route = cur.split.route(X[r, cur.split.feature_index])
+        m = len(cur.children)
+        known = np.bincount(route[route >= 0], weights=rw[route >= 0], minlength=m)
+        share = known / known.sum() if known.sum() > 1e-6 else np.full(m, 1.0 / m)
+        miss = route < 0
+        for c, child in enumerate(cur.children):
+            sel = (route == c) | (miss & (share[c] > 1e-6))
+            cw = np.where(miss[sel], rw[sel] * share[c], rw[sel])
+            stack.append((child, r[sel], cw))
     return total
 
 

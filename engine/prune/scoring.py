@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.tree.node import first_argmax
 from engine.tree.surgery import node_rows
 
 
@@ -168,7 +169,8 @@ class RowScorer:
         if idx.size == 0:
             return 0.0
         if self.task == "classification":
-            wrong = np.argmax(values, axis=1) != self.y[idx]
+            wrong = first_argmax(values) != self.y[idx]   # ties within rounding go to the first class, as
+            # Tree.predict does: P recomposed in another order must not flip a tied row
             return float((self.sw[idx] * wrong).sum())
         return float((self.sw[idx] * (values[:, 0] - self.y[idx]) ** 2).sum())
 

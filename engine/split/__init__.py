@@ -2,7 +2,9 @@
 
 ``impurity`` holds the criteria (entropy, Gini, misclassification, variance) over "stats" vectors;
 ``records`` the frozen :class:`Split` record; ``search`` the exact search over thresholds, multiway,
-subset and one-vs-rest splits (C4.5's missing values included); ``histogram`` and ``binning`` the
+subset and one-vs-rest splits (C4.5's missing values included); ``j48`` the split rules of Weka's J48
+(the C4.5 preset: minimum split sizes, MDL-corrected thresholds at training values, the average-gain
+filter, a branch per value); ``histogram`` and ``binning`` the
 binned search; ``significance`` the chi-square test; ``gain`` the gain tables, threshold scans and
 their arithmetic. Nothing here knows about trees: a split is scored from the rows of one node.
 """

@@ -26,9 +26,10 @@ def _counts_text(split: Split, task: str, classes) -> str:
     return " | ".join("[" + ", ".join(format_number(round(v, 3)) for v in s) + "]" for s in split.child_stats)
 
 
-def _rows(splits, score, task, classes):
-    ok = eligible(splits, score)
-    winner, _, _ = choose(splits, score)
+def _rows(splits, score, task, classes, ok=None, winner=False):
+    ok = eligible(splits, score) if ok is None else ok
+    if winner is False:
+        winner, _, _ = choose(splits, score)
     return [{
         "feature": s.feature, "split": s.describe(), "impurity_parent": s.impurity_parent,
         "impurity_children": s.impurity_children, "gain": s.gain, "gain_ratio": s.gain_ratio,
@@ -43,6 +44,10 @@ def gain_table_for(grower, node_id: int = 0, all_candidates: bool = False) -> pd
     task, classes, score = grower.task, grower.dataset.classes, grower.config.score
     if not all_candidates:
         ranked = grower.candidates(node_id)
+        if grower.config.c45_rules:       # J48's filter and winner (None: no split passes its rules)
+            winner = grower._evaluate(node_id)[1]
+            rows = _rows(ranked, score, task, classes, grower.eligible_flags(node_id), winner)
+            return pd.DataFrame(rows, columns=COLUMNS)
         return pd.DataFrame(_rows(ranked, score, task, classes), columns=COLUMNS)
     frames = [candidate_scan(grower, node_id, name) for name in grower.schema.feature_names]
     frames = [f for f in frames if len(f)]
@@ -108,6 +113,14 @@ def evaluate_test(grower, node_id: int, split: Split) -> Split:
     nd = grower.node_data(node_id)
     labels = grower.schema.categories[j]
     if split.kind == "multiway":
+        if grower.config.c45_rules:      # J48: a branch per value, two of them holding M
+            from engine.split.j48 import j48_nominal
+            s = j48_nominal(nd, j, split.feature, labels, m=float(grower.config.min_samples_leaf),
+                            rules=grower.config.c45_rules)
+            if s is None:
+                raise ConfigError(f"'{split.feature}' does not put {grower.config.min_samples_leaf} rows (case "
+                                  f"weight) in two of its branches at node {node_id}, as J48's rules require.")
+            return s
         s = best_categorical(nd, j, split.feature, labels, "multiway")
         if s is None:
             raise ConfigError(f"'{split.feature}' takes a single value at node {node_id}; it cannot split it.")

@@ -9,10 +9,12 @@ Gain with missing values (C4.5): with F the known share of the node's weight,
 .. math:: \\text{gain} = F \\cdot \\big(I(\\text{known}) - \\sum_c \\tfrac{w_c}{w_\\text{known}} I(c)\\big),
 
 and the split information counts the missing weight as one more branch:
-:math:`\\text{SplitInfo} = -\\sum_b \\tfrac{w_b}{w} \\log_2 \\tfrac{w_b}{w}`; gain ratio = gain / SplitInfo.
+:math:`\\text{SplitInfo} = -\\sum_b \\tfrac{w_b}{w} \\log \\tfrac{w_b}{w}`, in the entropy's unit (bits or nats)
+so that gain ratio = gain / SplitInfo does not depend on it.
 
 Ties: within a feature the smallest threshold (first subset in enumeration order) wins; across
-features the earlier column wins (see :func:`choose`).
+features the earlier column wins, or, for a randomised learner (``random_state`` set), the feature the
+node visits first in its seeded random order (see :func:`choose`).
 """
 
 from __future__ import annotations
@@ -45,9 +47,11 @@ class NodeData:
     orders: Callable | None = field(default=None, repr=False, compare=False)
 
 
-def _split_info(weights: np.ndarray, total: float) -> float:
+def _split_info(weights: np.ndarray, total: float, base: float = 2.0) -> float:
+    """Split information in the entropy's unit (log base ``base``), so that gain / split info, the gain
+    ratio, is the same number in bits and in nats."""
     p = weights[weights > 0] / total
-    return float(-(p * np.log2(p)).sum()) if total > 0 else 0.0
+    return float(-(p * np.log2(p)).sum() / np.log2(base)) if total > 0 else 0.0
 
 
 def _first_best(gains: np.ndarray) -> int:
@@ -68,7 +72,7 @@ def _make_split(nd: NodeData, j: int, name: str, kind: str, child_stats: np.ndar
     if abs(gain) < 1e-15:          # rounding noise around "no gain": 0 (or the tiny positive value), and
         gain = max(gain, 0.0)      # the gain ratio follows, as the level-wise growers compute it
     branch_w = np.append(wc, nd.total_weight - w_known) if frac < 1 else wc
-    info = _split_info(branch_w, nd.total_weight)
+    info = _split_info(branch_w, nd.total_weight, getattr(crit, "base", 2.0))
     return Split(
         feature=name, feature_index=j, kind=kind,
         threshold=None if threshold is None else float(threshold),
@@ -249,11 +253,12 @@ def best_categorical(nd: NodeData, j: int, name: str, labels: tuple[str, ...], m
                        stats.sum(axis=0), cats=[labels[c] for c in present[mask]], codes=present[mask])
 
 
-def choose(splits: list[Split], score: str) -> tuple[Split | None, Split | None, list[Split]]:
+def choose(splits: list[Split], score: str, ranks=None) -> tuple[Split | None, Split | None, list[Split]]:
     """Rank candidate splits; return (winner, runner-up, ranked list).
 
     ``score="gain"``: highest gain. ``score="gain_ratio"``: Quinlan's C4.5 rule, highest gain ratio among
-    the splits whose gain is at least the average gain of all candidates. Ties keep column order.
+    the splits whose gain is at least the average gain of all candidates. Ties keep column order, or the
+    order of ``ranks`` (``ranks[feature_index]``: when the node visits the feature) when given.
     """
     if not splits:
         return None, None, []
@@ -262,8 +267,9 @@ def choose(splits: list[Split], score: str) -> tuple[Split | None, Split | None,
         key = [(s.gain >= avg - TIE_TOL, s.gain_ratio) for s in splits]
     else:
         key = [(True, s.gain) for s in splits]
+    tie = (lambda i: i) if ranks is None else (lambda i: int(ranks[splits[i].feature_index]))
     order = sorted(range(len(splits)),
-                   key=lambda i: (not key[i][0], -round(key[i][1], 12), i))
+                   key=lambda i: (not key[i][0], -round(key[i][1], 12), tie(i), i))
     ranked = [splits[i] for i in order]
     return ranked[0], (ranked[1] if len(ranked) > 1 else None), ranked
 

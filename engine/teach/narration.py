@@ -133,9 +133,11 @@ def _value(split, score: str) -> float:
     return split.gain_ratio if score == "gain_ratio" else split.gain
 
 
-def _runner(split, ranked, score: str, lang: str, digits: int) -> str:
-    """The runner-up clause; with gain ratio also the feature Quinlan's average-gain filter excluded."""
-    others = [(c, ok) for c, ok in zip(ranked, eligible(ranked, score)) if c.feature != split.feature]
+def _runner(split, ranked, score: str, lang: str, digits: int, flags=None) -> str:
+    """The runner-up clause; with gain ratio also the feature Quinlan's average-gain filter excluded.
+    ``flags``: each ranked split's eligibility when the grower filters otherwise (J48's rules)."""
+    flags = eligible(ranked, score) if flags is None else flags
+    others = [(c, ok) for c, ok in zip(ranked, flags) if c.feature != split.feature]
     runner = next((c for c, ok in others if ok), None)
     a = _value(split, score)
     if runner is None:
@@ -202,7 +204,8 @@ def narrate_step_lines(record, grower, *, lang: str = "en", noun: str | None = N
                      score=_score(split, score, lang, digits))
         ranked = grower.candidates(record.node_id)
         if record.action == "split":
-            lines.append(t("split", lang, runner=_runner(split, ranked, score, lang, digits), **parts))
+            flags = grower.eligible_flags(record.node_id) if grower.config.c45_rules else None
+            lines.append(t("split", lang, runner=_runner(split, ranked, score, lang, digits, flags), **parts))
         else:
             best = ranked[0] if ranked else None
             if best is None or best.same_test(split) or _value(split, score) >= _value(best, score) - TIE_TOL:

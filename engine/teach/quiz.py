@@ -204,7 +204,7 @@ def make_question(grower) -> QuizQuestion | None:
         return None
     node_id, winner, ranked = nxt
     score = grower.config.score
-    ok = eligible(ranked, score)
+    ok = grower.eligible_flags(node_id) if grower.config.c45_rules else eligible(ranked, score)
     top = _score(winner, score)
     accepted = tuple(s.feature for s, e in zip(ranked, ok)
                      if e and _score(s, score) >= top - TIE_TOL * (1.0 + abs(top)))

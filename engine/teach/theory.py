@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import ConfigError
-from engine.prune.mdl import MDLBound, description_length, mdl_error_bound
+from engine.prune.mdl import MDLBound, description_length, mdl_error_bound, tree_tests
 from engine.prune.mdl import check_open_unit, check_whole  # the same whole-number and (0, 1) checks
 from engine.split.impurity import binary_entropy, binary_gini, binary_misclassification, impurity
 
@@ -262,8 +262,9 @@ def pac_table(*, n_values, epsilon: float, delta: float, k: int = 2, tree_nodes:
 def tree_mdl_bound(tree, X, y, delta: float = 0.05) -> MDLBound:
     """:func:`mdl_error_bound` of a classification ``engine.tree.Tree`` on its training rows.
 
-    n = tree.n_nodes, d = number of features of the tree's schema, m = len(y), and
-    L_S(T) = share of rows whose prediction differs from y (y as class codes or labels).
+    n = tree.n_nodes, m = len(y), d = d' the tests a node can choose from (:func:`engine.prune.mdl.tree_tests`:
+    m + 1 per real-valued feature, as the lecture notes reduce it), and L_S(T) = share of rows whose
+    prediction differs from y (y as class codes or labels).
     """
     if tree.schema.task != "classification":
         raise ConfigError("The MDL bound is about the 0-1 error, so it needs a classification tree.")
@@ -276,4 +277,4 @@ def tree_mdl_bound(tree, X, y, delta: float = 0.05) -> MDLBound:
     if np.issubdtype(y.dtype, np.integer) and not np.issubdtype(predicted.dtype, np.number):
         y = np.asarray(tree.schema.classes, dtype=object)[y]  # class codes -> labels
     error = float(np.mean(predicted.astype(str) != y.astype(str)))
-    return mdl_error_bound(error, tree.n_nodes, len(tree.schema.feature_names), int(y.size), delta)
+    return mdl_error_bound(error, tree.n_nodes, tree_tests(tree, int(y.size)), int(y.size), delta)

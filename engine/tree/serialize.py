@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 from engine.errors import DataError
-from engine.tree.decode import FORMAT, MAX_NODES  # noqa: F401  (the file format's limits, named here too)
 from engine.tree.store import Tree
 
 MAX_JSON_BYTES = 20_000_000

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from engine.errors import DataError
 
 from engine.viz import palette
-from engine.viz.regions import FONT, escape, typical_row
+from engine.viz.regions import FONT, escape, short_label, typical_row
 
 __all__ = ["vote_figure", "size_curve_figure", "variance_figure", "importance_figure", "inbag_figure",
            "rounds_figure", "decision_grid", "typical_row", "ensemble_region_figure"]
@@ -231,7 +231,7 @@ def ensemble_region_figure(ensemble, frame: pd.DataFrame, labels, x: str, y: str
             else:
                 fig.add_hline(y=threshold, line=line)
         else:
-            notes.append(f"this round's learner tests {escape(feature)}, not drawn here")
+            notes.append(f"this round's learner tests {short_label(feature)}, not drawn here")
     if query is not None and x in query and y in query:
         fig.add_trace(go.Scatter(x=[float(query[x])], y=[float(query[y])], mode="markers", name="query",
                                  marker={"symbol": "star", "size": 22, "color": palette.PATH,

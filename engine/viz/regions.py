@@ -58,7 +58,7 @@ def vline(x: float, *, line: dict, text: str | None = None) -> tuple[list[dict],
                                       "y": 1, "yanchor": "bottom", "yref": "y domain"}]
     return [shape], notes
 
-__all__ = ["region_figure", "region_points", "RegionPoints", "regression_fit_figure", "escape", "sample_rows", "FONT"]
+__all__ = ["region_figure", "region_points", "RegionPoints", "regression_fit_figure", "escape", "short_label", "sample_rows", "FONT"]
 
 FONT = {"size": 15}
 WEBGL_POINTS = 5000
@@ -72,6 +72,12 @@ def escape(text) -> str:
     """
     return (html.escape(str(text), quote=False).replace("%{", "%\u200b{").replace("\n", " ")
             .replace("$", "&#36;"))
+
+
+def short_label(text, limit: int = 40) -> str:
+    """User text for a sentence in a figure note: cut to ``limit`` characters (with an ellipsis), escaped."""
+    flat = " ".join(str(text).split())
+    return escape(flat if len(flat) <= limit else flat[: limit - 1] + "\u2026")
 
 
 def sample_rows(n: int, max_points: int, seed: int = 0) -> np.ndarray:
@@ -307,11 +313,11 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         notes.append(f"{len(rects):,} regions, coloured in {TRACE_SHADES} shades of the value scale")
     if any(r.other_conditions for r in regions):
         notes.append(f"The tree also splits on other features: rectangles show only the splits on "
-                     f"{escape(x)} and {escape(y)}, so rows in one rectangle may land in different leaves.")
+                     f"{short_label(x)} and {short_label(y)}, so rows in one rectangle may land in different leaves.")
     if points.n_shown < points.n_known:
         notes.append(f"showing {points.n_shown:,} of {points.n_known:,} rows")
     if points.n_known < points.n:
-        notes.append(f"{points.n - points.n_known:,} rows with a missing {escape(x)} or {escape(y)} are not drawn")
+        notes.append(f"{points.n - points.n_known:,} rows with a missing {short_label(x)} or {short_label(y)} are not drawn")
     return new_figure(*traces, layout=dict(
         height=height, font=FONT,
         shapes=shapes,

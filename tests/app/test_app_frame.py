@@ -36,6 +36,15 @@ def test_app_starts_on_the_introduction(app_test):
     assert "Open Data" in [link.value for link in at.page_link]
 
 
+def test_the_introduction_shows_the_user_guide_without_repository_links(app_test):
+    at = app_test()
+    guide = (ROOT / "docs" / "USER_GUIDE.md").read_text(encoding="utf-8")
+    shown = [m.value for m in at.markdown if "### Grow" in m.value]
+    assert len(shown) == 1 and "Running for a class" in shown[0] and "### Theory" in shown[0]
+    assert "to be written" not in guide
+    assert "](../README.md)" in guide and "](../README.md)" not in shown[0]   # repository links become text
+
+
 def test_session_defaults_are_the_play_tennis_sample(app_test):
     at = app_test()
     ds = at.session_state[state.DATASET]
@@ -102,11 +111,14 @@ def test_engine_error_shows_its_own_sentence():
         from ui.errors import friendly_errors
 
         with friendly_errors():
-            raise DataError("The file has a header but no rows.")
+            raise DataError("The file has a header but no rows. No column ![x](http://127.0.0.1:9/x.png).")
 
     at = AppTest.from_function(script, default_timeout=30).run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["The file has a header but no rows."]
+    # the sentence as literal text (it may quote user text): escaped, reads the same, no live image
+    assert [e.value.replace("\\", "").replace("\u2060", "") for e in at.error] == [
+        "The file has a header but no rows. No column ![x](http://127.0.0.1:9/x.png)."]
+    assert "](" not in at.error[0].value
 
 
 def registered_existing_pages() -> list[str]:

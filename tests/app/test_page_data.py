@@ -258,7 +258,7 @@ def test_md_escape_neutralises_markdown_latex_colour_and_html():
     # every markup character is preceded by a backslash, the letters are untouched
     for ch in "_*$:[]<>()#/":
         assert ch not in escaped.replace("\\" + ch, "")
-    assert escaped.replace("\\", "") == raw
+    assert escaped.replace("\\", "").replace("\u2060", "") == raw  # a word joiner defeats the auto-link
     assert md_escape("two\nlines\t here") == "two lines here"
 
 

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 import engine
 from engine import ensembles
 from ui.ensembles import train as training
+from tests.app.tree_charts import tree_charts
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +94,7 @@ def test_random_forest_every_tab_matches_the_engine():
     pd.testing.assert_frame_equal(tally.reset_index(drop=True), vb.tally, check_dtype=False)
     spec = _chart(at, "ens_vote_chart")
     assert sum(_values(t["y"]).sum() for t in spec["data"]) == pytest.approx(12)
-    assert len(at.get("graphviz_chart")) == 1
+    assert len(tree_charts(at)) == 1 and "#D81B60" in tree_charts(at)[0]["line"]  # the row's path
     # another row, then a training row
     at.number_input(key="_w_ens_row").set_value(3).run()
     tally = [d.value for d in _ok(at).dataframe if "votes" in d.value.columns][0]

@@ -15,6 +15,7 @@ from engine.evaluate.curves import depth_curve
 from engine.evaluate.validation import cross_validate, holdout
 from engine.evaluate.metrics import evaluate
 from ui import state
+from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "evaluate.py")
@@ -266,8 +267,8 @@ def test_tiny_data_metrics_and_cv_work_curves_explain():
     for tab in ["Overfitting curve", "Learning curve", "Instability"]:
         _open(at, tab)
         assert not at.exception
-        assert at.error[0].value == ("With 3 training rows there is nothing to hold out; load more rows or "
-                                     "set a test share on the Data page.")
+        assert at.error[0].value == md_escape("With 3 training rows there is nothing to hold out; load more "
+                                              "rows or set a test share on the Data page.", limit=1000)
 
 
 @pytest.mark.slow
@@ -300,7 +301,7 @@ def test_controls_survive_switching_tabs_and_too_many_folds_is_a_sentence():
     at.number_input(key="eval_cv_k").set_value(10)
     at.button(key="eval_cv_run").click().run()
     assert not at.exception
-    assert at.error[0].value == "10 folds need at least 10 rows; there are 6. Choose fewer folds."
+    assert at.error[0].value == md_escape("10 folds need at least 10 rows; there are 6. Choose fewer folds.")
 
 
 def test_registered_in_app_frame():

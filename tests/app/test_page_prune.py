@@ -14,6 +14,7 @@ from engine.prune.reduced_error import prune_reduced_error
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_path, prune_ccp
 from ui import state
+from tests.app.tree_charts import click_node, tree_charts
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -60,8 +61,13 @@ def _log(at) -> pd.DataFrame:
     return frames[0]
 
 
-def _dot(at, i: int) -> str:
-    return at.get("graphviz_chart")[i].proto.spec
+def _chart(at, i: int) -> dict:
+    return tree_charts(at)[i]
+
+
+def _text(at, i: int) -> str:
+    """What the i-th diagram's boxes say."""
+    return " ".join(_chart(at, i)["text"])
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +86,7 @@ def test_without_a_tree_the_page_offers_to_grow_one(moons):
     assert tree.n_leaves > 10
     expected = prune_reduced_error(tree, split.validation)
     assert _metrics(at)["Leaves"] == str(expected.tree.n_leaves)
-    assert len(at.get("graphviz_chart")) == 2
+    assert len(tree_charts(at)) == 2
 
 
 def test_reduced_error_shows_numbers_diagrams_and_log(moons):
@@ -92,8 +98,9 @@ def test_reduced_error_shows_numbers_diagrams_and_log(moons):
     assert metrics["validation accuracy after"] == f"{dict(expected.summary)['validation accuracy after']:,.4g}"
     log = _log(at)
     assert len(log) == len(expected.steps) and log["action"].tolist() == [s.action for s in expected.steps]
-    before, after = _dot(at, 0), _dot(at, 1)
-    assert "pruned" in before and before.count("dashed") > after.count("dashed")
+    before, after = _chart(at, 0), _chart(at, 1)
+    assert "pruned" in " ".join(before["text"])
+    assert before["fill"].count("#EEEEEE") > after["fill"].count("#EEEEEE") == 0  # cut subtrees greyed
     scores = at.dataframe[0].value
     assert scores["part"].tolist() == ["train", "validation", "test"]
     assert scores.set_index("part").loc["validation", "after"] == pytest.approx(
@@ -104,7 +111,7 @@ def test_missing_validation_rows_test_rows_or_a_new_share(moons):
     at, split, grower = _open(moons, validation_size=0.0)
     assert any("no validation rows" in w.value for w in at.warning)
     assert "Set a validation share on the Data page" in [link.label for link in at.page_link]
-    assert not at.get("graphviz_chart")
+    assert not tree_charts(at)
     at.checkbox(key="_w_prune_use_test").check().run()
     assert not at.exception and not at.error
     expected = prune_reduced_error(grower.tree, split.test)
@@ -113,7 +120,7 @@ def test_missing_validation_rows_test_rows_or_a_new_share(moons):
     at.button(key="prune_set_validation").click().run()
     assert not at.exception and not at.error
     assert at.session_state[state.SPLIT_SETTINGS]["validation_size"] == 0.2
-    assert at.session_state[state.GROWER].done and len(at.get("graphviz_chart")) == 2
+    assert at.session_state[state.GROWER].done and len(tree_charts(at)) == 2
     assert any("validation rows" in s.value for s in at.success)
 
 
@@ -123,7 +130,7 @@ def test_small_data_without_test_rows_offers_only_a_validation_share():
     assert not at.exception
     assert not at.checkbox and at.button(key="prune_set_validation")
     _method(at, "pessimistic")  # needs no held-out rows
-    assert len(at.get("graphviz_chart")) == 2
+    assert len(tree_charts(at)) == 2
 
 
 def test_cost_complexity_slider_validation_and_cross_validation(moons):
@@ -147,7 +154,7 @@ def test_cost_complexity_slider_validation_and_cross_validation(moons):
     at.number_input(key="_w_prune_k").set_value(3).run()
     at.button(key="prune_run_cv").click().run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) - len(tree_charts(at)) == 2  # the α path and the CV curve
     at.button(key="prune_use_1se").click().run()
     one_se = at.select_slider(key="_w_prune_alpha").value
     at.button(key="prune_use_min").click().run()
@@ -157,9 +164,12 @@ def test_cost_complexity_slider_validation_and_cross_validation(moons):
 def test_pessimistic_controls_and_node_table():
     ds = engine.load_sample("titanic_small")
     at, split, grower = _open(ds, config=engine.TreeConfig(algorithm="c45"))
-    at = _method(at, "pessimistic")
-    expected = prune_pessimistic(grower.tree)
+    # a C4.5 tree opens with J48's pruning: pessimistic, CF 0.25, subtree raising and collapsing
+    assert at.segmented_control(key=METHOD).value == "pessimistic" and at.toggle(key="_w_prune_raise").value
+    expected = prune_pessimistic(grower.tree, subtree_raising=True, train=split.train)
     assert _metrics(at)["Leaves"] == str(expected.tree.n_leaves)
+    at.toggle(key="_w_prune_raise").set_value(False).run()
+    assert _metrics(at)["Leaves"] == str(prune_pessimistic(grower.tree).tree.n_leaves)
     table = [d.value for d in at.dataframe if "leaf_estimate" in d.value.columns]
     assert table and len(table[0]) == grower.tree.n_nodes
     at.slider(key="_w_prune_cf").set_value(0.05).run()
@@ -185,7 +195,7 @@ def test_bottom_up_every_evaluation(moons):
     assert not at.exception and not at.error
     at.selectbox(key="_w_prune_eval").set_value("pessimistic").run()
     at.slider(key="_w_prune_cf").set_value(0.1).run()
-    assert not at.exception and not at.error and len(at.get("graphviz_chart")) == 2
+    assert not at.exception and not at.error and len(tree_charts(at)) == 2
 
 
 def test_manual_prune_undo_and_start_again(moons):
@@ -242,20 +252,30 @@ def test_big_tree_diagram_controls(moons):
     at, split, grower = _open(moons)
     assert grower.tree.n_nodes > 50
     depth = at.select_slider(key="_w_prune_depth")
-    assert depth.value < grower.tree.depth and "nodes" in _dot(at, 0)  # folded: "+k nodes" boxes
+    assert depth.value < grower.tree.depth and 1 in _chart(at, 0)["kinds"]  # folded: "+k nodes" boxes
     depth.set_value(2).run()
     assert not at.exception
-    assert "n0 " in _dot(at, 0) and "n1 " in _dot(at, 0)
-    compact = _dot(at, 0)
+    assert {0, 1} <= set(_chart(at, 0)["ids"])
+    compact = _text(at, 0)
     at.toggle(key="_w_prune_compact").set_value(False).run()
-    assert len(_dot(at, 0)) > len(compact) and "gini" in _dot(at, 0)
+    assert len(_text(at, 0)) > len(compact) and "gini" in _text(at, 0)
     at.toggle(key="_w_prune_side").set_value(False).run()
-    assert not at.exception and len(at.get("graphviz_chart")) == 2
+    assert not at.exception and len(tree_charts(at)) == 2
 
 
 def test_small_tree_has_no_diagram_controls():
     ds = engine.load_sample("play_tennis")
     at, split, grower = _open(ds, test_size=0.0, validation_size=0.0, config=engine.TreeConfig(algorithm="id3"))
     _method(at, "manual")
-    assert not at.get("select_slider") and len(at.get("graphviz_chart")) == 2
-    assert 'n0 [label="#0  Outlook = ?' in _dot(at, 0)
+    assert not at.get("select_slider") and len(tree_charts(at)) == 2
+    assert _chart(at, 0)["text"][0].split("<br>")[:2] == ["#0 n=14", "Outlook"]
+
+
+def test_clicking_a_node_of_before_picks_it_for_a_manual_cut(moons):
+    at, split, grower = _open(moons)
+    at = _method(at, "manual")
+    inner = [n.id for n in grower.tree.internal_nodes][2]
+    click_node(at, "prune_tree_before", inner)
+    assert not at.exception and at.selectbox(key="_w_prune_node").value == inner
+    at.button(key="prune_manual_cut").click().run()
+    assert not at.exception and _metrics(at)["Leaves"] == str(grower.tree.prune_to_leaf(inner).n_leaves)

@@ -12,6 +12,7 @@ import engine
 from engine.ensembles import DecisionListLearner, fit_kdt
 from engine.tree.paths import rules_text
 from ui.rules import views as views
+from tests.app.tree_charts import tree_charts
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +107,7 @@ def test_kdt_build_and_compare():
     assert metrics["literals"] == "16" and metrics["new variables kept"] == str(len(res.monomials))
     assert metrics["leaves (plain tree)"] == "3 (5)"
     assert at.code[0].value == "\n".join(res.rules())
-    assert len(at.get("graphviz_chart")) == 1
+    assert len(tree_charts(at)) == 1
     table = [d.value for d in at.dataframe if "tree" in d.value.columns][0]
     assert list(table["train"]) == [1.0, 1.0] and "test" not in table.columns  # no test rows here
     # changing k asks for a new build

@@ -16,6 +16,7 @@ from engine.grow.grower import Grower
 from engine.prune.mdl import mdl_error_bound
 from engine.teach.theory import pac_sample_size
 from ui import state
+from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "theory.py")
@@ -63,7 +64,8 @@ def test_renders_every_tab_without_a_tree():
     assert any("Right child = parent − left = (30, 20)" in t.value for t in at.text)
     # MDL: no tree -> note and the calculator with hand numbers
     assert any("Grow page" in i.value for i in at.info)
-    assert at.metric[3].value == f"{mdl_error_bound(0.1, 7, 4, 100).bound:.4f}"
+    # 4 real-valued features by default: d' = 4 (m + 1) = 404 binary tests
+    assert at.metric[3].value == f"{mdl_error_bound(0.1, 7, 4 * 101, 100).bound:.4f}"
 
 
 def test_zero_gain_inputs_and_bad_input():
@@ -75,8 +77,8 @@ def test_zero_gain_inputs_and_bad_input():
     assert all(c.proto.id is None or "theory_chords" not in c.proto.id for c in at.get("plotly_chart"))
     at.text_input(key="theory_left").set_value("50, 0, 0").run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["left_counts (50, 0, 0) cannot exceed parent_counts (5, 7, 8) in any class: "
-                                    "a child holds only rows of its parent."]
+    assert [e.value for e in at.error] == [md_escape("left_counts (50, 0, 0) cannot exceed parent_counts (5, 7, 8) in "
+                                              "any class: a child holds only rows of its parent.")]
     at.text_input(key="theory_parent").set_value("forty, 20").run()
     assert not at.exception and "whole numbers separated by commas" in at.error[0].value
     # the other tabs still work when one tab has bad input
@@ -107,8 +109,12 @@ def test_mdl_calculator_inputs():
     at.number_input(key="theory_mdl_m").set_value(20).run()
     at.slider(key="theory_mdl_delta").set_value(0.1).run()
     assert not at.exception
-    bound = mdl_error_bound(0.1, 15, 4, 20, 0.1)
+    bound = mdl_error_bound(0.1, 15, 4 * 21, 20, 0.1)
     assert at.metric[1].value == f"{bound.description_length} bits"
+    at.toggle(key="theory_mdl_real").set_value(False).run()       # d binary features: d' = d
+    binary = mdl_error_bound(0.1, 15, 4, 20, 0.1)
+    assert at.metric[1].value == f"{binary.description_length} bits" != f"{bound.description_length} bits"
+    at.toggle(key="theory_mdl_real").set_value(True).run()
     assert at.code[-1].value == bound.arithmetic()
     assert bound.vacuous and at.warning
 
@@ -139,7 +145,7 @@ def test_current_tree_marked_and_bounded():
     assert "node 1" in marker["name"]
     assert "theory_p" not in [s.key for s in at.slider]
     wrong = np.mean(np.asarray(tree.predict(split.train.X)).astype(str) != np.asarray(split.train.classes)[split.train.y])
-    expected = mdl_error_bound(float(wrong), tree.n_nodes, 2, 10)
+    expected = mdl_error_bound(float(wrong), tree.n_nodes, 2 * (10 + 1), 10)   # two real-valued features, m = 10
     assert at.metric[3].value == f"{expected.bound:.4f}"
     assert any("Grow page's tree" in c.value for c in at.caption)
 

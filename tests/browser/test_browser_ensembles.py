@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+TREES = "[class*='st-key-'][class*='_tree'] .js-plotly-plot"  # the interactive tree diagrams
+
 
 def _tab(page, name: str):
     page.get_by_role("tab", name=name).click()
@@ -25,8 +27,8 @@ def test_ensembles_page(page, wait_idle, screenshot):
     wait_idle(page, timeout=180_000)
     expect(page.get_by_text("Random forest: 50 members trained")).to_be_visible()
     panel = page.get_by_role("tabpanel", name="Vote")
-    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(1)
-    expect(panel.get_by_test_id("stGraphVizChart")).to_have_count(1)
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)  # the vote and the member tree
+    expect(panel.locator(TREES)).to_have_count(1)
     expect(panel.locator("g.point")).not_to_have_count(0)  # the stacked vote segments
     screenshot(page, "ensembles_vote")
 
@@ -60,7 +62,8 @@ def test_ensembles_page(page, wait_idle, screenshot):
     wait_idle(page)
     expect(panel.get_by_test_id("stMetricValue")).to_have_count(4)
     expect(panel.get_by_text("Round 5")).not_to_have_count(0)
-    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(3)  # two plots and the round's tree
+    expect(panel.locator(TREES)).to_have_count(1)
     screenshot(page, "ensembles_rounds")
     _no_errors(page)
 
@@ -86,7 +89,7 @@ def test_rules_page(page, wait_idle, screenshot):
     panel = page.get_by_role("tabpanel", name="k-DT")
     panel.get_by_role("button", name="Build the k-DT").click()
     wait_idle(page)
-    expect(panel.get_by_test_id("stGraphVizChart")).to_have_count(1)
+    expect(panel.locator(TREES)).to_have_count(1)
     expect(panel.get_by_test_id("stCode")).to_contain_text("IF (Outlook = Sunny AND Humidity = High) THEN No")
     screenshot(page, "rules_kdt")
     _no_errors(page)

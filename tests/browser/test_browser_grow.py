@@ -19,10 +19,18 @@ def boxes_csv(n: int = 80, seed: int = 3) -> str:
     return "width,height,colour\n" + "\n".join(f"{a},{b},{c}" for a, b, c in zip(x, y, label)) + "\n"
 
 
+DIAGRAM = ".st-key-grow_tree .js-plotly-plot"  # the interactive tree diagram
+
+
+def diagram_boxes(page):
+    """The diagram's node boxes (the points of its first bar trace, the ``nodes`` trace)."""
+    return page.locator(DIAGRAM).first.locator("g.barlayer g.trace.bars").first.locator("g.point")
+
+
 def split_nodes(page) -> int:
-    """Split nodes in the rendered diagram: node boxes whose text holds a threshold test ``<=``."""
-    texts = page.get_by_test_id("stGraphVizChart").first.locator("g.node").all_text_contents()
-    return sum(1 for t in texts if re.search(r"#\d+\s+\S.*<=", t))
+    """Threshold splits in the rendered diagram: branch labels (its last bar trace) holding ``≤``."""
+    texts = page.locator(DIAGRAM).first.locator("g.barlayer g.trace.bars").last.locator("g.point").all_text_contents()
+    return sum(1 for t in texts if t.startswith("≤"))
 
 
 def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
@@ -40,7 +48,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     wait_idle(page)
     expect(page.get_by_role("heading", name="Grow", exact=True)).to_be_visible()
     expect(page.get_by_text(re.compile(r"Step 0 · 1 nodes"))).to_be_visible()
-    expect(page.get_by_test_id("stGraphVizChart").first.locator("g.node")).to_have_count(1)
+    expect(diagram_boxes(page)).to_have_count(1)
     assert split_nodes(page) == 0
     screenshot(page, "grow-start", full_page=False)
 
@@ -49,7 +57,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
         step.click()
         wait_idle(page)
         expect(page.get_by_text(re.compile(rf"Step {i} · {2 * i + 1} nodes"))).to_be_visible()
-    expect(page.get_by_test_id("stGraphVizChart").first.locator("g.node")).to_have_count(7)
+    expect(diagram_boxes(page)).to_have_count(7)
     assert split_nodes(page) == 3
     regions = page.get_by_test_id("stPlotlyChart")
     expect(regions.first).to_be_visible()
@@ -58,7 +66,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     screenshot(page, "grow-three-steps", full_page=False)
 
     # clicking a point selects the leaf it falls in for the node inspector
-    point = regions.first.locator("g.points path.point").nth(7)
+    point = page.locator(".st-key-grow_regions g.points path.point").nth(7)
     box = point.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
@@ -71,7 +79,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     page.locator(".st-key-_w_grow_undo button").click()
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Step 2 · 5 nodes"))).to_be_visible()
-    expect(page.get_by_test_id("stGraphVizChart").first.locator("g.node")).to_have_count(5)
+    expect(diagram_boxes(page)).to_have_count(5)
     assert split_nodes(page) == 2
     page.get_by_role("tab", name="Step log").click()
     wait_idle(page)
@@ -84,7 +92,7 @@ def test_shared_link_opens_ski_at_step_three(page, wait_idle, screenshot):
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Step 3 · 7 nodes · 4 leaves"))).to_be_visible()
     expect(page.get_by_test_id("stSidebar").get_by_text("Data set · ski")).to_be_visible()
-    expect(page.get_by_test_id("stGraphVizChart").first.locator("g.node")).to_have_count(7)
+    expect(diagram_boxes(page)).to_have_count(7)
     assert split_nodes(page) == 3
     expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
     assert "step=3" in page.url and "data=ski" in page.url

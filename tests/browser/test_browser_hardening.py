@@ -30,6 +30,8 @@ from playwright.sync_api import expect
 
 from tests.redis_server import redis_server
 
+TREES = "[class*='st-key-'][class*='_tree'] .js-plotly-plot"  # the interactive tree diagrams
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_FILE = ROOT / "tests" / "data" / "awkward" / "markup_names.csv"
 
@@ -71,11 +73,11 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
             break
         step.click()
         wait_idle(page)
-    svg_text = " ".join(t or "" for t in page.get_by_test_id("stGraphVizChart").first.locator("text").all_text_contents())
+    svg_text = " ".join(t or "" for t in page.locator(TREES).first.locator("text").all_text_contents())
     assert any(name in svg_text for name in ("**bold**", "{}|<>", ":red[z]", "[a](javascript:alert(1))")), svg_text
     no_injected_markup(page)
     # Plotly treats a $...$ pair as TeX and, without MathJax, dropped it: the names must survive
-    plot_text = " ".join(t or "" for t in page.get_by_test_id("stPlotlyChart").first
+    plot_text = " ".join(t or "" for t in page.locator(".st-key-grow_regions, .st-key-grow_fit").first
                          .locator("text").all_text_contents())
     assert "$x$" in plot_text and '"]; n0 -> n1 [' in plot_text, plot_text
     # the class labels are formulas in a spreadsheet, but text here
@@ -139,6 +141,9 @@ def proxied_replicas(tmp_path):
         conf = conf.replace(servers[1], f"        server 127.0.0.1:{ports[1]} max_fails=3 fail_timeout=10s;")
         conf = conf.replace(servers[2], "")
         conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{proxy_port};")
+        debug = "# add_header X-Dtx-Replica $upstream_addr always;"
+        assert debug in conf, "the replica header stays off in the shipped file"
+        conf = conf.replace(debug, debug[2:])  # this test asks which replica answered
         prefix = tmp_path / "nginx"
         prefix.mkdir()
         (prefix / "nginx.conf").write_text(conf, encoding="utf-8")
@@ -162,7 +167,14 @@ def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
     req = urllib.request.Request(f"{url}/_stcore/health", headers={"Cookie": cookie} if cookie else {})
     with urllib.request.urlopen(req, timeout=10) as resp:
         ours = [c for c in resp.headers.get_all("Set-Cookie") or [] if c.startswith("dtx_replica=")]
+        for header, value in SECURITY_HEADERS.items():
+            assert value in (resp.headers.get(header) or ""), (header, resp.headers.get(header))
         return resp.headers["X-Dtx-Replica"], (ours[0] if ours else None)
+
+
+# what deploy/nginx.conf adds to every answer (parts of the values)
+SECURITY_HEADERS = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'",
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 
 
 def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas, browser, wait_idle, tmp_path):
@@ -180,6 +192,8 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
     context.set_default_timeout(90_000)
     page = context.new_page()
+    refused = []  # the proxy's Content-Security-Policy must not block anything the app itself loads
+    page.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
     try:
         page.goto("/")
         wait_idle(page)
@@ -190,7 +204,7 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
             f"{i % 7},{(i * 3) % 11},{'rgb'[i % 3]},{'ab'[(i % 7 > 3) ^ (i % 3 == 0)]}\n" for i in range(60)),
             encoding="utf-8")
         page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
-        expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible()
+        expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible(timeout=60_000)  # a busy machine
         wait_idle(page)
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
         wait_idle(page)
@@ -200,8 +214,10 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
             expect(page.get_by_text(re.compile(rf"Step {i} · "))).to_be_visible()
         expect(page.get_by_test_id("stException")).to_have_count(0)
         expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+        expect(page.get_by_test_id("stGraphVizChart").locator("svg").first).to_be_visible()  # wasm allowed
         cookies = {c["name"]: c["value"] for c in context.cookies()}
         assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
+        assert refused == [], "\n".join(refused)
     finally:
         context.close()
 

@@ -9,6 +9,8 @@ import re
 
 from playwright.sync_api import expect
 
+TREES = "[class*='st-key-'][class*='_tree'] .js-plotly-plot"  # the interactive tree diagrams
+
 
 def _use_sample(page, wait_idle, name: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
@@ -46,7 +48,7 @@ def test_prune_page_methods(page, wait_idle, screenshot):
     page.get_by_role("button", name=re.compile("Use 20% of the rows for validation now")).click()
     wait_idle(page)
     expect(page.get_by_test_id("stSidebar").get_by_text(re.compile(r"\d+ validation"))).to_be_visible()
-    expect(page.get_by_test_id("stGraphVizChart")).to_have_count(2)
+    expect(page.locator(TREES)).to_have_count(2)
     expect(page.get_by_role("heading", name="Pruning log")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, "prune-reduced-error")
@@ -59,7 +61,7 @@ def test_prune_page_methods(page, wait_idle, screenshot):
     expect(page.locator(".gtitle", has_text="1-SE rule")).to_have_count(1)
     page.get_by_role("button", name=re.compile(r"^Use the 1-SE rule")).click()
     wait_idle(page)
-    expect(page.get_by_test_id("stGraphVizChart")).to_have_count(2)
+    expect(page.locator(TREES)).to_have_count(2)
     screenshot(page, "prune-cost-complexity")
 
     # C4.5 with subtree raising and its per-node estimates
@@ -74,7 +76,7 @@ def test_prune_page_methods(page, wait_idle, screenshot):
     page.get_by_test_id("stSelectbox").filter(has_text="Evaluation function").click()
     page.get_by_role("option", name=re.compile("^MDL bound")).click()
     wait_idle(page)
-    expect(page.get_by_test_id("stGraphVizChart")).to_have_count(2)
+    expect(page.locator(TREES)).to_have_count(2)
     screenshot(page, "prune-bottom-up-mdl")
     _method(page, wait_idle, "By hand")
     page.get_by_role("button", name="Prune below").click()

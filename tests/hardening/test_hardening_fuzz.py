@@ -26,7 +26,7 @@ from engine import ensembles as ens
 from engine.evaluate import validation as evaluation, metrics, stability
 from engine.prune import (records as pruning, bottom_up as pruning_bottomup, pessimistic as pruning_c45,
                           cost_complexity as pruning_ccp)
-from engine.prune import methods as prune_methods
+from engine.prune import mdl as prune_mdl, methods as prune_methods
 from engine.teach import theory
 from engine.config import TreeConfig
 from engine.evaluate.curves import depth_curve, growth_curve, learning_curve
@@ -453,12 +453,12 @@ THEORY_CALLS = {
     "pac_table.n_values": lambda v: theory.pac_table(n_values=v, epsilon=0.1, delta=0.05),
     "pac_table.k": lambda v: theory.pac_table(n_values=[2, 3], epsilon=0.1, delta=0.05, k=v),
     "pac_table.tree_nodes": lambda v: theory.pac_table(n_values=[2, 3], epsilon=0.1, delta=0.05, tree_nodes=v),
-    "description_length.n": lambda v: theory.description_length(v, 4),
-    "description_length.d": lambda v: theory.description_length(7, v),
-    "mdl.train_error": lambda v: theory.mdl_error_bound(v, 7, 4, 100),
-    "mdl.n_nodes": lambda v: theory.mdl_error_bound(0.1, v, 4, 100),
-    "mdl.m": lambda v: theory.mdl_error_bound(0.1, 7, 4, v),
-    "mdl.delta": lambda v: theory.mdl_error_bound(0.1, 7, 4, 100, v),
+    "description_length.n": lambda v: prune_mdl.description_length(v, 4),
+    "description_length.d": lambda v: prune_mdl.description_length(7, v),
+    "mdl.train_error": lambda v: prune_mdl.mdl_error_bound(v, 7, 4, 100),
+    "mdl.n_nodes": lambda v: prune_mdl.mdl_error_bound(0.1, v, 4, 100),
+    "mdl.m": lambda v: prune_mdl.mdl_error_bound(0.1, 7, 4, v),
+    "mdl.delta": lambda v: prune_mdl.mdl_error_bound(0.1, 7, 4, 100, v),
     "impurity.counts": lambda v: engine.split.impurity(v, "gini"),
     "impurity.criterion": lambda v: engine.split.impurity([3, 4], v),
     "impurity.base": lambda v: engine.split.impurity([3, 4], "entropy", base=v),

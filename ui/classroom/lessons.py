@@ -94,8 +94,10 @@ LESSONS: tuple[Lesson, ...] = (
         "nothing new. Gain ratio divides by the split information (log2 14 = 3.81 bits for Day) and "
         "shrinks the lead from 3.8x to 1.6x (0.247 vs 0.156); on only 14 days Day still edges ahead, so "
         "raise 'Min rows per leaf' to 2 and watch Outlook win. Switch Score between gain and gain ratio "
-        "to compare.",
-        GROW, "play_tennis_day", TreeConfig(algorithm="c45"), steps=0, kinds=(("Day", "categorical"),)),
+        "to compare. (This is the lecture notes' C4.5, J48's rules switched off; Weka's J48, the C4.5 "
+        "preset, needs two branches with at least M = 2 rows, so Day is never a candidate there.)",
+        GROW, "play_tennis_day", TreeConfig(algorithm="c45", c45_rules=(), min_samples_leaf=1), steps=0,
+        kinds=(("Day", "categorical"),)),
     Lesson(
         "gini-entropy-misclassification", "Gini vs entropy vs misclassification",
         "The ski data (month x altitude, 60 training rows) grown with the misclassification rate: its "

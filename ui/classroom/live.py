@@ -82,10 +82,10 @@ def snapshot_tree(round_key: str, snapshot: dict):
 
 
 def draw_tree(tree, highlight: int | None, key: str) -> None:
-    """The one place the live class draws a tree (the Grow page's own diagram view)."""
-    from ui.grow import views
+    """The one place the live class draws a tree (the app's interactive tree diagram, read-only here)."""
+    from ui import tree_view
 
-    views.render_diagram(tree, highlight=highlight, key=key, stretch_from=3)
+    tree_view.tree_chart(tree, key=f"{key}_tree", highlight=highlight, caption=False)
 
 
 # ------------------------------------------------------------------------------------- address

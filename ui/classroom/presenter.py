@@ -173,7 +173,7 @@ def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> Non
     st.markdown("**Narrated steps** (newest first)")
     pairs = list(zip(history[-limit:], texts))
     for rec, lines in reversed(pairs):
-        st.markdown(f"**{rec.index + 1}.** " + md_escape(" ".join(lines) or rec.action))
+        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action))
     if len(history) > limit:
         st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
 
@@ -192,8 +192,8 @@ def render_prune_narration(result, limit: int = LOG_LIMIT) -> None:
         return
     if not lines:
         return
-    with st.expander(f"The decisions in words ({len(lines)})"):
+    with st.expander(f"The decisions in words ({len(lines):,})"):
         for i, line in enumerate(lines[:limit], start=1):
-            st.markdown(f"{i}\\. " + md_escape(line))
+            st.markdown(f"{i:d}\\. " + md_escape(line))
         if len(lines) > limit:
             st.caption(f"{len(lines) - limit:,} more decisions are in the log table above.")

@@ -120,12 +120,12 @@ def render_quiz(grower, step_action) -> None:
     """The quiz panel: running score, last reveal, and the next question (``step_action`` steps)."""
     s = score()
     head, reset = st.columns([3, 1.4], vertical_alignment="center")
-    head.markdown(f"**Quiz score: {s.correct} of {s.asked} right**"
-                  + (f" · features right: {s.features_correct}" if s.asked else ""))
+    head.markdown(f"**Quiz score: {s.correct:d} of {s.asked:d} right**"
+                  + (f" · features right: {s.features_correct:d}" if s.asked else ""))
     reset.button("Reset score", key="_w_quiz_reset", on_click=reset_score, disabled=not s.asked)
     render_reveal(grower)
     if grower.done:
-        st.info(f"The tree is finished. Final score: {s.correct} of {s.asked}.", icon=":material/flag:")
+        st.info(f"The tree is finished. Final score: {s.correct:d} of {s.asked:d}.", icon=":material/flag:")
         return
     question = make_question(grower)
     if question is None:
@@ -133,7 +133,7 @@ def render_quiz(grower, step_action) -> None:
         return
     noun = "row" if question.n_rows == 1 else "rows"
     with st.container(border=True, key="quiz_question"):
-        st.markdown(f"**Which feature will split node {question.node_id}** ({question.n_rows} {noun})?")
+        st.markdown(f"**Which feature will split node {question.node_id:d}** ({question.n_rows:,} {md_escape(noun)})?")
         pick = st.radio("Your guess", question.features, index=None, horizontal=True, key=_key(W_PICK),
                         format_func=md_escape)  # radio options are Markdown: show column names literally
         if pick is not None and question.needs_threshold(pick):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -39,14 +39,17 @@ APPLIED = "_grow_link_applied"  # session flag: the link was read once in this s
 CFG_KEYS = {
     "alg": "algorithm", "crit": "criterion", "score": "score", "cat": "categorical_split",
     "depth": "max_depth", "mss": "min_samples_split", "msl": "min_samples_leaf",
-    "mid": "min_impurity_decrease", "leaves": "max_leaf_nodes", "chi2": "chi2_alpha",
+    # "mid" is the node's own minimum gain: links made before min_impurity_decrease became scikit-learn's
+    # weighted decrease meant that, and open the same tree; "dec" is scikit-learn's min_impurity_decrease
+    "mid": "min_gain", "dec": "min_impurity_decrease", "rules": "c45_rules",
+    "leaves": "max_leaf_nodes", "chi2": "chi2_alpha",
     "val": "validation", "order": "order", "base": "entropy_base",
     # split search (added later: a link without them opens with exact search, as when it was made)
     "search": "split_search", "bins": "max_bins", "above": "histogram_above_rows",
 }
 _INTS = {"max_depth", "min_samples_split", "min_samples_leaf", "max_leaf_nodes", "max_bins",
          "histogram_above_rows"}
-_FLOATS = {"min_impurity_decrease", "chi2_alpha"}
+_FLOATS = {"min_impurity_decrease", "min_gain", "chi2_alpha"}
 
 
 def _num(v: float) -> str:
@@ -65,6 +68,8 @@ def encode_config(cfg: TreeConfig) -> str:
             text = "e" if math.isclose(value, math.e) else _num(value)
         elif name == "validation":
             text = "1" if value else "0"
+        elif name == "c45_rules":
+            text = "+".join(value) if value else "notes"      # () = the lecture notes' C4.5: no J48 rule
         elif value is None:
             text = "none"
         elif name in _FLOATS:
@@ -77,6 +82,8 @@ def encode_config(cfg: TreeConfig) -> str:
 
 def _parse_value(name: str, text: str):
     t = text.strip()
+    if name == "c45_rules":
+        return () if t.lower() == "notes" else tuple(r for r in t.split("+") if r)
     if t.lower() in ("none", "off", ""):
         return None
     if name in _INTS:
@@ -94,6 +101,12 @@ def _parse_value(name: str, text: str):
     return t
 
 
+def _echo(piece: str, limit: int = 40) -> str:
+    """A piece of a link quoted in a warning: cut to ``limit`` characters (a link may be 100 kB)."""
+    flat = " ".join(str(piece).split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "\u2026")
+
+
 def decode_config(text: str) -> TreeConfig:
     """The inverse of :func:`encode_config`; raises ConfigError naming the bad piece."""
     values = {}
@@ -103,12 +116,12 @@ def decode_config(text: str) -> TreeConfig:
         key, sep, raw = piece.partition(":")
         name = CFG_KEYS.get(key.strip())
         if not sep or name is None:
-            raise ConfigError(f"The link's setting {piece.strip()!r} is not one this app knows.")
+            raise ConfigError(f"The link's setting {_echo(piece.strip())} is not one this app knows.")
         try:
             values[name] = _parse_value(name, raw)
         except ValueError:
-            raise ConfigError(f"The link's setting {piece.strip()!r} has a value this app cannot read.") from None
-    for name in ("min_samples_split", "min_samples_leaf", "min_impurity_decrease", "entropy_base",
+            raise ConfigError(f"The link's setting {_echo(piece.strip())} has a value this app cannot read.") from None
+    for name in ("min_samples_split", "min_impurity_decrease", "min_gain", "entropy_base",
                  "order", "algorithm", "split_search", "max_bins", "histogram_above_rows"):
         if name in values and values[name] is None:
             values.pop(name)
@@ -149,7 +162,7 @@ def decode_params(params: Mapping) -> SharedState:
         if raw in SAMPLES:
             name = raw
         else:
-            warn.append(f"The link names a data set '{raw[:40]}' that is not a bundled sample; "
+            warn.append(f"The link names a data set {_echo(raw)} that is not a bundled sample; "
                         "the current data set is kept.")
     cfg = None
     if P_CFG in params:
@@ -269,6 +282,13 @@ def apply_link_once() -> None:
                                      seed=shared.split[2])
         if shared.config is not None:
             state.set_config(shared.config)
+            try:  # valid alone is not enough: the settings must fit this data set (task, validation rows)
+                controls.session_grower()
+            except EngineError as err:
+                state.set_config(None)
+                shared = replace(shared, steps=0)
+                warnings.append(f"The link's settings do not fit this data set ({err}) The default settings "
+                                "are used and the tree starts at step 0.")
         if shared.features is not None:
             train = state.current_split().train
             if all(f in train.feature_names and train.kind(f) == "numeric" for f in shared.features):

@@ -91,7 +91,7 @@ def _on_upload() -> None:
     if upload is None:  # the user removed the file: keep the data set it gave
         return
     size = int(getattr(upload, "size", 0) or 0)
-    box = st.status(f"Loading {shorten(upload.name)} ({size / 2**20:,.0f} MB)", expanded=True) \
+    box = st.status(f"Loading {md_escape(shorten(upload.name))} ({size / 2**20:,.0f} MB)", expanded=True) \
         if size > BIG_UPLOAD_BYTES else None
     try:
         ds = load_stages(upload, box)
@@ -101,9 +101,9 @@ def _on_upload() -> None:
         st.session_state[UPLOAD_ERROR] = (upload.file_id, str(err))
         return
     if box is not None:
-        box.update(label=f"Loaded {shorten(upload.name)}: {len(ds):,} rows", state="complete", expanded=False)
+        box.update(label=f"Loaded {md_escape(shorten(upload.name))}: {len(ds):,} rows", state="complete", expanded=False)
     flash("success", f"Loaded **{md_escape(shorten(upload.name))}** ({len(ds):,} rows, "
-                     f"{len(ds.feature_names)} features). {RESET_NOTE}")
+                     f"{len(ds.feature_names):,} features). {RESET_NOTE}")
 
 
 def _apply_kinds() -> None:
@@ -114,8 +114,8 @@ def _apply_kinds() -> None:
             flash("warning", "Pick one or more columns and the kind they should have.")
             return
         state.replace_dataset(state.current_dataset().with_kinds({c: kind for c in columns}))
-        names = ", ".join(md_escape(shorten(c, 30)) for c in columns)
-        flash("success", f"Now {kind}: {names}. {RESET_NOTE}")
+        names = ", ".join(shorten(c, 30) for c in columns)
+        flash("success", f"Now {md_escape(kind)}: {md_escape(names)}. {RESET_NOTE}")
     _guard(action)
 
 
@@ -131,7 +131,7 @@ def _apply_target() -> None:
         elif new.task != task:
             new = new.with_task(task)
         state.replace_dataset(new)
-        flash("success", f"Target **{md_escape(shorten(new.target))}** ({new.task}). {RESET_NOTE}")
+        flash("success", f"Target **{md_escape(shorten(new.target))}** ({md_escape(new.task)}). {RESET_NOTE}")
     _guard(action)
 
 
@@ -204,7 +204,8 @@ def source_panel() -> None:
             help="Comma, semicolon, tab or pipe separated; the first row holds the column names. "
                  "The last column is the target unless you pick another one below. Files up to "
                  f"{st.get_option('server.maxUploadSize'):,} MB (1,000,000 rows of 20 numbers are "
-                 "about 150 MB); above 100,000 training rows the tree uses histogram split search.",
+                 "about 150 MB; a .gz file may unpack to that much); above 100,000 training rows the "
+                 "tree uses histogram split search.",
         )
         upload = st.session_state.get(W_UPLOAD)
         failed = st.session_state.get(UPLOAD_ERROR)
@@ -228,7 +229,7 @@ def overview_panel(ds) -> None:
     for note in notes[:4]:
         st.info(md_escape(note), icon=":material/info:")
     if len(notes) > 4:
-        with st.expander(f"{len(notes) - 4} more notes from loading"):
+        with st.expander(f"{len(notes) - 4:,} more notes from loading"):
             for note in notes[4:]:
                 st.text(note)
 
@@ -258,7 +259,7 @@ def target_form(ds) -> None:
         st.radio("Task", TASKS, key=W_TASK, horizontal=True, format_func=TASK_LABELS.get,
                  help="Detected: classification for text, yes/no and small whole-number targets, "
                       "regression for other numbers.")
-        st.caption(f"Now: **{ds.task}**.")
+        st.caption(f"Now: **{md_escape(ds.task)}**.")
         st.form_submit_button("Apply target", on_click=_apply_target, icon=":material/check:")
 
 

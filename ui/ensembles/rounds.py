@@ -17,6 +17,7 @@ from engine.viz import ensemble_figs as figs
 from ui.classroom import presenter as classroom
 from ui import state
 from ui.ensembles.views import member_diagram, memo, pick_xy
+from ui.widgets import md_escape, shorten
 
 W_ROUND = "_w_ens_round"
 
@@ -72,8 +73,8 @@ def render_rounds(ens, train) -> None:
             member_diagram(ens.members[rnd.member].tree)
     if rnd.draw is not None:
         d = rnd.draw
-        st.caption(f"Round {m}'s randomised stump drew the feature {d.feature}"
-                   + (f" (after skipping {', '.join(d.skipped)}, which had one value)" if d.skipped else "")
+        st.caption(f"Round {m:d}'s randomised stump drew the feature {md_escape(shorten(d.feature))}"
+                   + (f" (after skipping {md_escape(', '.join(d.skipped))}, which had one value)" if d.skipped else "")
                    + "; its candidate tests and their weighted gains:")
         st.dataframe(pd.DataFrame({"test": d.tests, "gain": d.gains, "chosen": [i == d.chosen for i in
                                                                                 range(len(d.tests))]}),

@@ -4,7 +4,8 @@ The trained ensemble lives in ``st.session_state[RESULT]`` (per user) together w
 it was trained on; when the data, split or tree settings change (``state.data_version()`` moves on)
 the page shows nothing stale and asks to train again. Heavy work only happens on the Train button.
 Members grow with the active tree settings (the Grow page's algorithm, criterion and stopping rules);
-the validation rule is switched off for members.
+the validation rule is switched off for members. Bagging and forest members grow on the chosen number of
+cores (the progress bar counts members as they arrive; leaving the page stops the pool).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import streamlit as st
 from engine import ensembles
 from ui import state
 from ui.ensembles.views import MEMO
+from ui.widgets import cores_setting
 
 METHODS = {"bagging": "Bagging", "random_forest": "Random forest", "adaboost": "AdaBoost"}
 BASES = {"stump": "decision stump", "tree": "depth-k tree", "random_stump": "randomised stump"}
@@ -68,6 +70,8 @@ def settings_panel(train) -> dict:
         out["per_tree_features"] = cols[3].radio(
             "Draw the k features", [False, True], key=W_PER_TREE, horizontal=True,
             format_func=lambda v: "per tree (A_i)" if v else "at every split") is True
+    if method in ("bagging", "random_forest"):
+        cores_setting(st.columns(4)[0])     # not in ``out``: the ensemble is the same for every choice
     if method == "adaboost":
         out["n_rounds"] = cols[0].number_input("Rounds M", 1, 500, 30, key=W_ROUNDS)
         out["base"] = cols[1].selectbox("Base learner", list(BASES), format_func=BASES.get, key=W_BASE)
@@ -85,12 +89,14 @@ def train(train_ds, settings: dict):
     bar = st.progress(0.0, text="Training...")
 
     def progress(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=f"Training member {done} of {total}")
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{done} of {total} members trained")
 
     started = time.perf_counter()
     try:
         fit = {"bagging": ensembles.fit_bagging, "random_forest": ensembles.fit_random_forest,
                "adaboost": ensembles.fit_adaboost}[method]
+        if method != "adaboost":          # AdaBoost's rounds depend on each other: one core
+            kwargs["n_jobs"] = state.current_n_jobs()
         ens = fit(train_ds, tree_config=member_config(), random_state=state.current_seed(), progress=progress,
                   **kwargs)
     finally:

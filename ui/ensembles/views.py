@@ -16,9 +16,9 @@ import streamlit as st
 
 from engine import ensembles
 from engine.viz import ensemble_figs as figs
-from engine.viz.dot import dot_source, fold_depth_for
 from engine.viz.regions import region_figure
-from ui.widgets import md_escape
+from ui import tree_view
+from ui.widgets import md_escape, shorten
 
 MEMO = "_ens_memo"
 W_MEMBER, W_SOURCE, W_ROW = "_w_ens_member", "_w_ens_source", "_w_ens_row"
@@ -48,11 +48,11 @@ def member_picker(ens, label: str = "Member", where=None) -> int:
 
 
 def member_diagram(tree, *, path=None) -> None:
-    """The member tree with ``st.graphviz_chart`` (deep trees folded below a readable depth)."""
-    depth = fold_depth_for(tree, BIG_TREE) if tree.n_nodes > BIG_TREE else None
-    if depth is not None:
-        st.caption(f"{tree.n_nodes} nodes: levels below depth {depth} are folded into “+k nodes” boxes.")
-    st.graphviz_chart(dot_source(tree, max_depth=depth, compact=depth is not None, path=path), width="content")
+    """The member tree as the interactive diagram (deep trees folded below a readable depth; a click on a
+    “+k nodes” box opens it); ``path``: node ids of the row's path, drawn in magenta."""
+    # one chart per member tree: its folds opened by hand and its zoom belong to that tree
+    tree_view.tree_chart(tree, key=f"ens_member_tree_{tree.fingerprint & 0xFFFFFFFF:x}", max_boxes=BIG_TREE,
+                         path=path, selected=path[-1] if path else None)
 
 
 # ------------------------------------------------------------------------------------------ vote
@@ -97,7 +97,7 @@ def pick_row(split) -> tuple[pd.DataFrame, str]:
 def render_vote(ens, split) -> None:
     row, what = pick_row(split)
     vb = ensembles.vote_breakdown(ens, row)
-    st.caption(f"How the {ens.n_members} members vote on {what}.")
+    st.caption(f"How the {ens.n_members:d} members vote on {md_escape(what)}.")
     st.dataframe(row, hide_index=True)
     left, right = st.columns([3, 2], gap="large")
     left.plotly_chart(figs.vote_figure(vb), key="ens_vote_chart")
@@ -111,7 +111,7 @@ def render_vote(ens, split) -> None:
     m = member_picker(ens, "Open member")
     tree = ens.members[m].tree
     path = [nid for nid, _ in tree.decision_path(row)]
-    st.caption(f"Member {m} predicts {vb.members['prediction'].iloc[m]} for this row (its path is marked).")
+    st.caption(f"Member {m:d} predicts {md_escape(shorten(vb.members['prediction'].iloc[m]))} for this row (its path is marked).")
     member_diagram(tree, path=path)
 
 
@@ -129,7 +129,7 @@ def render_members(ens, train) -> None:
     with left:
         member_diagram(tree)
         if ens.params.get("feature_sampling") == "node":
-            with st.expander(f"The features drawn at each split (k = {ens.params['k_features']})"):
+            with st.expander(f"The features drawn at each split (k = {ens.params['k_features']:d})"):
                 draws = memo(("draws", ens, m), lambda: ensembles.node_feature_draws(ens, train, m))
                 st.dataframe(draws, hide_index=True, width="stretch")
     with right:
@@ -144,10 +144,10 @@ def render_members(ens, train) -> None:
         if ens.task == "classification":
             labels = np.asarray(ens.classes, dtype=object)
             frame = pd.DataFrame({"row": train.row_ids[oob], "class": labels[truth], "member says": labels[pred]})
-            st.caption(f"Member {m} on its {oob.size} out-of-bag rows: accuracy {np.mean(pred == truth):.3f}.")
+            st.caption(f"Member {m:d} on its {oob.size:,} out-of-bag rows: accuracy {np.mean(pred == truth):.3f}.")
         else:
             frame = pd.DataFrame({"row": train.row_ids[oob], "value": truth, "member says": pred})
-            st.caption(f"Member {m} on its {oob.size} out-of-bag rows: MSE {np.mean((pred - truth) ** 2):.4g}.")
+            st.caption(f"Member {m:d} on its {oob.size:,} out-of-bag rows: MSE {np.mean((pred - truth) ** 2):.4g}.")
         st.dataframe(frame, hide_index=True, height=240)
         drawn = ens.bootstrap_indices(m)
         st.caption("The first draws (row positions, with repeats): " + ", ".join(map(str, drawn[:30]))
@@ -163,7 +163,7 @@ def pick_xy(ds, prefix: str = "", where=None) -> tuple[str, str] | None:
     nums = numeric_features(ds)
     if len(nums) < 2:
         st.info("The decision map needs two numeric features; this data set has "
-                f"{len(nums)}. Try the ski, iris or noisy moons sample.")
+                f"{len(nums):d}. Try the ski, iris or noisy moons sample.")
         return None
     kx, ky = prefix + W_X, prefix + W_Y
     if st.session_state.get(kx) not in nums:
@@ -196,9 +196,10 @@ def render_regions(ens, train) -> None:
         if x in tree.schema.feature_names and y in tree.schema.feature_names:
             st.plotly_chart(region_figure(tree, train.frame, labels, x, y, height=520, show_leaf_ids=False),
                             key="ens_member_regions")
-            st.caption(f"Member {m} alone: hard boxes. The vote smooths them (pale = members disagree).")
+            st.caption(f"Member {m:d} alone: hard boxes. The vote smooths them (pale = members disagree).")
         else:
-            st.info(f"Member {m} may not use both {x} and {y} (its features: {', '.join(tree.schema.feature_names)}).")
+            st.info(f"Member {m:d} may not use both {md_escape(shorten(x))} and {md_escape(shorten(y))} "
+                    f"(its features: {md_escape(', '.join(shorten(f, 30) for f in tree.schema.feature_names))}).")
 
 
 # ------------------------------------------------------------------------------------------ curves
@@ -213,7 +214,7 @@ def render_curves(ens, split) -> None:
         st.plotly_chart(figs.variance_figure(report), key="ens_variance")
     st.code(report.arithmetic(), language=None)
     what = "the test rows" if test is not None else "the training rows (there are no test rows)"
-    st.caption(f"Errors measured on {what}. e_m(x) is member m's error on row x (0/1 wrong for classes, the "
+    st.caption(f"Errors measured on {md_escape(what)}. e_m(x) is member m's error on row x (0/1 wrong for classes, the "
                "residual for numbers); σ² is the variance of one member's error over the rows, ρ the average "
                "correlation between two members' errors, and Var(ē) the variance of their average.")
 

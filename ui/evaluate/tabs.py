@@ -14,6 +14,7 @@ from engine.evaluate.validation import cross_validate
 from engine.evaluate.metrics import metric_label, metrics_for, scores_table
 from engine.evaluate.stability import PERTURBATIONS, instability
 from engine.viz import eval_figs
+from ui import state
 from ui.evaluate import context as ec
 
 TREE_CHOICES = ("grow", "full")
@@ -37,7 +38,7 @@ def render_metrics(ctx) -> None:
         which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree",
                          persist_state="session")
         tree = grow_tree if which == "grow" else ec.full_grower(ctx).tree
-    st.caption(f"{tree.n_leaves} leaves, depth {tree.depth}, trained on {len(ctx.train):,} rows.")
+    st.caption(f"{tree.n_leaves:,} leaves, depth {tree.depth:d}, trained on {len(ctx.train):,} rows.")
     evals = ec.evaluations(tree, ctx)
     if ctx.test is None or len(ctx.test) == 0:
         st.info("There are no test rows, so only the training rows are scored (they flatter the tree). "
@@ -65,7 +66,8 @@ def render_metrics(ctx) -> None:
 def _run_cv(ctx, k: int):
     update, done = ec.progress_callback(f"Cross-validating ({k} folds)")
     try:
-        return cross_validate(ctx.train, ctx.config, k=k, seed=ctx.seed, progress=update)
+        return cross_validate(ctx.train, ctx.config, k=k, seed=ctx.seed, progress=update,
+                              n_jobs=state.current_n_jobs())
     finally:
         done()
 
@@ -84,7 +86,7 @@ def render_cv(ctx) -> None:
     else:
         params, result = last
     kind = "stratified " if ctx.task == "classification" else ""
-    st.caption(f"{result.k} {kind}folds of the {n:,} training rows (seed {result.seed}); a tree of the "
+    st.caption(f"{result.k:d} {kind}folds of the {n:,} training rows (seed {result.seed:d}); a tree of the "  # md-safe: kind is app text
                "current settings is grown on k − 1 folds and scored on the one left out.")
     m1, m2, m3 = st.columns(3)
     m1.metric(f"mean test {metric_label(result.metric)}", f"{result.mean():.4f}")
@@ -114,7 +116,7 @@ def render_overfitting(ctx) -> None:
         st.caption("Each point is the tree cut at that depth (every node above it split).")
     else:
         st.caption(f"The tree of the current settings grown once on {len(ctx.curve_train):,} rows "
-                   f"({grower.tree.n_leaves} leaves); each point is the tree after one more step.")
+                   f"({grower.tree.n_leaves:,} leaves); each point is the tree after one more step.")
     if marker is None:
         st.caption("Grow a tree on the Grow page and its current step is marked here.")
     with st.expander("Curve data"):
@@ -127,7 +129,8 @@ def _run_learning(ctx, n_sizes: int, repeats: int):
     update, done = ec.progress_callback("Growing trees on random subsets")
     try:
         return learning_curve(ctx.curve_train, ctx.curve_test, ctx.config, sizes=sizes, repeats=repeats,
-                              seed=ctx.seed, metric=metrics_for(ctx.task)[0], progress=update)
+                              seed=ctx.seed, metric=metrics_for(ctx.task)[0], progress=update,
+                              n_jobs=state.current_n_jobs())
     finally:
         done()
 
@@ -159,7 +162,8 @@ def _run_instability(ctx, method: str, fraction: float, runs: int):
     update, done = ec.progress_callback("Growing trees on perturbed rows")
     try:
         return instability(ctx.curve_train, ctx.curve_test, ctx.config, runs=runs, method=method,
-                           fraction=fraction, seed=ctx.seed, progress=update)
+                           fraction=fraction, seed=ctx.seed, progress=update,
+                           n_jobs=state.current_n_jobs())
     finally:
         done()
 

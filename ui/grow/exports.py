@@ -15,6 +15,7 @@ from engine.tree.paths import rules_text
 from engine.tree.serialize import tree_from_json, tree_to_json
 from engine.viz.dot import dot_to_svg
 from ui.errors import show_engine_error
+from ui.widgets import md_escape
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NO_SVG = ("SVG export needs the Graphviz `dot` program on the server; download the DOT file and open "
@@ -100,7 +101,7 @@ def render_import(draw) -> None:
     except EngineError as err:
         show_engine_error(err)
         return
-    st.caption(f"Imported tree: {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}, "
-               f"{tree.task}, criterion {tree.criterion}. It is shown here only; the tree you grow is unchanged.")
+    st.caption(f"Imported tree: {tree.n_nodes:,} nodes, {tree.n_leaves:,} leaves, depth {tree.depth:d}, "
+               f"{md_escape(tree.task)}, criterion {md_escape(tree.criterion)}. It is shown here only; the tree you grow is unchanged.")
     draw(tree)
     st.code(rules_text(tree), language=None, wrap_lines=True)

@@ -4,7 +4,8 @@ For the chosen node: the gain table (every feature's best split, the winner star
 arithmetic with its real numbers (parent impurity, weighted children, gain), the class counts of its
 children, the threshold scan of its feature, and the override: force that candidate (for numeric
 features any threshold; for subset / equals splits any grouping) with ``Grower.expand``, or collapse
-the node's subtree with ``Grower.collapse``.
+the node's subtree with ``Grower.collapse``. An open leaf can be decided at once (``Grower.step(node_id)``:
+the user picks which leaf grows next) and an internal node's subtree folded or opened in the diagram.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from engine.split.gain import candidate_scan, evaluate_test, explain_gain, expla
 from engine.split.records import Split, format_number
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.figures import class_distribution_figure, threshold_scan_figure
-from ui import state
+from ui import state, tree_view
 from ui.errors import show_engine_error
 from ui.grow.exports import csv_bytes, file_stem
+from ui.grow import views
 from ui.grow.views import memo, tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
 
@@ -144,13 +146,16 @@ def render_inspector(grower) -> None:
     # The labels change as the tree grows, so the widget is keyed on the tree (selection kept in state).
     key = f"{W_NODE}_{tree_fingerprint(tree)}"
     sel = _sync_node(tree, key)
+    if st.session_state.get(views.DRAWN_SELECTED, sel) != sel:
+        st.rerun()  # chosen here (the fragment reran alone): redraw the page so the diagram outlines it
     st.selectbox("Node", [n.id for n in tree.walk()], key=key, on_change=_on_node, args=(key,),
                  format_func=lambda i: node_label(tree.nodes[i]),
-                 help="Or click a point in the region plot to pick the leaf it falls in.")
+                 help="Or click a box in the diagram, or a point in the region plot to pick the leaf it falls in.")
     node = tree.node(sel)
     pred = node.prediction if isinstance(node.prediction, str) else format_number(round(node.prediction, 4))
     st.text(f"{node.n_node_samples:,} rows · {grower.crit.name} {node.impurity:.3f} · predicts {pred}"
             + (f" · stopped: {STOP_REASONS.get(node.stop_reason, node.stop_reason)}" if node.stop_reason else ""))
+    _diagram_buttons(grower, node)
     table = grower.gain_table(sel)
     if table.empty:
         st.info("No feature can split this node (every feature takes one value here, or the children "
@@ -206,6 +211,31 @@ def render_inspector(grower) -> None:
         _override_buttons(grower, node, split)
 
 
+def _diagram_buttons(grower, node) -> None:
+    """Split an open leaf now (the user picks which leaf grows next), or fold / open a subtree's boxes."""
+    if node.id in grower.open_nodes:
+        if st.button(f"Split node {node.id} now", key="_w_grow_split_now", type="primary", icon=":material/bolt:",
+                     help="Decide this open leaf now instead of in its turn: it is split by its best split "
+                          "(the one Step would choose), or closed if a stopping rule holds."):
+            try:
+                rec = grower.step(node.id)
+                if rec is not None and rec.action == "split":
+                    flash("success", f"Node {node.id} split: {md_escape(rec.split.describe())}.")
+                elif rec is not None:
+                    reason = dict(rec.stopped).get(node.id)
+                    flash("info", f"Node {node.id} closed: {md_escape(STOP_REASONS.get(reason, reason))}.")
+            except EngineError as err:
+                flash("error", md_escape(err))
+            st.rerun()
+    elif not node.is_leaf and node.id != 0:
+        folded = tree_view.is_folded(grower.tree, node.id, key=views.TREE_KEY, max_depth=views.diagram_depth())
+        if st.button(f"Open node {node.id}'s subtree" if folded else f"Fold node {node.id}'s subtree",
+                     key="_w_grow_fold", icon=":material/unfold_more:" if folded else ":material/unfold_less:",
+                     help="Only the diagram changes: a folded subtree is one “+k nodes” box (click it to open)."):
+            tree_view.set_folded(views.TREE_KEY, node.id, not folded)
+            st.rerun()
+
+
 def _override_buttons(grower, node, split: Split | None) -> None:
     applied = split is not None and node.split is not None and split.same_test(node.split)
     c1, c2 = st.columns(2)
@@ -214,7 +244,7 @@ def _override_buttons(grower, node, split: Split | None) -> None:
                                       "stay open for Step.", icon=":material/call_split:"):
         try:
             grower.expand(node.id, split)
-            flash("success", f"Node {node.id} split by hand: {md_escape(split.describe())}.")
+            flash("success", f"Node {node.id:d} split by hand: {md_escape(split.describe())}.")
         except EngineError as err:
             flash("error", md_escape(err))
         st.rerun()
@@ -222,7 +252,7 @@ def _override_buttons(grower, node, split: Split | None) -> None:
                  help="Removes the subtree below this node; it becomes a leaf.", icon=":material/unfold_less:"):
         try:
             grower.collapse(node.id)
-            flash("success", f"Node {node.id} collapsed into a leaf.")
+            flash("success", f"Node {node.id:d} collapsed into a leaf.")
         except EngineError as err:
             flash("error", md_escape(err))
         state.select_node(node.id)

@@ -143,7 +143,7 @@ def render_query_result(tree, ds) -> dict | None:
                                                            format="%.3f")})
     missing = [f for f, v in values.items() if v is None]
     if missing:
-        st.caption(f"{len(missing)} missing value(s): at a test on them the point goes down every branch "
+        st.caption(f"{len(missing):,} missing value(s): at a test on them the point goes down every branch "
                    "with the branch's share of the training rows; the path below follows the largest.")
     lines = [f"node {nid}: {text}" for nid, text in res["path"]]
     st.code("\n".join(lines), language=None, wrap_lines=True)

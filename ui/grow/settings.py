@@ -14,10 +14,10 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from engine.config import PRESETS, TreeConfig
+from engine.config import C45_RULES, PRESETS, TreeConfig
 from engine.errors import ConfigError
 from ui import state
-from ui.widgets import flash
+from ui.widgets import flash, md_escape
 
 P = "_w_grow_"
 W_ALGO, W_CRIT, W_SCORE, W_CAT = P + "algorithm", P + "criterion", P + "score", P + "categorical"
@@ -25,8 +25,9 @@ W_DEPTH, W_MSS, W_MSL, W_MID = P + "max_depth", P + "min_split", P + "min_leaf",
 W_LEAVES, W_CHI2, W_VAL, W_ORDER, W_BASE = (P + "max_leaves", P + "chi2", P + "validation", P + "order",
                                             P + "base")
 W_SEARCH, W_BINS, W_ABOVE = P + "split_search", P + "max_bins", P + "hist_above"
+W_GAIN, W_RULES = P + "min_gain", P + "c45_rules"
 SETTINGS = (W_ALGO, W_CRIT, W_SCORE, W_CAT, W_DEPTH, W_MSS, W_MSL, W_MID, W_LEAVES, W_CHI2, W_VAL,
-            W_ORDER, W_BASE, W_SEARCH, W_BINS, W_ABOVE)
+            W_ORDER, W_BASE, W_SEARCH, W_BINS, W_ABOVE, W_GAIN, W_RULES)
 SYNCED = "_grow_widgets_cfg"  # the config the settings widgets were filled from
 CONFIG_ERROR = "_grow_config_error"  # sentence of the last rejected settings change
 PRESET = "preset"
@@ -37,7 +38,14 @@ CAT_SPLITS = ("multiway", "subset", "equals")
 ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-first (largest gain)"}
 CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
 BASES = {"bits": 2.0, "nats": math.e}
-SEARCHES = {"auto": "Automatic (histogram above N rows)", "exact": "Exact", "histogram": "Histogram"}
+SEARCHES = {"auto": "Automatic (histogram on big data for bounded trees)", "exact": "Exact", "histogram": "Histogram"}
+RULE_LABELS = {"min_split": "split sizes", "mdl": "MDL correction", "value_threshold": "value thresholds",
+               "average_gain": "average gain", "all_values": "all-value branches"}
+
+
+def preset_rules(algorithm) -> tuple[str, ...]:
+    """The J48 rules the algorithm's preset switches on: all for C4.5, none otherwise."""
+    return C45_RULES if algorithm == "c45" else ()
 
 # ------------------------------------------------------------------------------- pure helpers
 def widget_values(cfg: TreeConfig) -> dict:
@@ -46,7 +54,8 @@ def widget_values(cfg: TreeConfig) -> dict:
         W_ALGO: cfg.algorithm, W_CRIT: cfg.criterion if cfg.criterion in CRITERIA else PRESET,
         W_SCORE: cfg.score or PRESET, W_CAT: cfg.categorical_split or PRESET,
         W_DEPTH: cfg.max_depth, W_MSS: cfg.min_samples_split, W_MSL: cfg.min_samples_leaf,
-        W_MID: float(cfg.min_impurity_decrease), W_LEAVES: cfg.max_leaf_nodes,
+        W_MID: float(cfg.min_impurity_decrease), W_GAIN: float(cfg.min_gain), W_LEAVES: cfg.max_leaf_nodes,
+        W_RULES: list(preset_rules(cfg.algorithm) if cfg.c45_rules is None else cfg.c45_rules),
         W_CHI2: "off" if cfg.chi2_alpha is None else format(cfg.chi2_alpha, "g"),
         W_VAL: bool(cfg.validation), W_ORDER: cfg.order,
         W_BASE: "nats" if math.isclose(cfg.entropy_base, math.e) else "bits",
@@ -69,12 +78,15 @@ def config_from_widgets(values: Mapping) -> TreeConfig:
     """A ``TreeConfig`` from the settings widgets' values; the engine validates (ConfigError)."""
     chi2 = values.get(W_CHI2, "off")
     base = values.get(W_BASE, "bits")
+    algorithm = values.get(W_ALGO, "cart")
+    rules = values.get(W_RULES)
+    rules = None if rules is None or set(rules) == set(preset_rules(algorithm)) else tuple(rules)
     return TreeConfig(
-        algorithm=values.get(W_ALGO, "cart"), criterion=_opt(values.get(W_CRIT)),
+        algorithm=algorithm, criterion=_opt(values.get(W_CRIT)), c45_rules=rules,
         score=_opt(values.get(W_SCORE)), categorical_split=_opt(values.get(W_CAT)),
         max_depth=_whole(values.get(W_DEPTH)), min_samples_split=_whole(values.get(W_MSS, 2)),
-        min_samples_leaf=_whole(values.get(W_MSL, 1)),
-        min_impurity_decrease=float(values.get(W_MID) or 0.0),
+        min_samples_leaf=_whole(values.get(W_MSL)),
+        min_impurity_decrease=float(values.get(W_MID) or 0.0), min_gain=float(values.get(W_GAIN) or 0.0),
         max_leaf_nodes=_whole(values.get(W_LEAVES)),
         chi2_alpha=None if chi2 in (None, "off") else float(chi2),
         validation=bool(values.get(W_VAL, False)), order=values.get(W_ORDER, "breadth"),
@@ -90,7 +102,7 @@ def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
 
     ``exact search`` (every midpoint between sorted values) or ``histogram search, 255 bins: thresholds
     at bin edges``; an unresolved "auto" (``n_rows`` unknown) reads ``automatic search (histogram above
-    100,000 rows)``.
+    100,000 rows unless the tree may grow to leaves of a row or two)``.
     """
     search = cfg.split_search
     if search == "auto" and n_rows is not None:
@@ -99,7 +111,8 @@ def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
         return f"histogram search, {cfg.max_bins:,} bins: thresholds at bin edges"
     if search == "exact":
         return "exact search"
-    return f"automatic search (histogram above {cfg.histogram_above_rows:,} rows)"
+    return (f"automatic search (histogram above {cfg.histogram_above_rows:,} rows unless the tree may grow "
+            "to leaves of a row or two)")
 
 
 def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str:
@@ -115,10 +128,16 @@ def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str
         parts.append(f"depth ≤ {r.max_depth}")
     if r.min_samples_split != 2:
         parts.append(f"split ≥ {r.min_samples_split} rows")
-    if r.min_samples_leaf != 1:
+    if r.c45_rules == C45_RULES:
+        parts.append(f"J48's rules, M = {r.min_samples_leaf}")
+    elif r.c45_rules:
+        parts.append("J48's rules: " + ", ".join(RULE_LABELS[x] for x in r.c45_rules) + f"; M = {r.min_samples_leaf}")
+    elif r.min_samples_leaf != 1:
         parts.append(f"leaf ≥ {r.min_samples_leaf} rows")
+    if r.min_gain:
+        parts.append(f"gain ≥ {r.min_gain:g}")
     if r.min_impurity_decrease:
-        parts.append(f"gain ≥ {r.min_impurity_decrease:g}")
+        parts.append(f"weighted decrease ≥ {r.min_impurity_decrease:g}")
     if r.max_leaf_nodes is not None:
         parts.append(f"≤ {r.max_leaf_nodes} leaves")
     if r.chi2_alpha is not None:
@@ -133,8 +152,17 @@ def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str
 
 def _on_settings_change() -> None:
     ss = st.session_state
+    values = {k: ss.get(k) for k in SETTINGS}
+    synced = ss.get(SYNCED)
+    if synced is not None and values[W_ALGO] != synced.algorithm:
+        values[W_RULES] = list(preset_rules(values[W_ALGO]))   # a new algorithm starts from its own rules
+    preset = PRESETS.get(values[W_ALGO], {})
+    score = _opt(values.get(W_SCORE)) or preset.get("score")
+    cat = _opt(values.get(W_CAT)) or preset.get("categorical_split")
+    if values.get(W_RULES) and (score != "gain_ratio" or cat != "multiway"):
+        values[W_RULES] = []        # J48's rules pick multiway splits by gain ratio: another score turns them off
     try:
-        cfg = config_from_widgets({k: ss.get(k) for k in SETTINGS})
+        cfg = config_from_widgets(values)
     except ConfigError as err:
         ss[CONFIG_ERROR] = str(err)
         return
@@ -167,8 +195,8 @@ def settings_panel(task: str, has_validation: bool) -> None:
     with st.expander("Settings: algorithm, impurity, stopping rules", key=P + "settings_box"):
         c = st.columns(4)
         c[0].selectbox("Algorithm", list(ALGO_LABELS), format_func=ALGO_LABELS.get, key=W_ALGO,
-                       help="Presets: ID3 = entropy + gain + multiway; C4.5 = entropy + gain ratio; "
-                            "CART = Gini + binary subsets.", **kw)
+                       help="Presets: ID3 = entropy + gain + multiway; C4.5 = Weka's J48: entropy + gain "
+                            "ratio + J48's rules (below) with M = 2; CART = Gini + binary subsets.", **kw)
         if task == "regression":
             c[1].selectbox("Impurity", ["variance"], disabled=True, key=P + "variance",
                            help="Regression trees always use the variance of the target.")
@@ -185,9 +213,29 @@ def settings_panel(task: str, has_validation: bool) -> None:
         c = st.columns(4)
         c[0].number_input("Max depth (empty = none)", min_value=0, value=None, step=1, key=W_DEPTH, **kw)
         c[1].number_input("Min rows to split", min_value=2, step=1, key=W_MSS, **kw)
-        c[2].number_input("Min rows per leaf", min_value=1, step=1, key=W_MSL, **kw)
-        c[3].number_input("Min gain", min_value=0.0, step=0.01, format="%.3f", key=W_MID, **kw,
-                          help="A node is split only if its best gain reaches this value.")
+        c[2].number_input("Min rows per leaf (empty = preset)", min_value=1, value=None, step=1, key=W_MSL,
+                          placeholder="preset (C4.5: 2, else 1)",
+                          help="Each child needs at least this many rows (preset 1). With J48's rules on it "
+                               "is J48's M (preset 2 on C4.5), counted in case weight: a row with a missing "
+                               "value counts by its fraction.", **kw)
+        c[3].number_input("Min gain", min_value=0.0, step=0.01, format="%.3f", key=W_GAIN, **kw,
+                          help="The lecture notes' rule: a node is split only if its own best gain reaches "
+                               "this value.")
+        c = st.columns([1, 3])
+        c[0].number_input("Min impurity decrease", min_value=0.0, step=0.001, format="%.4f", key=W_MID, **kw,
+                          help="scikit-learn's rule: split only if (node rows / all rows) × gain reaches this "
+                               "value, so CART gives scikit-learn's tree.")
+        c[1].multiselect("C4.5: J48's rules", list(C45_RULES), format_func=RULE_LABELS.get, key=W_RULES,
+                         disabled=task == "regression", **kw,
+                         help="On for the C4.5 preset, which then grows Weka J48's tree; switch each off to "
+                              "follow the lecture notes instead. Split sizes: a threshold needs "
+                              "0.1 × weight / classes (between M and 25) on each side, a multiway split two "
+                              "branches with ≥ M. MDL correction: a threshold's gain loses log2(candidate "
+                              "thresholds) / weight. Value thresholds: the largest training value at or "
+                              "below the cut, not the midpoint. Average gain: gain ≥ average − 0.001, "
+                              "averaged over numeric features and categorical ones with fewer values than "
+                              "0.3 × rows. All-value branches: a branch for every value of the feature; "
+                              "empty ones predict their parent's classes.")
         c = st.columns(4)
         c[0].number_input("Max leaves (empty = none)", min_value=2, value=None, step=1, key=W_LEAVES,
                           help="Forces best-first growth.", **kw)
@@ -212,7 +260,9 @@ def settings_panel(task: str, has_validation: bool) -> None:
         c[1].number_input("Max bins", min_value=2, max_value=65_535, step=1, key=W_BINS, **kw,
                           help="Bins per numeric feature for histogram search.")
         c[2].number_input("Histogram above N rows", min_value=0, step=10_000, key=W_ABOVE, **kw,
-                          help="Automatic search uses histograms when the training rows exceed this.")
+                          help="Automatic search uses histograms when the training rows exceed this and a depth, leaf-count "
+                               "or leaf-size limit keeps leaves at two rows or more on average (on trees grown "
+                               "to full depth exact search is faster).")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):
-        st.error(st.session_state[CONFIG_ERROR], icon=":material/error:")
+        st.error(md_escape(st.session_state[CONFIG_ERROR], limit=1000), icon=":material/error:")

@@ -1,7 +1,7 @@
 """Grow page views: the tree diagram, the step log, and the region plot.
 
 Everything heavy is memoised per session (:func:`memo`) on a fingerprint of the tree, so reruns that do
-not change the tree (choosing a node, a query point, switching tabs) reuse the DOT text and figures.
+not change the tree (a query point, switching tabs) reuse the diagram, the DOT text and figures.
 The figures themselves come from ``engine.viz``; this module only wires them to widgets.
 """
 
@@ -15,7 +15,8 @@ import streamlit as st
 
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.dot import dot_source, fold_depth_for
-from ui import state
+from engine.viz.tree_figure import tree_figure
+from ui import state, tree_view
 from ui.widgets import md_escape, shorten
 
 MEMO = "_grow_memo"
@@ -23,8 +24,7 @@ MEMO_SIZE = 24
 MEDIUM_TREE = 15  # more nodes than this: offer compact boxes
 COMPACT_TREE = 40  # more nodes than this when the toggle first appears: compact boxes by default
 BIG_TREE = 100  # more nodes than this: fold levels deeper than a chosen depth
-STRETCH_LEAVES = 4  # from this many leaves the diagram is drawn as wide as its (half-width) column
-STRETCH_LEAVES_WIDE = 7  # the same when the diagram has the whole width
+WIDE_LEAVES = 7  # from this many leaves the diagram takes the page's whole width (its boxes stay readable)
 LOG_RUNNER_UP_LIMIT = 400  # runner-ups are listed for at most this many recent steps
 
 
@@ -52,45 +52,73 @@ def memo(key, compute):
 
 
 # ------------------------------------------------------------------------------------- diagram
+TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under this key)
+PRESENTER_HEIGHT = 620  # pixels: presenter view fits the diagram to a projector's height
+
+
 def diagram_source(tree, **kw) -> str:
-    """DOT text of the tree (memoised on the tree's fingerprint and the drawing options)."""
+    """DOT text of the tree for the download (memoised on the tree's fingerprint and the drawing options)."""
     opts = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple, set)) else v) for k, v in kw.items()))
     return memo(("dot", tree_fingerprint(tree), opts), lambda: dot_source(tree, **kw))
 
 
-def render_diagram(tree, *, highlight=None, path=None, key: str = "grow",
-                   stretch_from: int = STRETCH_LEAVES) -> str:
-    """Draw the tree with ``st.graphviz_chart``; bigger trees get compact boxes and a depth limit.
+def _select_clicked(node_id: int) -> None:
+    state.select_node(node_id)
 
-    ``highlight``: node drawn with a thick border (the last split); ``path``: node ids of a query
-    point's path. ``stretch_from``: from this many leaves the drawing is scaled to the container's
-    width (smaller trees keep their natural size). Returns the DOT text drawn.
+
+DIAGRAM_DEPTH = "_grow_diagram_depth"  # the fold depth drawn last (the inspector's fold button reads it)
+DRAWN_SELECTED = "_grow_diagram_selected"  # the node the diagram outlined last
+
+
+def diagram_depth() -> int | None:
+    """The fold depth the diagram used in this run (None: no level folded)."""
+    return st.session_state.get(DIAGRAM_DEPTH)
+
+
+def render_diagram(tree, *, highlight=None, path=None, big: bool = False):
+    """Draw the tree as the interactive Plotly diagram; bigger trees get compact boxes and folded levels.
+
+    ``highlight``: node drawn with a thick black outline (the last split); ``path``: node ids of a query
+    point's path; the inspector's node gets a blue outline. A click selects a node in the inspector, a
+    click on a ``+k nodes`` box opens it. ``big``: presenter view (large type, fits the screen's
+    height). Returns the figure drawn.
     """
     max_depth, compact = None, False
-    if tree.n_nodes > MEDIUM_TREE:
+    if tree.n_nodes > MEDIUM_TREE and not big:
         c2, c1, c3 = st.columns([1.3, 2, 2.5], vertical_alignment="bottom")
-        compact_key = f"_w_{key}_compact"
+        compact_key = "_w_grow_compact"
         if compact_key not in st.session_state:
             st.session_state[compact_key] = tree.n_nodes > COMPACT_TREE
         compact = c2.toggle("Compact boxes", key=compact_key,
-                            help="Only the test (or class) and n in each box; the inspector has the rest.")
+                            help="Only the test (or class) and n in each box; hover or the inspector shows the rest.")
         note = f"{tree.n_nodes:,} nodes."
         if tree.n_nodes > BIG_TREE:
-            depth_key = f"_w_{key}_depth"
+            depth_key = "_w_grow_depth"
             options = list(range(1, tree.depth + 1))
             if st.session_state.get(depth_key) not in options:
                 fold = fold_depth_for(tree, BIG_TREE)
                 st.session_state[depth_key] = fold if fold in options else options[0]
-            max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key)
+            max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key,
+                                         help="Deeper subtrees are folded into “+k nodes” boxes; click one to open it.")
             max_depth = None if max_depth >= tree.depth else max_depth
             note += " Deeper levels are folded into “+k nodes” boxes; the export holds the whole tree."
         c3.caption(note)
-    dot = diagram_source(tree, highlight=highlight, path=tuple(path or ()), max_depth=max_depth,
-                         compact=compact)
-    # Small trees at their natural size (one box would fill the screen); bigger ones fill the
-    # container, so a projector shows them large.
-    st.graphviz_chart(dot, width="stretch" if tree.n_leaves >= stretch_from else "content")
-    return dot
+    elif big:  # presenter: large type in boxes of three lines, a big tree folded
+        compact = True
+        max_depth = fold_depth_for(tree, BIG_TREE) if tree.n_nodes > BIG_TREE else None
+    st.session_state[DIAGRAM_DEPTH] = max_depth
+    folded = tree_view.folded_ids(tree, key=TREE_KEY, max_depth=max_depth)
+    selected = st.session_state[DRAWN_SELECTED] = state.selected_node()
+    fig = memo(("tree_fig", tree_fingerprint(tree), highlight, tuple(path or ()), selected, folded, compact, big),
+               lambda: tree_figure(tree, highlight=highlight, path=path, selected=selected, folded=folded,
+                                   compact=compact, big=big, max_height=PRESENTER_HEIGHT if big else 1500,
+                                   uirevision=TREE_KEY))
+    tree_view.show_figure(fig, key=TREE_KEY, on_node=_select_clicked)
+    if not big:
+        st.caption("Click a box to inspect it (an open leaf can be split right away); a “+k nodes” box opens "
+                   "its subtree. Wheel to zoom, drag to pan, double-click for the whole tree. Black outline: "
+                   "the last split; blue: the node in the inspector.")
+    return fig
 
 
 # ------------------------------------------------------------------------------------ step log
@@ -141,7 +169,7 @@ def render_step_log(grower, *, height: int | None = None) -> pd.DataFrame:
             "action": st.column_config.TextColumn("Action", width="small",
                                                   help="split: automatic; forced: chosen by hand; "
                                                        "collapse: subtree removed by hand; finish: "
-                                                       "the last open leaves were closed"),
+                                                       "open leaves closed by a stopping rule"),
             "node": st.column_config.NumberColumn("Node", format="%d", width="small"),
             "split": st.column_config.TextColumn("Split", width="medium"),
             "gain": st.column_config.NumberColumn("Gain", format="%.3f"),
@@ -235,6 +263,20 @@ def default_axes(grower, numeric: list[str]) -> tuple[str, str]:
     return ranked[0], ranked[1]
 
 
+def region_focus(tree, selected: int, last: int | None) -> int | None:
+    """The node whose region the plot outlines: the inspector's node, or the last split while the root is chosen
+    (or the chosen node is gone after an undo)."""
+    if selected <= 0 or selected >= len(tree.nodes) or tree.nodes[selected] is None:
+        return last
+    node = tree.nodes[selected]
+    while node.parent is not None:  # still attached to the root (not under a collapsed node)?
+        parent = tree.nodes[node.parent]
+        if parent is None or node.id not in parent.children:
+            return last
+        node = parent
+    return selected
+
+
 def subtree_leaves(tree, node_id: int | None) -> tuple[int, ...]:
     """Leaves below ``node_id`` (the region the last step split), or () for None."""
     if node_id is None:
@@ -274,7 +316,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         return
     if len(usable) < 2:
         names = ", ".join(numeric) if numeric else "none"
-        st.info(f"The region plot needs two numeric features; this data set has {len(numeric)} "
+        st.info(f"The region plot needs two numeric features; this data set has {len(numeric):d} "
                 f"({md_escape(names)}). The diagram and the rules show the whole tree.")
         return
     ss = st.session_state
@@ -306,7 +348,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     fig = memo(("regions", fp, x, y, hl, qkey, big), figure)
     st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
                     selection_mode=("points", "box"), width="stretch")
-    st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region the last step split.")
+    st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region of the node in the "
+               "inspector (the root: of the last split).")
     if two_features:
         st.info(f"Two-feature mode: this tree grows on {md_escape(two_features[0])} and "
                 f"{md_escape(two_features[1])} only.", icon=":material/filter_2:")
@@ -314,8 +357,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     elif set(tree.feature_importances) - {x, y} and any(
             n.split.feature not in (x, y) for n in tree.internal_nodes):
         others = sorted({n.split.feature for n in tree.internal_nodes} - {x, y})
-        st.caption(f"The tree also tests {md_escape(', '.join(others[:6]))}"
-                   f"{' …' if len(others) > 6 else ''}: the rectangles only show its tests on these two axes.")
+        st.caption(f"The tree also tests {md_escape(', '.join(shorten(o, 40) for o in others[:6]))}"
+                   + (" …" if len(others) > 6 else "") + ": the rectangles only show its tests on these two axes.")
         st.button(f"Grow on {md_escape(shorten(x, 20))} and {md_escape(shorten(y, 20))} only", on_click=set_two_features,
                   args=((x, y),), key="_w_grow_two_feats", icon=":material/filter_2:",
                   help="Starts a new tree that may only use these two features (clearly labelled).")

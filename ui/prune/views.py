@@ -18,15 +18,15 @@ from engine.prune.reduced_error import prune_manual, prune_reduced_error
 from engine.prune.bottom_up import EVALUATIONS, prune_bottom_up
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, prune_ccp
-from engine.viz.dot import dot_source, fold_depth_for
+from engine.viz.dot import fold_depth_for
+from engine.viz.tree_figure import tree_figure
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
-from ui import state
+from ui import state, tree_view
 from ui.classroom.presenter import render_prune_narration
 from ui.grow.views import tree_fingerprint
-from ui.widgets import flash, md_escape, shorten
+from ui.widgets import cores_setting, flash, md_escape, shorten
 
 MEMO, MEMO_SIZE, BIG_TREE = "_prune_memo", 16, 100
-SMALL_WIDTH = 8  # at most this many boxes side by side: draw at natural size
 MANUAL, CV = "_prune_manual", "_prune_cv"
 W_USE_TEST, W_ALPHA, W_K = "_w_prune_use_test", "_w_prune_alpha", "_w_prune_k"
 W_CF, W_RAISE, W_COLLAPSE = "_w_prune_cf", "_w_prune_raise", "_w_prune_collapse"
@@ -101,13 +101,17 @@ def ccp_panel(tree, grower, split):
     alphas = [float(a) for a in path.distinct_alphas]
     if st.session_state.get(W_ALPHA) not in alphas:
         st.session_state[W_ALPHA] = float(path.ccp_alphas[path.best_by_validation()]) if rows is not None else 0.0
-    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
     k = c2.number_input("Folds k", 2, 10, 5, key=W_K)
-    if c3.button("Cross-validate", key="prune_run_cv", icon=":material/replay:"):
-        with st.spinner(f"Growing {k} trees, one per fold…"):
-            st.session_state[CV] = (state.data_version(), fp, int(k),
-                                    ccp_cross_validate(grower.dataset, grower.config, k=int(k),
-                                                       seed=state.current_seed(), tree=tree))
+    n_jobs = cores_setting(c3)
+    if c4.button("Cross-validate", key="prune_run_cv", icon=":material/replay:"):
+        bar = st.progress(0.0, text=f"Growing {k} trees, one per fold…")
+        try:
+            cv = ccp_cross_validate(grower.dataset, grower.config, k=int(k), seed=state.current_seed(), tree=tree,
+                                    n_jobs=n_jobs, progress=lambda d, t: bar.progress(d / t, text=f"{d} of {t} folds"))
+        finally:
+            bar.empty()
+        st.session_state[CV] = (state.data_version(), fp, int(k), cv)
     if rows is not None:
         best = float(path.ccp_alphas[path.best_by_validation()])
         c1.button(f"Best on {name} rows: α = {best:.4g}", key="prune_best_val", on_click=_set_alpha, args=(best,))
@@ -132,6 +136,12 @@ def ccp_panel(tree, grower, split):
     return memo(("ccp", fp, alpha), lambda: prune_ccp(tree, alpha))
 
 
+def default_method(grower) -> str:
+    """The method the page opens with: C4.5's own (pessimistic pruning, as J48 prunes) for a C4.5 tree,
+    reduced-error pruning otherwise."""
+    return "pessimistic" if grower.config.algorithm == "c45" and grower.task == "classification" else "reduced_error"
+
+
 def pessimistic_panel(tree, grower, split):
     st.caption("C4.5 / Weka J48: a leaf with E errors among N rows is charged N·U_CF(E, N) errors, the "
                "upper confidence limit of its error rate. A subtree becomes a leaf when that does not "
@@ -142,7 +152,7 @@ def pessimistic_panel(tree, grower, split):
     c1, c2, c3 = st.columns(3)
     cf = c1.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF,
                    help="Smaller CF = more pessimistic about small leaves = more pruning (J48: 0.25).")
-    raising = c2.toggle("Subtree raising", key=W_RAISE,
+    raising = c2.toggle("Subtree raising", value=True, key=W_RAISE,
                         help="Also try replacing a node by its largest child's subtree, re-routing the "
                              "node's training rows through it (J48 does this by default).")
     collapse = c3.toggle("Collapse first", value=True, key=W_COLLAPSE,
@@ -161,7 +171,9 @@ def bottom_up_panel(tree, grower, split):
     delta, cf = 0.05, 0.25
     if evaluation == "mdl":
         delta = c2.slider("δ", 0.01, 0.5, 0.05, 0.01, key=W_DELTA)
-        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d\rceil")
+        st.latex(r"f(T, m) = L_S(T) + \sqrt{\frac{|T| + \ln(2/\delta)}{2m}},\quad |T| = 5n + 1 + (n-1)\lceil\log_2 d'\rceil")
+        st.caption("d′ = the tests a node can choose from: m + 1 thresholds per real-valued feature (the lecture "
+                   "notes' reduction to binary features), plus the categorical tests (see the Theory page).")
     elif evaluation == "pessimistic":
         cf = c2.slider("Confidence factor CF", 0.01, 0.5, 0.25, 0.01, key=W_CF)
     rows, name = held_out_rows(split, needed=evaluation == "validation")
@@ -185,7 +197,8 @@ def _cut(cuts: list) -> None:
 
 
 def manual_panel(tree, grower, split):
-    st.caption("Choose a node and cut everything below it; Undo takes the last cut back.")
+    st.caption("Choose a node (or click it in the “Before” diagram) and cut everything below it; Undo takes the "
+               "last cut back.")
     cuts = _manual_stack(tree)
     current = prune_manual(tree, cuts).tree if cuts else tree
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
@@ -208,12 +221,19 @@ PANELS = {"reduced_error": reduced_error_panel, "cost_complexity": ccp_panel, "p
 
 
 # ----------------------------------------------------------------------------------------- result
-def _diagram(tree, *, max_depth, compact, **kw) -> None:
-    """The tree's DOT; a small tree keeps its natural size, a wide one is scaled to the column."""
+def _pick_for_manual_cut(node_id: int) -> None:
+    st.session_state[W_NODE] = node_id  # the manual panel's node (it keeps only nodes that can be cut)
+
+
+def _diagram(tree, *, key: str, max_depth, compact, marked=(), marked_label="pruned") -> None:
+    """The interactive diagram (cut subtrees greyed when ``marked``); a click on a node picks it for the manual
+    cut, a click on a “+k nodes” box opens it."""
     depth = max_depth if max_depth is not None and max_depth < tree.depth else None
-    shown = sum(1 for n in tree.walk() if n.is_leaf or (depth is not None and n.depth == depth))
-    st.graphviz_chart(dot_source(tree, compact=compact, max_depth=depth, **kw),
-                      width="content" if shown <= SMALL_WIDTH else "stretch")
+    folded = tree_view.folded_ids(tree, key=key, max_depth=depth)
+    fig = memo(("tree_fig", key, tree_fingerprint(tree), folded, compact, tuple(marked)),
+               lambda: tree_figure(tree, folded=folded, compact=compact, marked=marked, marked_label=marked_label,
+                                   uirevision=key))
+    tree_view.show_figure(fig, key=key, on_node=_pick_for_manual_cut)
 
 
 def diagram_options(tree) -> tuple[bool, int | None, bool]:
@@ -242,7 +262,7 @@ def use_on_grow_page(result) -> None:
     for nid in result.collapsed:
         grower.collapse(nid)
     state.set_grower(grower)
-    flash("success", f"The Grow page's tree is now the pruned tree ({len(result.collapsed)} nodes collapsed; "
+    flash("success", f"The Grow page's tree is now the pruned tree ({len(result.collapsed):,} nodes collapsed; "
                      "Undo on the Grow page takes them back one by one).")
 
 
@@ -260,11 +280,13 @@ def render_result(result, parts: dict) -> None:
     side, depth, compact = diagram_options(before)
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
-        st.markdown(f"**Before** · {before.n_leaves} leaves, greyed parts are cut")
-        _diagram(before, max_depth=depth, compact=compact, marked=result.marked, marked_label="pruned")
+        st.markdown(f"**Before** · {before.n_leaves:,} leaves, greyed parts are cut")
+        _diagram(before, key="prune_tree_before", max_depth=depth, compact=compact, marked=result.marked,
+                 marked_label="pruned")
     with right:
-        st.markdown(f"**After** · {after.n_leaves} leaves")
-        _diagram(after, max_depth=depth, compact=compact)
+        st.markdown(f"**After** · {after.n_leaves:,} leaves")
+        _diagram(after, key="prune_tree_after", max_depth=depth, compact=compact)
+    st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
                   on_click=use_on_grow_page, args=(result,))

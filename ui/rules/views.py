@@ -15,11 +15,12 @@ from engine import ensembles
 from engine.config import TreeConfig
 from engine.ensembles.literals import monomial_text
 from engine.grow.grower import fit_tree
-from engine.tree.paths import rules_text
-from engine.viz.dot import dot_source, fold_depth_for
-from ui import state
+from engine.tree.paths import rules, rules_text
+from ui import state, tree_view
+from ui.widgets import shorten
 
 DL, KDT = "rules_dl", "rules_kdt"
+W_RULE = "_w_rules_leaf"
 W_DL_K, W_DL_T, W_DL_NEG = "_w_dl_k", "_w_dl_thresholds", "_w_dl_negations"
 W_KDT_K, W_KDT_T, W_KDT_ALG = "_w_kdt_k", "_w_kdt_thresholds", "_w_kdt_algorithm"
 
@@ -34,7 +35,29 @@ def render_tree_rules() -> None:
         st.info("No tree yet: grow one on the Grow page and its rules appear here.")
         return
     st.caption("Each leaf is a conjunction of the tests on its path; a class is the disjunction of its leaves.")
-    st.code(rules_text(grower.tree), language=None, wrap_lines=True)
+    tree = grower.tree
+    leaf_rules = {r.leaf: r for r in rules(tree)}
+    if st.session_state.get(W_RULE) not in leaf_rules:
+        st.session_state[W_RULE] = next(iter(leaf_rules))
+    leaf = st.selectbox("Show a rule's leaf in the tree", list(leaf_rules), key=W_RULE,
+                        format_func=lambda i: f"leaf #{i}: {shorten(leaf_rules[i].text(), 120)}",
+                        help="Or click a leaf in the diagram. Its path (the rule's conditions) is drawn in magenta.")
+    tree_view.tree_chart(tree, key="rules_tree", path=path_to(tree, leaf), selected=leaf, on_node=_pick_rule)
+    st.code(rules_text(tree), language=None, wrap_lines=True)
+
+
+def path_to(tree, node_id: int) -> list[int]:
+    """Node ids from the root down to ``node_id``."""
+    path = [node_id]
+    while tree.nodes[path[-1]].parent is not None:
+        path.append(tree.nodes[path[-1]].parent)
+    return path[::-1]
+
+
+def _pick_rule(node_id: int) -> None:
+    grower = st.session_state.get(state.GROWER)
+    if grower is not None and grower.tree.node(node_id).is_leaf:
+        st.session_state[W_RULE] = node_id
 
 
 # ------------------------------------------------------------------------------------ decision lists
@@ -89,17 +112,17 @@ def render_decision_list(split) -> None:
     if learner.failure:
         st.warning(learner.failure, icon=":material/block:")
     elif left.size == 0:
-        st.success(f"Every training row is covered by {len(learner.rules)} rules.", icon=":material/check:")
+        st.success(f"Every training row is covered by {len(learner.rules):,} rules.", icon=":material/check:")
     else:
-        st.caption(f"{left.size} of {len(train)} training rows are left; press Step for the next rule.")
+        st.caption(f"{left.size:,} of {len(train):,} training rows are left; press Step for the next rule.")
     dl = learner.decision_list
     scores = [f"training accuracy {_accuracy(dl.predict(train), train):.3f}"]
     if split.test is not None and len(split.test):
         scores.append(f"test accuracy {_accuracy(dl.predict(split.test), split.test):.3f}")
     st.caption("The list so far: " + ", ".join(scores) + ".")
-    with st.expander(f"Rows left ({left.size})"):
+    with st.expander(f"Rows left ({left.size:,})"):
         st.dataframe(train.frame.iloc[left], width="stretch")
-    with st.expander(f"The {len(learner.literals)} literals"):
+    with st.expander(f"The {len(learner.literals):,} literals"):
         st.code("\n".join(lit.text() for lit in learner.literals), language=None)
 
 
@@ -150,8 +173,7 @@ def render_kdt(split) -> None:
         c: st.column_config.NumberColumn(format="%.3f") for c in ("train", "test")})
     left, right = st.columns([3, 2], gap="large")
     with left:
-        depth = fold_depth_for(tree, 80) if tree.n_nodes > 80 else None
-        st.graphviz_chart(dot_source(tree, max_depth=depth, compact=depth is not None), width="content")
+        tree_view.tree_chart(tree, key="rules_kdt_tree", max_boxes=80)
         st.caption("A node tests one conjunction: “<= 0.5” is the branch where it is false, “> 0.5” where it is true.")
     with right:
         st.code("\n".join(res.rules()), language=None, wrap_lines=True)

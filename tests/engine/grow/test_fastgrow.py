@@ -12,8 +12,9 @@ from tests.engine.conftest import frame_dataset, random_dataset
 
 CONFIGS = [
     engine.TreeConfig(),
-    engine.TreeConfig(order="depth", algorithm="c45", min_samples_leaf=2),
+    engine.TreeConfig(order="depth", algorithm="c45", c45_rules=(), min_samples_leaf=2),  # the notes' C4.5
     engine.TreeConfig(max_depth=3, min_impurity_decrease=0.01, chi2_alpha=0.2),
+    engine.TreeConfig(min_gain=0.05, min_impurity_decrease=0.002),
     engine.TreeConfig(max_features=1, random_state=3),
     engine.TreeConfig(criterion="entropy", min_samples_split=6),
     engine.TreeConfig(criterion="misclassification", max_depth=4),

@@ -30,8 +30,11 @@ def check_invariants(grower):
         assert node.weight == pytest.approx(w.sum())
         if node.is_leaf:
             continue
-        # every split's gain reaches the threshold
-        assert node.split.gain >= cfg.min_impurity_decrease - 1e-12
+        # every split's gain reaches min_gain, its weighted decrease (scikit-learn's) min_impurity_decrease
+        assert node.split.gain >= cfg.min_gain - 1e-12
+        assert node.weight / tree.root.weight * node.split.gain >= cfg.min_impurity_decrease - 1e-12
+        if cfg.c45_rules:     # J48: at least two branches hold M case weight (the others may be empty)
+            assert sum(w >= cfg.min_samples_leaf - 1e-6 for w in node.split.child_weights) >= 2
         assert len(node.children) == node.split.n_children
         kids = [grower.node_rows(c) for c in node.children]
         # children partition the parent's rows (weights add up; without missing values the sets are disjoint)
@@ -48,7 +51,7 @@ def check_invariants(grower):
         assert leaf.stop_reason in engine.grow.stopping.STOP_REASONS or leaf.stop_reason is None
         if cfg.max_depth is not None:
             assert leaf.depth <= cfg.max_depth
-        assert leaf.n_node_samples >= cfg.min_samples_leaf or leaf.id == 0
+        assert leaf.n_node_samples >= cfg.min_samples_leaf or leaf.id == 0 or cfg.c45_rules
     if cfg.max_leaf_nodes is not None:
         assert tree.n_leaves <= cfg.max_leaf_nodes
 

@@ -450,10 +450,10 @@ GROWER_CONFIGS = [
     engine.TreeConfig(max_features="sqrt", random_state=7),
     engine.TreeConfig(max_features="sqrt", order="depth", random_state=2, max_depth=7),
     engine.TreeConfig(min_samples_leaf=3),
-    engine.TreeConfig(algorithm="c45", order="depth"),
-    engine.TreeConfig(algorithm="c45", chi2_alpha=0.5),
+    engine.TreeConfig(algorithm="c45", c45_rules=(), order="depth"),
+    engine.TreeConfig(algorithm="c45", c45_rules=(), chi2_alpha=0.5),
     engine.TreeConfig(chi2_alpha=0.2, order="depth"),
-    engine.TreeConfig(min_impurity_decrease=0.01),
+    engine.TreeConfig(min_gain=0.01),
 ]
 
 

@@ -137,3 +137,18 @@ def test_steps_searching_from_kept_orders_equal_sorting(monkeypatch, regression,
     assert [(r.node_id, r.children) for r in kept.history] == [(r.node_id, r.children) for r in plain.history]
     pd_testing = pytest.importorskip("pandas.testing")
     pd_testing.assert_frame_equal(kept.gain_table(0), plain.gain_table(0))
+
+
+def test_the_sort_cache_forgets_a_freed_matrix():
+    """The cached order (up to 80 MB) used to outlive its matrix until the next sort."""
+    import gc
+
+    from engine.grow import roworders
+
+    X = np.random.default_rng(0).normal(size=(500, 3))
+    X.flags.writeable = False
+    roworders.presorted(X, np.ones(500, bool), np.int32)
+    assert "X" in roworders._SORTED
+    del X
+    gc.collect()
+    assert roworders._SORTED == {}

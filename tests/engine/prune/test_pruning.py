@@ -43,16 +43,23 @@ def test_node_rows_routes_every_row_and_missing_values_fractionally():
     np.testing.assert_allclose(routed[5][1], [0.75 * 4 / 6 * 0.5])
 
 
+def tree_rules_on(name, rules):
+    return engine.TreeConfig(algorithm=engine.SAMPLES[name].algorithm, c45_rules=rules).resolved().c45_rules != ()
+
+
 def test_refit_reproduces_the_grown_numbers_and_follows_new_data():
-    for name in ["iris", "titanic_small", "diabetes", "restaurant"]:
+    # (J48's rules off for the C4.5 sample: a J48 threshold's gain carries the MDL correction, which a
+    # refit on other rows does not recompute; its stats and predictions are checked by the last case)
+    for name, rules in [("iris", None), ("titanic_small", ()), ("diabetes", None), ("restaurant", None),
+                        ("titanic_small", None)]:
         ds = engine.load_sample(name)
-        tree = engine.fit_tree(ds, engine.TreeConfig(algorithm=engine.SAMPLES[name].algorithm))
+        tree = engine.fit_tree(ds, engine.TreeConfig(algorithm=engine.SAMPLES[name].algorithm, c45_rules=rules))
         again = refit(tree, ds.X, ds.y)
         for a in tree.walk():
             b = again.node(a.id)
             np.testing.assert_allclose(b.stats, a.stats, atol=1e-9)
             assert b.prediction == a.prediction or b.prediction == pytest.approx(a.prediction)
-            if a.split:
+            if a.split and not tree_rules_on(name, rules):
                 for f in ("gain", "gain_ratio", "split_info", "known_fraction", "impurity_children"):
                     assert getattr(b.split, f) == pytest.approx(getattr(a.split, f), abs=1e-9)
     ds, tree = toy_tree()

@@ -9,7 +9,8 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import engine
 from engine.errors import ConfigError
-from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, kfold_indices, prune_ccp
+from engine.data.folds import kfold_indices
+from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, prune_ccp
 from engine.split.records import Split
 from engine.tree.node import Node
 from engine.tree.store import Tree

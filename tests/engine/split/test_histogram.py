@@ -64,8 +64,20 @@ def test_coarse_bins_stay_close_on_big_data():
 def test_auto_search_switches_by_row_count():
     ds = engine.load_sample("iris")
     assert engine.Grower(ds, engine.TreeConfig(split_search="auto")).config.split_search == "exact"
-    small_limit = engine.TreeConfig(split_search="auto", histogram_above_rows=100)
+    small_limit = engine.TreeConfig(split_search="auto", histogram_above_rows=100, max_depth=4)
     assert engine.Grower(ds, small_limit).config.split_search == "histogram"
+
+
+def test_auto_search_keeps_exact_search_for_trees_grown_to_full_depth():
+    # full depth: leaves of a row or two, where bins cost more than rows (200k x 20: histogram ~2x exact)
+    ds = engine.load_sample("iris")
+    full = engine.TreeConfig(split_search="auto", histogram_above_rows=100)
+    assert engine.Grower(ds, full).config.split_search == "exact"
+    for bounded in ({"max_depth": 6}, {"min_samples_leaf": 2}, {"max_leaf_nodes": 75}, {"min_samples_split": 4}):
+        cfg = engine.TreeConfig(split_search="auto", histogram_above_rows=100, **bounded)
+        assert engine.Grower(ds, cfg).config.split_search == "histogram", bounded
+    assert full.leaf_bound(150) == 150 and engine.TreeConfig(max_depth=3).leaf_bound(150) == 8
+    assert engine.TreeConfig(max_leaf_nodes=76).resolved("classification", 150).split_search == "exact"
     with pytest.raises(engine.ConfigError, match="histogram_above_rows"):
         engine.TreeConfig(histogram_above_rows=-1)
     with pytest.raises(engine.ConfigError, match="split_search must be one of"):

@@ -85,7 +85,9 @@ def test_unknown_language_is_a_config_error(tennis):
 
 def test_c45_names_the_feature_the_average_gain_filter_excluded():
     ds = engine.load_sample("play_tennis_numeric")
-    grower = engine.Grower(ds, engine.TreeConfig(algorithm="c45"))
+    # the lecture notes' C4.5 (J48's rules off, which would drop Temperature's threshold after the MDL
+    # correction and cut Humidity at the training value 75)
+    grower = engine.Grower(ds, engine.TreeConfig(algorithm="c45", c45_rules=(), min_samples_leaf=1))
     texts = _narrate_all(grower)
     assert texts[0] == (
         "Node 0 (14 days, 9 Yes / 5 No, entropy 0.940) is split on Outlook (Overcast / Rain / Sunny): "
@@ -101,6 +103,13 @@ def test_c45_names_the_feature_the_average_gain_filter_excluded():
         "Knoten 3 (5 Tage, 2 Yes / 3 No, Entropie 0,971) wird nach Humidity bei 77,5 geteilt: Das trennt die "
         "Tage perfekt (Gewinnverhältnis 1,000, Gewinn 0,971); kein anderes Merkmal besteht den Filter des "
         "durchschnittlichen Gewinns.")
+
+
+def test_j48_narration_uses_j48s_filter():
+    ds = engine.load_sample("play_tennis_numeric")
+    texts = _narrate_all(engine.Grower(ds, engine.TreeConfig(algorithm="c45")))
+    assert texts[0].startswith("Node 0 (14 days, 9 Yes / 5 No, entropy 0.940) is split on Outlook")
+    assert "Humidity at 75:" in texts[2]
 
 
 def test_cart_threshold_tie_and_max_depth_leaves():

@@ -247,21 +247,36 @@ def test_mdl_validation(args, match):
 
 
 def _fake_tree(predictions, classes=("no", "yes"), task="classification", stats=(9.0, 5.0)):
-    schema = SimpleNamespace(task=task, classes=classes, feature_names=("a", "b", "c"))
+    schema = SimpleNamespace(task=task, classes=classes, feature_names=("a", "b", "c"),
+                             kinds=("numeric", "categorical", "categorical"), categories=((), ("u", "v"), ("p", "q", "r")))
     return SimpleNamespace(schema=schema, n_nodes=5, predict=lambda X: np.asarray(predictions, dtype=object),
-                           node=lambda i: SimpleNamespace(stats=stats))
+                           node=lambda i: SimpleNamespace(stats=stats), walk=lambda: iter(()))
 
 
 def test_tree_mdl_bound_with_codes_and_labels():
     tree = _fake_tree(["no", "yes", "yes", "no"])
     by_codes = tree_mdl_bound(tree, None, np.array([0, 1, 0, 0]))
-    assert by_codes.train_error == 0.25 and by_codes.m == 4 and by_codes.d == 3 and by_codes.n_nodes == 5
-    assert by_codes == mdl_error_bound(0.25, 5, 3, 4)
+    # d' = (m + 1) for the real-valued a + 1 test b = u + 3 tests c = v (binary tests x = v: no multiway node)
+    assert by_codes.train_error == 0.25 and by_codes.m == 4 and by_codes.d == 5 + 1 + 3 and by_codes.n_nodes == 5
+    assert by_codes == mdl_error_bound(0.25, 5, 9, 4)
     assert tree_mdl_bound(tree, None, ["no", "yes", "yes", "no"], delta=0.1).train_error == 0.0
     with pytest.raises(ConfigError, match="classification tree"):
         tree_mdl_bound(_fake_tree([1.0], task="regression"), None, [1.0])
     with pytest.raises(ConfigError, match="one class per row"):
         tree_mdl_bound(tree, None, [0, 1])
+
+
+def test_binary_tests_count_thresholds_and_categorical_tests():
+    from engine.prune.mdl import binary_tests, description_length, tree_tests
+    assert binary_tests(["numeric"] * 4, [0] * 4, 150) == 4 * 151                  # iris: d' = d (m + 1)
+    assert binary_tests(["categorical"] * 2, [3, 2], 14, "equals") == 3 + 1
+    assert binary_tests(["categorical"] * 2, [4, 2], 14, "subset") == 7 + 1
+    assert binary_tests(["categorical"] * 2, [4, 2], 14, "multiway") == 2
+    iris = pytest.importorskip("engine").load_sample("iris")
+    tree = pytest.importorskip("engine").fit_tree(iris)
+    bound = tree_mdl_bound(tree, iris.X, iris.y)
+    assert bound.d == tree_tests(tree, 150) == 604
+    assert bound.description_length == description_length(tree.n_nodes, 604) == 5 * tree.n_nodes + 1 + (tree.n_nodes - 1) * 10
 
 
 def test_node_share():
@@ -279,7 +294,7 @@ def test_real_tree_bound_matches_hand_count():
     b = tree_mdl_bound(tree, ds.X, ds.y)
     predicted = np.asarray(tree.predict(ds.X)).astype(str)
     expected_error = float(np.mean(predicted != np.asarray(ds.classes)[ds.y]))
-    assert b == mdl_error_bound(expected_error, tree.n_nodes, 2, 8)
+    assert b == mdl_error_bound(expected_error, tree.n_nodes, 2 * (8 + 1), 8)    # two real-valued features
     assert node_share(tree, 0) == pytest.approx(4 / 8)
 
 

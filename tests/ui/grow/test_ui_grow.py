@@ -28,8 +28,10 @@ configs = st.builds(
     categorical_split=st.sampled_from([None, "multiway", "subset", "equals"]),
     max_depth=st.one_of(st.none(), st.integers(0, 50)),
     min_samples_split=st.integers(2, 500),
-    min_samples_leaf=st.integers(1, 200),
+    min_samples_leaf=st.one_of(st.none(), st.integers(1, 200)),
     min_impurity_decrease=st.sampled_from([0.0, 0.001, 0.01, 0.05, 0.1, 1.5]),
+    min_gain=st.sampled_from([0.0, 0.002, 0.3]),
+    c45_rules=st.sampled_from([None, (), ("mdl",), ("min_split", "all_values"), ("value_threshold", "average_gain")]),
     max_leaf_nodes=st.one_of(st.none(), st.integers(2, 1000)),
     chi2_alpha=st.sampled_from([None, 0.1, 0.05, 0.01, 0.001]),
     validation=st.booleans(),
@@ -49,7 +51,28 @@ def test_config_link_round_trip(cfg):
 def test_settings_widgets_round_trip(cfg):
     if cfg.entropy_base not in (2.0, math.e):
         return  # the widget offers bits and nats only
+    if cfg.c45_rules is not None and set(cfg.c45_rules) == set(gs.preset_rules(cfg.algorithm)):
+        return  # the widget shows the preset's rules; the same rules given explicitly read back as the preset
     assert gs.config_from_widgets(gs.widget_values(cfg)) == cfg
+
+
+def test_old_links_keep_their_minimum_gain_and_rules_travel():
+    # "mid" in a link made before min_impurity_decrease became scikit-learn's meant the node's own gain
+    assert share.decode_config("alg:cart,mid:0.05") == TreeConfig(min_gain=0.05)
+    cfg = TreeConfig(algorithm="c45", c45_rules=("mdl", "all_values"), min_impurity_decrease=0.01)
+    assert share.encode_config(cfg) == "alg:c45,dec:0.01,rules:mdl+all_values"
+    assert share.decode_config("alg:c45,rules:notes") == TreeConfig(algorithm="c45", c45_rules=())
+    with pytest.raises(ConfigError, match="c45_rules"):
+        share.decode_config("alg:c45,rules:mdl+bogus")
+
+
+def test_switching_the_algorithm_in_the_widgets_keeps_rules_per_preset():
+    values = gs.widget_values(TreeConfig(algorithm="c45"))
+    assert values[gs.W_RULES] == list(gs.preset_rules("c45")) and values[gs.W_MSL] is None
+    assert gs.config_from_widgets(values) == TreeConfig(algorithm="c45")
+    values[gs.W_RULES] = ["mdl"]
+    assert gs.config_from_widgets(values).c45_rules == ("mdl",)
+    assert "J48's rules, M = 2" in gs.config_summary(TreeConfig(algorithm="c45"), "classification")
 
 
 def test_default_config_link_is_just_the_algorithm():
@@ -282,3 +305,16 @@ def test_grow_to_end_after_steps_equals_stepping_to_the_end(name, cfg):
     assert fast.n_steps == slow.n_steps and fast.done
     fast.undo()
     assert fast.n_steps == slow.n_steps - 1
+
+
+def test_another_score_on_c45_switches_j48s_rules_off(monkeypatch):
+    from ui import state as ui_state
+    store = {}
+    monkeypatch.setattr(gs.st, "session_state", store)
+    monkeypatch.setattr(ui_state, "set_config", lambda cfg: store.__setitem__("cfg", cfg))
+    monkeypatch.setattr(gs, "flash", lambda *a, **k: None)
+    store.update(gs.widget_values(TreeConfig(algorithm="c45")))
+    store[gs.SYNCED] = TreeConfig(algorithm="c45")
+    store[gs.W_SCORE] = "gain"
+    gs._on_settings_change()
+    assert gs.CONFIG_ERROR not in store and store["cfg"].c45_rules == () and store["cfg"].score == "gain"

@@ -8,10 +8,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.classroom import presenter as classroom, quiz as classroom_quiz
+from tests.app.tree_charts import tree_charts
 from ui import state
 from ui.classroom.lessons import BY_SLUG
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 GROW = "pages/grow.py"
 pytestmark = pytest.mark.skipif(
@@ -69,7 +70,7 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     for key in ("step", "undo", "reset", "play"):
         at.button(key=f"_w_grow_{key}")  # still there
     assert any("stSidebar" in h.proto.body for h in at.get("html"))
-    assert at.get("graphviz_chart")
+    assert tree_charts(at)
     # presenter off: everything is back
     at.toggle(key=classroom.PRESENTER).set_value(False).run()
     assert SETTINGS in [e.label for e in at.expander] and at.tabs

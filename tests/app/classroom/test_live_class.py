@@ -16,7 +16,7 @@ from live.store import MemoryStore
 import live.backend as live_store
 from ui.classroom import live_teacher
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 
 

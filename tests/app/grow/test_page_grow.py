@@ -14,9 +14,11 @@ from ui.grow import settings as gs
 from ui.grow import views as gv
 from ui.grow import query as q
 from ui import state
+from ui.widgets import md_escape
+from tests.app.tree_charts import click_node, tree_charts
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 
 
 def open_link(**params) -> AppTest:
@@ -77,8 +79,8 @@ def test_first_run_shows_an_open_root_with_id3_on_play_tennis(grow):
     assert at.title[0].value == "Grow"
     assert status(at).startswith("**Step 0 · 1 nodes · 1 leaves · depth 0 · 1 open**")
     assert "ID3 · entropy (bits) · gain · multiway" in status(at)
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert "n0" in dot and "open" in dot
+    chart = tree_charts(at)[0]
+    assert chart["ids"] == [0] and "open" in chart["text"][0]
     # play_tennis has no numeric feature: the region plot says so plainly
     assert any("needs two numeric features" in i.value for i in at.info)
     table = at.dataframe[0].value
@@ -119,8 +121,8 @@ def test_play_tennis_id3_reaches_the_textbook_tree(grow):
     assert by_branch["Rain"].split.feature == "Wind"
     assert tree.n_leaves == 5 and all(leaf.stop_reason == "pure" for leaf in tree.leaves)
     assert "finished" in status(at)
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert dot.count("stop: all rows have the") == 5
+    hover = tree_charts(at)[0]["hover"]
+    assert sum("stop: all rows have the" in h for h in hover) == 5
 
 
 def test_play_starts_steps_on_ticks_and_stops(grow):
@@ -175,8 +177,8 @@ def test_validation_without_validation_rows_is_shown_as_an_error(grow):
     assert any("validation share" in c.value for c in at.caption)
     at.checkbox(key=gs.W_VAL).check().run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "validation=True needs validation rows: set a validation share on the Data page."]
+    assert [e.value for e in at.error] == [  # engine sentences are shown escaped (they may quote user text)
+        md_escape("validation=True needs validation rows: set a validation share on the Data page.")]
     assert any(link.label == "Set a validation share on the Data page" for link in at.page_link)
     at.checkbox(key=gs.W_VAL).uncheck().run()
     ok(at)
@@ -224,7 +226,9 @@ def test_override_with_another_candidate_and_collapse(grow):
 
 
 def test_numeric_threshold_override_from_the_scan():
-    at = open_link(data="play_tennis_numeric")
+    # the lecture notes' C4.5 (J48's rules off): at the root J48's MDL correction leaves no threshold of
+    # Humidity or Temperature worth a split, so the preset offers only the categorical features there
+    at = open_link(data="play_tennis_numeric", cfg="alg:c45,rules:notes")
     ok(at)
     at.selectbox(key="_w_grow_cand_0").set_value("Humidity").run()
     ok(at)
@@ -271,8 +275,7 @@ def test_query_point_prediction_and_path(grow):
     assert [m.value for m in at.metric if m.label == "Prediction"] == ["Yes"]
     path = [c.value for c in at.code if "node 0:" in c.value][0]
     assert "Outlook = Sunny" in path and "Humidity = Normal" in path and "leaf: predict Yes" in path
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert "#D81B60" in dot  # the path colour in the diagram
+    assert "#D81B60" in tree_charts(at)[0]["line"]  # the path colour in the diagram
     probs = [d.value for d in at.dataframe if "probability" in d.value.columns][0]
     assert probs.set_index("class").loc["Yes", "probability"] == pytest.approx(1.0)
     # a missing value mixes the leaves under the test on it
@@ -374,3 +377,68 @@ def test_every_sample_steps_and_grows(name):
     assert grower(at).done and "finished" in status(at)
     for label in ("Step log", "Query point", "Export & share", "Inspect a node"):
         open_tab(at, label)
+
+
+def test_golf_sample_grows_quinlans_c45_tree_and_j48_rules_switch_off():
+    # the golf sample opens with the C4.5 preset (Weka J48): grown to the end it is Quinlan's tree
+    at = open_link(data="golf")
+    ok(at)
+    assert grower(at).config.c45_rules and grower(at).config.min_samples_leaf == 2
+    click(at, "_w_grow_grow")
+    ok(at)
+    tree = grower(at).tree
+    assert tree.n_leaves == 5 and "Humidity <= 75" in [n.split.describe() for n in tree.internal_nodes]
+    # switching J48's "threshold at a training value" rule off in the settings cuts at the midpoint 77.5
+    rules = [r for r in grower(at).config.c45_rules if r != "value_threshold"]
+    at.multiselect(key="_w_grow_c45_rules").set_value(rules).run()
+    ok(at)
+    click(at, "_w_grow_grow")
+    ok(at)
+    assert "Humidity <= 77.5" in [n.split.describe() for n in grower(at).tree.internal_nodes]
+    assert "value_threshold" not in grower(at).config.c45_rules
+
+
+# ---------------------------------------------------------------------------- clickable diagram
+def test_clicking_a_node_in_the_diagram_switches_the_inspector():
+    at = open_link(data="iris", step="3")
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert sorted(chart["ids"]) == sorted(n.id for n in grower(at).tree.walk())  # one box per node
+    target = max(chart["ids"])
+    click_node(at, gv.TREE_KEY, target)
+    ok(at)
+    assert at.session_state[state.SELECTED_NODE] == target
+    assert node_select(at).value == target
+    chart = tree_charts(at)[0]
+    assert chart["line"][chart["ids"].index(target)] == "#1F5FA8"  # outlined as the inspector's node
+    assert chart["layout"]["uirevision"] == gv.TREE_KEY  # the view survives reruns
+
+
+def test_clicking_an_open_leaf_lets_the_user_split_it_next():
+    at = open_link(data="iris", step="1")
+    g = grower(at)
+    first, last = g.open_nodes[0], g.open_nodes[-1]
+    click_node(at, gv.TREE_KEY, last)
+    ok(at)
+    at.button(key="_w_grow_split_now").click().run()
+    ok(at)
+    g = grower(at)
+    assert g.history[-1].node_id == last and first in g.open_nodes and last not in g.open_nodes
+    assert not at.button(key="_w_grow_undo").disabled
+
+
+def test_fold_a_subtree_and_open_it_by_clicking_its_box():
+    at = open_link(data="iris", step="4")
+    tree = grower(at).tree
+    inner = next(n.id for n in tree.walk() if not n.is_leaf and n.id != 0)
+    click_node(at, gv.TREE_KEY, inner)
+    at.button(key="_w_grow_fold").click().run()
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert (inner, 1) in zip(chart["ids"], chart["kinds"])
+    hidden = len(tree.subtree_ids(inner)) - 1
+    assert chart["text"][list(zip(chart["ids"], chart["kinds"])).index((inner, 1))] == f"+{hidden} nodes"
+    click_node(at, gv.TREE_KEY, inner, kind=1)
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert 1 not in chart["kinds"] and len(chart["ids"]) == tree.n_nodes

@@ -13,7 +13,7 @@ from ui import state
 from ui.classroom.lessons import APPLIED, BY_SLUG, LESSONS, P_LESSON, Lesson
 from ui.widgets import md_escape
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 
 

@@ -21,9 +21,10 @@ from streamlit.testing.v1 import AppTest
 
 import engine
 from ui.data import panels as panels
+from tests.app.tree_charts import tree_charts
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 UPLOAD = (b"colour,size,weight,label\nred,1.5,10,yes\nblue,2.5,12,no\nred,3.0,11,yes\ngreen,1.0,9,no\n"
           b"blue,2.0,11,no\nred,2.2,13,yes\ngreen,2.9,8,yes\nblue,3.1,14,no\n")
@@ -58,7 +59,9 @@ def grow_page(at: AppTest) -> AppTest:
 
 
 def dot(at: AppTest) -> str:
-    return at.get("graphviz_chart")[0].proto.spec
+    """The diagram's text: its boxes' labels and hover texts (the feature names show there)."""
+    chart = tree_charts(at)[0]
+    return " ".join(chart["text"] + chart["hover"])
 
 
 def frames_equal(a: engine.Dataset, b: engine.Dataset) -> bool:

@@ -17,7 +17,7 @@ from ui.classroom import share
 from ui import state
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 
 
 def ok(at):
@@ -73,10 +73,12 @@ def test_widget_values_round_trip_the_search_settings():
 
 
 def test_search_text_names_the_search_in_use():
-    auto = TreeConfig(split_search="auto", histogram_above_rows=1_000, max_bins=64)
+    auto = TreeConfig(split_search="auto", histogram_above_rows=1_000, max_bins=64, max_depth=8)
     assert gs.search_text(auto, 500) == "exact search"
     assert gs.search_text(auto, 5_000) == "histogram search, 64 bins: thresholds at bin edges"
-    assert gs.search_text(auto) == "automatic search (histogram above 1,000 rows)"
+    assert gs.search_text(TreeConfig(split_search="auto", histogram_above_rows=1_000), 5_000) == "exact search"
+    assert gs.search_text(auto) == ("automatic search (histogram above 1,000 rows unless the tree may grow to "
+                                    "leaves of a row or two)")
     assert gs.config_summary(TreeConfig(split_search="histogram"), "classification", 10).endswith(
         "histogram search, 255 bins: thresholds at bin edges")
     assert "search" not in gs.config_summary(TreeConfig(), "classification")
@@ -106,6 +108,10 @@ def test_automatic_search_follows_the_row_threshold(grow):
     at = grow
     n = len(grower(at).dataset)
     at.number_input(key=gs.W_ABOVE).set_value(n - 1).run()
+    ok(at)
+    assert grower(at).config.split_search == "exact" and "exact search" in status(at)   # full depth: exact
+    at.session_state[gs.W_DEPTH] = 2
+    at.number_input(key=gs.W_ABOVE).set_value(n - 2).run()
     ok(at)
     assert grower(at).config.split_search == "histogram" and "histogram search" in status(at)
     at.number_input(key=gs.W_ABOVE).set_value(n).run()

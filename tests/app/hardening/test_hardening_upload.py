@@ -25,10 +25,11 @@ from streamlit.testing.v1 import AppTest
 from engine.data.dataset import load_csv
 from engine.errors import DataError
 from ui.data import panels as panels
+from tests.app.tree_charts import tree_charts
 from ui import state
 from ui.widgets import md_escape
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 CORPUS = ROOT / "tests" / "data" / "awkward"
 FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix not in (".py", ".md"))
@@ -129,7 +130,7 @@ def test_uploaded_awkward_file_grows_and_exports_on_the_grow_page(name):
         ok_page(at)
     errors = [e.value for e in at.error]
     assert not errors, errors
-    assert at.get("graphviz_chart"), "the tree diagram is drawn"
+    assert tree_charts(at), "the tree diagram is drawn"
     for tab in ("Inspect a node", "Step log", "Query point", "Export & share"):
         at.session_state["_w_grow_tab"] = tab
         at.run()

@@ -14,13 +14,15 @@ from streamlit.testing.v1 import AppTest
 
 from engine.tree.serialize import tree_from_json
 from ui.data import panels as panels
+from tests.app.tree_charts import tree_charts
 from ui.grow import exports
 from ui.grow import settings as gs
 from ui.grow import inspector
 from ui import state
+from ui.widgets import md_escape
 
 GROW = "pages/grow.py"
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[3] / "app.py")
 EXPORT_TAB = "Export & share"
 
 
@@ -135,11 +137,11 @@ def test_import_tree_json_good_and_bad():
     at.file_uploader(key=exports.W_IMPORT).set_value(("t.json", good, "application/json")).run()
     ok(at)
     assert any("Imported tree: 8 nodes, 5 leaves, depth 2" in c.value for c in at.caption)
-    assert len(at.get("graphviz_chart")) == 2
+    assert len(tree_charts(at)) == 2  # the tree grown and the imported one
     assert any("Outlook = Sunny AND Humidity = High" in c.value for c in at.code)
     at.file_uploader(key=exports.W_IMPORT).set_value(("t.json", b"{not json", "application/json")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["The tree file is not valid JSON; choose a file saved by this app."]
+    assert [e.value for e in at.error] == [md_escape("The tree file is not valid JSON; choose a file saved by this app.")]
     broken = json.loads(good)
     broken["nodes"][0]["children"] = [99]
     at.file_uploader(key=exports.W_IMPORT).set_value(
@@ -186,7 +188,7 @@ def test_link_with_split_and_seed():
     ({"data": "ski", "split": "2,0,0"}, "split could not be read"),
     ({"data": "ski", "xy": "Month"}, "two features could not be read"),
     ({"data": "play_tennis", "xy": "Outlook,Wind"}, "not numeric features"),
-    ({"data": "play_tennis", "cfg": "alg:id3,val:1", "step": "2"}, "could not be used as it is"),
+    ({"data": "play_tennis", "cfg": "alg:id3,val:1", "step": "2"}, "do not fit this data set"),
 ])
 def test_bad_link_parameters_fall_back_with_a_warning(params, warning):
     at = open_link(**params)

@@ -31,7 +31,7 @@ from streamlit.testing.v1 import AppTest
 import engine
 from ui import state
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
 
 # Distinctive hostile tokens (unique, so the app's own Markdown never contains them by accident).
@@ -119,7 +119,7 @@ def check_page(at: AppTest, *, errors_ok: bool = False) -> dict:
     assert not at.exception, [e.value for e in at.exception]
     if not errors_ok:
         assert not at.error, [e.value for e in at.error]
-    census = {"markdown_fields": 0, "plotly": 0, "graphviz": 0}
+    census = {"markdown_fields": 0, "plotly": 0, "graphviz": 0, "tree": 0}
     for node in _nodes(at._tree):
         proto = getattr(node, "proto", None)
         if proto is None:
@@ -130,6 +130,7 @@ def check_page(at: AppTest, *, errors_ok: bool = False) -> dict:
             spec = json.dumps(json.loads(proto.spec))
             for tag in ("<script>", "<i>hi10</i>", "<a href", "$hx2$"):
                 assert tag not in spec, f"raw {tag!r} in a Plotly figure"
+            census["tree"] += any(t.get("name") == "nodes" for t in json.loads(proto.spec).get("data", []))
             continue
         if kind == "GraphVizChart":
             census["graphviz"] += 1
@@ -196,13 +197,13 @@ def test_grow_page_every_tab_and_the_quiz(hostile):
     for _ in range(3):
         at.button(key="_w_grow_step").click().run()
         check_page(at)
-    seen = {"graphviz": 0, "plotly": 0}
+    seen = {"tree": 0, "plotly": 0}
     for tab in ("Inspect a node", "Step log", "Query point", "Export & share"):
         at.session_state["_w_grow_tab"] = tab
         at.run()
         census = check_page(at)
         seen = {k: seen[k] + census[k] for k in seen}
-    assert seen["graphviz"] >= 4, seen
+    assert seen["tree"] >= 4, seen
     quiz = open_page(hostile, "pages/grow.py", quiz=True)
     check_page(quiz)
     assert any(r.label == "Your guess" for r in quiz.radio), "the quiz offers the features as options"

@@ -1,0 +1,58 @@
+"""The stacked forest predictor gives exactly each member's own prediction, for every kind of member."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+from engine.config import TreeConfig
+from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest, vote_breakdown
+from engine.ensembles.stacked import CHUNK, StackedForest
+
+
+def _one_by_one(ens, X):
+    return np.stack([ct.predict(adapt(X)) for adapt, ct in ens._compiled])
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return engine.load_sample("breast_cancer").split(test_size=0.3, seed=0)
+
+
+def test_stacked_outputs_equal_each_member(cancer):
+    for kwargs in ({}, {"per_tree_features": True}, {"max_features": 3}):
+        ens = fit_random_forest(cancer.train, n_estimators=9, random_state=2, n_jobs=1, **kwargs)
+        assert isinstance(ens._stacked, StackedForest)
+        X = ens.encode(cancer.test)
+        assert np.array_equal(ens._stacked.outputs(X), _one_by_one(ens, X))
+        assert np.array_equal(ens.member_outputs(cancer.test, upto=4), _one_by_one(ens, X)[:4])
+
+
+def test_more_rows_than_one_chunk_and_regression():
+    reg = engine.load_sample("diabetes")
+    ens = fit_bagging(reg, n_estimators=5, random_state=1, n_jobs=1)
+    X = np.tile(reg.X, (CHUNK // len(reg) + 2, 1))
+    assert X.shape[0] > CHUNK
+    assert np.array_equal(ens.member_outputs(X), _one_by_one(ens, X))
+
+
+def test_rows_with_missing_values_take_the_members_own_path(cancer):
+    ens = fit_random_forest(cancer.train, n_estimators=7, random_state=0, n_jobs=1)
+    X = ens.encode(cancer.test).copy()
+    X[::3, 0] = np.nan
+    X[1::5, 4] = np.nan
+    assert np.array_equal(ens.member_outputs(X), _one_by_one(ens, X))
+
+
+def test_category_tests_fall_back_and_votes_agree():
+    data = engine.load_sample("titanic_small")
+    ens = fit_bagging(data, n_estimators=5, tree_config=TreeConfig(categorical_split="multiway"), n_jobs=1)
+    X = ens.encode(data)
+    assert np.array_equal(ens.member_outputs(X), _one_by_one(ens, X))
+    boost = fit_adaboost(engine.load_sample("breast_cancer"), n_rounds=5)
+    Xb = boost.encode(engine.load_sample("breast_cancer"))
+    assert np.array_equal(boost.member_outputs(Xb), _one_by_one(boost, Xb))
+    row = data.frame.iloc[[3]]
+    br = vote_breakdown(ens, row)
+    assert list(br.members["prediction"]) == list(np.asarray(ens.classes, dtype=object)[_one_by_one(ens, ens.encode(row))[:, 0]])

@@ -1,0 +1,146 @@
+"""The interactive tree: the tidy layout's invariants on random trees, and one clickable box per node."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import engine
+from engine.viz import palette
+from engine.viz.tree_figure import FOLD, GL_BOXES, NODE, clicked_node, tree_figure, visible_items
+from engine.viz.tree_layout import tidy_layout
+
+
+# ------------------------------------------------------------------------------------------ layout
+@st.composite
+def shapes(draw, max_nodes: int = 60):
+    """A random rooted ordered tree as child lists (node 0 the root; each new node under an earlier one)."""
+    n = draw(st.integers(1, max_nodes))
+    parents = [draw(st.integers(0, i - 1)) for i in range(1, n)]
+    children = [[] for _ in range(n)]
+    for i, p in enumerate(parents, start=1):
+        children[p].append(i)
+    return children
+
+
+def mirrored(children):
+    return [list(reversed(c)) for c in children]
+
+
+@settings(max_examples=300, deadline=None)
+@given(shapes())
+def test_layout_no_overlap_children_below_ordered_and_centred(children):
+    x, depth = tidy_layout(children)
+    for d in np.unique(depth):
+        row = np.sort(x[depth == d])
+        assert np.all(np.diff(row) >= 1 - 1e-9), "two boxes of one level closer than their width"
+    for v, kids in enumerate(children):
+        for c in kids:
+            assert depth[c] == depth[v] + 1
+        assert all(x[a] < x[b] for a, b in zip(kids, kids[1:])), "children out of branch order"
+        if kids:
+            assert x[v] == pytest.approx((x[kids[0]] + x[kids[-1]]) / 2), "parent not centred"
+    assert x.min() == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(shapes())
+def test_layout_of_a_mirrored_tree_is_the_mirror_image(children):
+    x, depth = tidy_layout(children)
+    xm, dm = tidy_layout(mirrored(children))
+    assert np.array_equal(depth, dm)
+    assert np.allclose(xm, x.max() - x)
+
+
+def test_layout_is_linear_enough_for_deep_chains():
+    chain = [[i + 1] for i in range(4999)] + [[]]  # 5,000 levels: no recursion limit
+    x, depth = tidy_layout(chain)
+    assert depth.max() == 4999 and np.all(x == 0)
+
+
+# ------------------------------------------------------------------------------------------ figure
+@pytest.fixture(scope="module")
+def iris_tree():
+    return engine.fit_tree(engine.load_sample("iris"), engine.TreeConfig(algorithm="cart"))
+
+
+def trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_one_box_per_node_carrying_its_id(iris_tree):
+    fig = tree_figure(iris_tree)
+    nodes = trace(fig, "nodes")
+    ids = sorted(int(i) for i, kind in np.asarray(nodes.customdata))
+    assert ids == sorted(n.id for n in iris_tree.walk())
+    assert {int(k) for _, k in np.asarray(nodes.customdata)} == {NODE}
+    assert len(nodes.x) == iris_tree.n_nodes
+
+
+def test_fill_outline_and_hover_follow_the_palette(iris_tree):
+    leaf = iris_tree.leaves[0]
+    fig = tree_figure(iris_tree, highlight=0, selected=leaf.id)
+    nodes = trace(fig, "nodes")
+    at = {int(i): k for k, (i, _) in enumerate(np.asarray(nodes.customdata))}
+    assert nodes.marker.color[at[leaf.id]] == palette.node_fill(leaf.value, iris_tree.schema.classes)
+    assert nodes.marker.line.color[at[0]] == palette.HIGHLIGHT
+    assert nodes.marker.line.width[at[leaf.id]] > nodes.marker.line.width[at[iris_tree.leaves[1].id]]
+    hover = nodes.hovertext[at[0]]
+    assert f"n = {iris_tree.root.n_node_samples}" in hover and "gini = 0.667" in hover
+    assert iris_tree.root.split.describe() in hover.replace("&lt;", "<")
+    assert fig.layout.uniformtext.mode == "hide" and fig.layout.uirevision == "tree"
+
+
+def test_path_folding_and_marking(iris_tree):
+    leaf = max(iris_tree.leaves, key=lambda n: n.depth)
+    path, node = [], leaf
+    while node is not None:
+        path.append(node.id)
+        node = None if node.parent is None else iris_tree.node(node.parent)
+    fig = tree_figure(iris_tree, path=path, max_depth=1)
+    nodes = trace(fig, "nodes")
+    rows = [tuple(int(v) for v in r) for r in np.asarray(nodes.customdata)]
+    folds = [i for i, (nid, kind) in enumerate(rows) if kind == FOLD]
+    assert all(iris_tree.node(rows[i][0]).depth == 1 for i in folds)
+    hidden = sum(int(nodes.text[i].split()[0][1:]) for i in folds)
+    assert hidden + len(rows) - len(folds) == iris_tree.n_nodes
+    on_path = [i for i in folds if rows[i][0] in path]
+    assert on_path and all(nodes.marker.line.color[i] == palette.PATH for i in on_path)
+    target = iris_tree.root.children[1]
+    grey = trace(tree_figure(iris_tree, marked=[target], marked_label="cut"), "nodes")
+    greyed = {int(i) for (i, _), c in zip(np.asarray(grey.customdata), grey.marker.color) if c == "#EEEEEE"}
+    assert greyed == set(iris_tree.subtree_ids(target))
+
+
+def test_user_text_is_escaped():
+    import pandas as pd
+    frame = pd.DataFrame({"<b>x</b>": [1, 2, 3, 4, 5, 6], "y": ["<i>a", "<i>a", "<i>a", "b$", "b$", "b$"]})
+    tree = engine.fit_tree(engine.Dataset.from_frame(frame, target="y"), engine.TreeConfig())
+    payload = json.dumps([list(t.text or []) + list(t.hovertext or []) for t in tree_figure(tree).data
+                          if t.type == "bar"])
+    assert "<b>" not in payload and "<i>" not in payload and "&lt;b&gt;" in payload
+
+
+def test_big_trees_switch_to_webgl_markers():
+    ds = engine.Dataset.from_frame(__import__("pandas").DataFrame(
+        {"x": np.arange(4000.0), "y": np.where(np.arange(4000) % 2, "a", "b")}), target="y")
+    tree = engine.fit_tree(ds, engine.TreeConfig(algorithm="cart"))
+    assert tree.n_nodes > GL_BOXES
+    fig = tree_figure(tree)
+    assert trace(fig, "nodes").type == "scattergl" and len(trace(fig, "nodes").x) == tree.n_nodes
+    assert len(visible_items(tree, max_depth=3)[0]) < 40
+
+
+@pytest.mark.parametrize("event, expected", [
+    ({"selection": {"points": [{"customdata": {"0": 4, "1": 0}}]}}, (4, NODE)),
+    ({"selection": {"points": [{"customdata": [7, 1]}]}}, (7, FOLD)),
+    ({"selection": {"points": [{"curve_number": 0}, {"customdata": 3}]}}, (3, NODE)),
+    ({"selection": {"points": []}}, None),
+    ({"selection": {"points": [{"customdata": ["x", 0]}]}}, None),
+    (None, None),
+])
+def test_clicked_node_reads_streamlits_selection(event, expected):
+    assert clicked_node(event) == expected
