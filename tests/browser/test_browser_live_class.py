@@ -70,7 +70,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         teacher.get_by_role("button", name="Reveal").click()
         wait_idle(teacher)
         expect(teacher.get_by_text(re.compile(r"Right: 1 of 2 \(50%\)"))).to_be_visible()
-        expect(teacher.get_by_test_id("stPlotlyChart")).to_have_count(1, timeout=30_000)  # Plotly loads lazily
+        expect(teacher.locator(".st-key-live_votes .js-plotly-plot")).to_have_count(1, timeout=30_000)  # the guesses
         teacher.get_by_test_id("stCheckbox").filter(has_text="Show class scores").get_by_text("Show class scores").click()
         wait_idle(teacher)
         expect(teacher.get_by_text("Ana", exact=True)).to_have_count(0)  # names are in the table's canvas

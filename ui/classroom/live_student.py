@@ -186,7 +186,7 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
         st.info("The tree is finished.", icon=":material/flag:")
     else:
         st.caption("No question right now: watch the tree.")
-    with st.container(key="join_tree"):
+    with st.container(key="join_diagram"):
         live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
 
 

@@ -35,6 +35,13 @@ def fresh_store(monkeypatch):
     return store
 
 
+def ok(at: AppTest) -> AppTest:
+    """No exception and no "Something went wrong" box (app.py turns unexpected errors into one)."""
+    assert not at.exception, at.exception
+    assert not [e.value for e in at.error if "Something went wrong" in e.value]
+    return at
+
+
 def teacher(params: dict | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=90)
     at.query_params["presenter"] = "true"
@@ -42,8 +49,7 @@ def teacher(params: dict | None = None) -> AppTest:
         at.query_params[k] = v
     at.switch_page("pages/grow.py")
     at.run()
-    assert not at.exception, at.exception
-    return at
+    return ok(at)
 
 
 def student(code: str | None, nickname: str | None = None, params: dict | None = None) -> AppTest:
@@ -58,8 +64,7 @@ def student(code: str | None, nickname: str | None = None, params: dict | None =
     if nickname is not None:
         at.text_input(key="_w_join_nick").input(nickname)
         at.button[0].click().run()
-        assert not at.exception, at.exception
-    return at
+    return ok(at)
 
 
 def start_class() -> tuple[AppTest, str]:
@@ -84,8 +89,7 @@ def answer(at: AppTest, feature: str, threshold: float | None = None) -> AppTest
     button = next(b for b in at.button if b.key and b.key.startswith("_w_join_send_")
                   and b.label.replace("\\", "") == feature)
     button.click().run()
-    assert not at.exception, at.exception
-    return at
+    return ok(at)
 
 
 def test_a_whole_question_from_start_to_scores():
@@ -106,13 +110,14 @@ def test_a_whole_question_from_start_to_scores():
     t.button(key="_w_live_reveal").click().run()
     assert not t.exception, t.exception
     assert any(m.startswith("**Right: 1 of 2 (50%)**") for m in texts(t, "markdown"))
-    fig = t.get("plotly_chart")[0].proto.spec
+    fig = next(c.proto.spec for c in t.get("plotly_chart") if "Guesses per feature" in c.proto.spec)
     assert "Guesses per feature (2 answers)" in fig and "✓ right" in fig
     t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
     scores = t.dataframe[-1].value
     assert list(scores["nickname"]) == ["Ana", "Ben"] and list(scores["right"]) == [1, 0]
-    ana.run()
-    ben.run()
+    ok(ana.run())
+    ok(ben.run())
+    ok(t)
     assert any(s.startswith("✓ Right: node 0") for s in texts(ana, "success"))
     assert any("winner is Outlook" in s for s in texts(ben, "warning"))
     table = ana.dataframe[0].value
