@@ -59,7 +59,7 @@ def _answer(code: str, round_key: str, question, feature: str) -> None:
     me = st.session_state[ME]
     threshold = st.session_state.get(_wkey("t", round_key)) if question.needs_threshold(feature) else None
     if question.needs_threshold(feature) and threshold is None:
-        flash("warning", md_escape(f"{feature} is numeric: give a threshold too."))
+        flash("warning", f"{md_escape(feature)} is numeric: give a threshold too.")
         return
     try:
         live.store().answer(code, me["token"], round_key, feature, threshold)
@@ -99,7 +99,7 @@ def _code_form() -> None:
 
 def _nickname_form(code: str, room: dict) -> None:
     n = len(room["students"])
-    st.caption(f"{n} student{'s' if n != 1 else ''} already here.")
+    st.caption(f"{n:d} student already here." if n == 1 else f"{n:d} students already here.")
     with st.form("join_form", border=True):
         st.text_input("Your nickname", key=W_NICK, max_chars=rooms.MAX_NICKNAME,
                       help="Shown to the class in the score table; unique in this class.")
@@ -121,7 +121,7 @@ def _follow(code: str) -> None:
 
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
     mine = room["answers"].get(me["key"])
-    st.markdown(f"**Which feature will split node {question.node_id}** ({question.n_rows} rows)?")
+    st.markdown(f"**Which feature will split node {question.node_id:d}** ({question.n_rows:,} rows)?")
     if mine is not None:
         t = mine.get("threshold")
         st.success("Answer received: " + md_escape(mine["feature"])
@@ -171,7 +171,7 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
     score = room["scores"].get(me["key"], [0, 0])
     st.text(f"You: {me['name']} · score {score[1]} of {score[0]}")  # st.text: the nickname stays text
     if stage["status"] == "closed":
-        st.info(f"The teacher has ended the class. Your score: {score[1]} of {score[0]}.", icon=":material/flag:")
+        st.info(f"The teacher has ended the class. Your score: {score[1]:d} of {score[0]:d}.", icon=":material/flag:")
         return
     if not snap:
         st.info("Waiting for the teacher to show the tree…", icon=":material/hourglass_top:")
@@ -221,7 +221,7 @@ def render_join_page() -> None:
         if rooms.is_closed(room):
             st.info("The teacher has ended this class.", icon=":material/flag:")
             return
-        st.markdown(f"Class **{live.spaced(code)}**: pick a nickname to join.")
+        st.markdown(f"Class **{md_escape(live.spaced(code))}**: pick a nickname to join.")
         _nickname_form(code, room)
         return
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]

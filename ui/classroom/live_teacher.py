@@ -67,7 +67,7 @@ def resume_from_link() -> None:
         room = live.store().teacher_room(code, token)
     except LiveError as err:
         _forget()
-        st.warning(md_escape(f"The live class in the address could not be resumed: {err}"), icon=":material/info:")
+        st.warning(f"The live class in the address could not be resumed: {md_escape(str(err))}", icon=":material/info:")
         return
     _remember(room["code"], token)
 
@@ -148,11 +148,11 @@ def _live_counts() -> None:
         live.show_live_error(err)
         return
     n, k = len(room["students"]), len(room["answers"])
-    present = f"**{n} student{'s' if n != 1 else ''} present**"
+    present = f"**{n:d} student present**" if n == 1 else f"**{n:d} students present**"
     if room["stage"]["status"] == "revealed":
-        st.markdown(f"{present} · revealed ({k} answered)")
+        st.markdown(present + f" · revealed ({k:d} answered)")
     elif (room.get("snapshot") or {}).get("question"):
-        st.markdown(f"{present} · **Answered: {k} of {n}**")
+        st.markdown(present + f" · **Answered: {k:d} of {n:d}**")
         st.progress(k / n if n else 0.0)
     else:
         st.markdown(present)
@@ -163,7 +163,7 @@ def render_reveal(room: dict) -> None:
     counts = payload.get("counts") or {}
     answered = sum(counts.values())
     right = sum(room.get("verdicts", {}).values())
-    st.markdown(f"**Right: {right} of {answered}" + (f" ({right / answered:.0%})**" if answered else "**")
+    st.markdown(f"**Right: {right:d} of {answered:d}" + (f" ({right / answered:.0%})**" if answered else "**")
                 + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
     st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), height=300), key="live_votes", width="stretch",
                     config={"displayModeBar": False})
@@ -216,7 +216,7 @@ def render_compact() -> None:
         if isinstance(err, rooms.RoomNotFound):
             _forget()
         return
-    st.caption(f"Live class {live.spaced(me['code'])} is running: students follow this tree. Presenter view "
+    st.caption(f"Live class {md_escape(live.spaced(me['code']))} is running: students follow this tree. Presenter view "
                "shows the code, the answers and Reveal.")
 
 
@@ -260,7 +260,7 @@ def render_panel(grower, status: str) -> None:
             st.caption("No question now: the tree is finished." if grower.done
                        else "The next step only closes leaves: press Step.")
         elif not revealed and not read_only:
-            st.caption(f"Question: which feature splits node {question.node_id}? Step without revealing "
+            st.caption(f"Question: which feature splits node {question.node_id:d}? Step without revealing "
                        "moves on without scoring.")
         if revealed:
             render_reveal(room)

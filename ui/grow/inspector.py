@@ -220,10 +220,10 @@ def _diagram_buttons(grower, node) -> None:
             try:
                 rec = grower.step(node.id)
                 if rec is not None and rec.action == "split":
-                    flash("success", f"Node {node.id} split: {md_escape(rec.split.describe())}.")
+                    flash("success", f"Node {node.id:d} split: {md_escape(rec.split.describe())}.")
                 elif rec is not None:
                     reason = dict(rec.stopped).get(node.id)
-                    flash("info", f"Node {node.id} closed: {md_escape(STOP_REASONS.get(reason, reason))}.")
+                    flash("info", f"Node {node.id:d} closed: {md_escape(STOP_REASONS.get(reason, reason))}.")
             except EngineError as err:
                 flash("error", md_escape(err))
             st.rerun()

@@ -23,6 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 import engine
+from tests.app.tree_charts import tree_charts
 from tests.app.hardening.test_hardening_pages import APP, MARKDOWN_FIELDS, PLAIN_TYPES, _nodes, _strings
 from ui import state
 
@@ -200,7 +201,7 @@ def test_settings_wrong_for_the_data_fall_back_to_the_defaults(cfg):
     at = open_link(data="ski", cfg=cfg, step="2")
     check(at)  # no red error box: a warning and a tree
     assert any("do not fit this data set" in w.value for w in at.warning), [w.value for w in at.warning]
-    assert at.session_state[state.GROWER] is not None and at.get("graphviz_chart")
+    assert at.session_state[state.GROWER] is not None and tree_charts(at)
     assert at.session_state[state.TREE_CONFIG] is None  # the data set's defaults
     for page in ("pages/evaluate.py", "pages/ensembles.py"):
         at.switch_page(page)
