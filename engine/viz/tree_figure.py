@@ -222,8 +222,10 @@ def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[
         if gl or kind == FOLD:
             segs.append((x0, y0, x1, y1))
             continue
-        # broken where the branch label sits (lines are drawn above bars, so they would cross its text)
-        for t_a, t_b in ((0.0, LABEL_AT - LABEL_GAP / (y0 - y1)), (LABEL_AT + LABEL_GAP / (y0 - y1), 1.0)):
+        # broken where the branch label sits (lines are drawn above bars, so they would cross its text): only
+        # inside the label's box, so a long diagonal branch keeps its line and loses just the label's width
+        dt = min(LABEL_GAP / (y0 - y1), (LABEL_W / 2) / abs(x1 - x0)) if x1 != x0 else LABEL_GAP / (y0 - y1)
+        for t_a, t_b in ((0.0, LABEL_AT - dt), (LABEL_AT + dt, 1.0)):
             segs.append((x0 + t_a * (x1 - x0), y0 + t_a * (y1 - y0), x0 + t_b * (x1 - x0), y0 + t_b * (y1 - y0)))
     traces = []
     colours = {"path": palette.PATH, "grey": palette.MUTED, "fold": "#9E9E9E", "plain": "#8A8A8A"}
