@@ -58,7 +58,7 @@ def test_theory_page_tabs_and_bad_counts(page, wait_idle, screenshot):
     # MDL: the calculator without a tree
     _tab(page, "MDL bound").click()
     panel = page.get_by_role("tabpanel", name="MDL bound")
-    expect(panel.get_by_test_id("stMetricValue").nth(1)).to_have_text("48 bits")
-    expect(panel.get_by_test_id("stCode")).to_contain_text(re.compile(r"= 0\.6084$"))
+    expect(panel.get_by_test_id("stMetricValue").nth(1)).to_have_text("90 bits")  # d′ = 4 × (100 + 1) real-valued tests: 5·7 + 1 + 6·⌈log₂ 404⌉
+    expect(panel.get_by_test_id("stCode")).to_contain_text(re.compile(r"= 0\.7844$"))
     screenshot(page, "theory_mdl")
     expect(page.get_by_test_id("stException")).to_have_count(0)
