@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_fit import make_data  # noqa: E402
+from bench_fit import best_time as best_of, make_data  # noqa: E402
 
 import engine  # noqa: E402
 from engine.viz.dot import dot_source, fold_depth_for  # noqa: E402
@@ -34,13 +33,6 @@ from engine.viz.tree_figure import tree_figure  # noqa: E402
 from engine.viz.tree_layout import tidy_layout  # noqa: E402
 
 
-def best_of(fn, repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def tree_with(nodes: int, seed: int):

@@ -15,15 +15,11 @@ from contextlib import contextmanager
 
 import pytest
 
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+from tests import services
 
 
 def unavailable(reason: str):
-    if in_ci():
-        pytest.fail(f"Redis tests cannot run in CI: {reason}", pytrace=False)
-    pytest.skip(f"Redis tests skipped locally: {reason}")
+    services.unavailable("Redis tests", reason)
 
 
 def free_port() -> int:

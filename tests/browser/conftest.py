@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.services import unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -39,14 +41,8 @@ SERVER_START_TIMEOUT = 90.0  # seconds; generous on a shared 2-core machine
 ACTION_TIMEOUT_MS = 60_000
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 def _unavailable(reason: str):
-    if _in_ci():
-        pytest.fail(f"Browser tests cannot run in CI: {reason}", pytrace=False)
-    pytest.skip(f"browser tests skipped locally: {reason}")
+    unavailable("Browser tests", reason)
 
 
 def pytest_collection_modifyitems(config, items):

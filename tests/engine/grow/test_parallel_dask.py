@@ -7,7 +7,6 @@ reason, except under CI (``CI`` set), where it fails.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
@@ -18,10 +17,7 @@ from engine.ensembles import fit_random_forest
 from engine.errors import ConfigError
 from engine.evaluate.validation import cross_validate
 from engine.grow import parallel
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+from tests.services import unavailable
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +26,7 @@ def cluster():
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:
         reason = f"dask.distributed is not installed ({exc}); pip install -r requirements-dev.txt"
-        if _in_ci():
-            pytest.fail(f"The Dask test cannot run in CI: {reason}", pytrace=False)
-        pytest.skip(reason)
+        unavailable("The Dask test", reason)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc:
         with Client(lc) as client:
             yield lc, client
