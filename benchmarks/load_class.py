@@ -36,7 +36,7 @@ from contextlib import ExitStack, contextmanager
 import numpy as np
 
 from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
-                       rss_mb, streamlit_server)
+                       new_page, rss_mb, streamlit_server)
 
 COUNT_RE = re.compile(r"Answered: (\d+) of (\d+)")
 # 41 tabs in one headless Chromium: without these, tabs not in front get their timers throttled (down to
@@ -76,20 +76,6 @@ async def check(page, who, errors, where):
     if n:
         texts = await page.locator(ERROR_SELECTOR).all_inner_texts()
         errors.add(who, f"{n} error element(s) {where}: {' | '.join(t[:120] for t in texts)}")
-
-
-async def new_page(browser, url, who, errors, viewport, timeout_ms):
-    ctx = await browser.new_context(viewport=viewport, base_url=url)
-    ctx.set_default_timeout(timeout_ms)
-    page = await ctx.new_page()
-    page.on("pageerror", lambda exc: errors.add(who, f"JavaScript error: {exc}"))
-
-    async def on_dialog(dialog):
-        errors.add(who, f"a browser dialog opened: {dialog.message!r}")
-        await dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    return ctx, page
 
 
 async def teacher_count(page) -> int | None:

@@ -188,12 +188,12 @@ async def open_data_page(page, timeout_ms: float) -> None:
     await wait_idle(page, None, timeout_ms)
 
 
-async def run_user(browser, url: str, i: int, source, steps: int, timeout_ms: float, errors: Errors,
-                   latencies: list[float], counts: dict) -> None:
-    who = f"user {i:02d} ({source if isinstance(source, str) else source.name})"
-    context = await browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
-    context.set_default_timeout(timeout_ms)
-    page = await context.new_page()
+async def new_page(browser, url, who, errors, viewport, timeout_ms):
+    """A fresh browser context and page for one simulated person; its JavaScript errors and dialogs count
+    as ``errors`` under ``who``."""
+    ctx = await browser.new_context(viewport=viewport, base_url=url)
+    ctx.set_default_timeout(timeout_ms)
+    page = await ctx.new_page()
     page.on("pageerror", lambda exc: errors.add(who, f"JavaScript error: {exc}"))
 
     async def on_dialog(dialog):
@@ -201,6 +201,13 @@ async def run_user(browser, url: str, i: int, source, steps: int, timeout_ms: fl
         await dialog.dismiss()
 
     page.on("dialog", on_dialog)
+    return ctx, page
+
+
+async def run_user(browser, url: str, i: int, source, steps: int, timeout_ms: float, errors: Errors,
+                   latencies: list[float], counts: dict) -> None:
+    who = f"user {i:02d} ({source if isinstance(source, str) else source.name})"
+    context, page = await new_page(browser, url, who, errors, {"width": 1280, "height": 900}, timeout_ms)
     try:
         await open_data_page(page, timeout_ms)
         if isinstance(source, str):
