@@ -37,8 +37,8 @@ DEFAULT_TEST_SIZE = 0.25
 # Below this many rows a data set is a textbook example: train on every row by default, so the gain
 # tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
 SMALL_DATA_ROWS = 30
-# The app's split search: exact below TreeConfig.histogram_above_rows training rows, histogram above when the
-# stopping rules keep leaves big (TreeConfig.resolved; trees grown to full depth keep exact search).
+# The app's split search: exact up to TreeConfig.histogram_above_rows training rows, histogram above
+# (TreeConfig.resolved; histogram search hands nodes of at most max_bins rows to the exact search).
 DEFAULT_SPLIT_SEARCH = "auto"
 
 

@@ -9,6 +9,11 @@ threshold, :meth:`~engine.split.impurity.Criterion.weighted_cols` every gain, an
 pair's best threshold, first on ties as in :mod:`engine.split.search`. Nodes and splits are recorded as arrays
 (:mod:`engine.grow.levelstore`) and become objects only when first read.
 
+With ``split_search="histogram"`` a level's nodes of more than ``max_bins`` rows are scanned by bin
+counts (:class:`~engine.grow.fasthist.LevelHistograms`, no sorted orders needed) and the smaller ones by
+the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); the
+orders are sorted only when the first small node appears, so a shallow tree on big data never sorts.
+
 Results equal the step-by-step search exactly for integer weights and integer-valued regression
 targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which
 can only matter for candidates whose gains tie to ~1e-12.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.grow.fasthist import LevelHistograms
 from engine.grow.featuredraw import child_keys, draw_mask, feature_ranks
 from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
@@ -250,17 +256,40 @@ def grow_exact(grower):
     depth = 0
     index_type = np.int32 if d * grower.X.shape[0] < 2**31 else np.int64
     orders = None
-    if ids.size:
-        O = presorted(grower.X, grower.w0 > 0, index_type)
-        orders = (SortedOrders(O, perm, data.XT) if draw and use_sorted_orders(k_draw, d)
-                  else PartitionedOrders(O))
-        del O
+    # histogram search: bins scan the nodes of more than max_bins rows (level-local node of every row in
+    # node_of, the level's candidates at positions lvl_pos of its nodes); the rest is searched exactly
+    hist = cfg.split_search == "histogram"
+    exact_rows = cfg.max_bins if hist else -1
+    hs = None
+    if hist and ids.size and m > exact_rows:
+        hs = LevelHistograms(grower, data.idx0, None if data.labels is not None else data.ST,
+                             None if data.labels is None else data.labels.astype(np.int16), draw)
+        node_of, n_level, lvl_pos = np.zeros(m, dtype=np.int64), 1, np.array([0])
     TOT = None
     while ids.size:
         C = ids.size
         starts = exclusive_cumsum(cnt)
+        big = np.flatnonzero(cnt > exact_rows) if hs is not None else np.zeros(0, dtype=np.int64)
+        small = np.flatnonzero(cnt <= exact_rows) if hist else None      # None: every node (exact search)
+        if orders is None and (small is None or small.size):
+            O = presorted(grower.X, grower.w0 > 0, index_type)
+            orders = (SortedOrders(O, perm, data.XT) if hist or (draw and use_sorted_orders(k_draw, d))
+                      else PartitionedOrders(O))
+            del O
+        if big.size:
+            cmap = np.full(n_level, -1, dtype=np.int64)
+            cmap[lvl_pos[big]] = np.arange(big.size)
+            key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
+            tot_big = hs.totals(node_of, key, lvl_pos[big], n_level)
         if TOT is None:
-            TOT = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
+            TOT = np.empty((C, S))
+            if big.size:
+                TOT[big] = tot_big
+            if small is None:
+                TOT[:] = _totals(data, orders.first_order(lo, cnt, starts), cnt, starts)
+            elif small.size:
+                sub = exclusive_cumsum(cnt[small])
+                TOT[small] = _totals(data, orders.first_order(lo[small], cnt[small], sub), cnt[small], sub)
         W, P = crit.weight(TOT), crit.from_stats(TOT)
         G = np.full((C, d), -np.inf)
         THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
@@ -270,6 +299,11 @@ def grow_exact(grower):
             pj, pc = pj[by_feature], pc[by_feature]
         else:
             pj, pc = np.repeat(np.arange(d), C), np.tile(np.arange(C), d)
+        if big.size:
+            Gb, _, LEFT[big], NL[big] = hs.scan(P[big], W[big], draw_mask(keys[big], seed, d, k_draw) if draw else None)
+            G[big] = Gb
+            exact_pair = cnt[pc] <= exact_rows
+            pj, pc = pj[exact_pair], pc[exact_pair]
         # chunks of whole features, so that one scan holds at most ~CHUNK elements
         plen_f = np.bincount(pj, weights=cnt[pc], minlength=d)
         group = np.cumsum(plen_f) // CHUNK
@@ -281,6 +315,8 @@ def grow_exact(grower):
         ranks = feature_ranks(keys, seed, d) if shuffle else None
         jstar = feature_choice(cfg, crit, G, LEFT, W, ranks)
         ci = np.arange(C)
+        if big.size:
+            THR[big, jstar[big]] = hs.thresholds(jstar[big])
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
         Rw = TOT - Lw
         wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
@@ -329,7 +365,15 @@ def grow_exact(grower):
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break
-        orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
+        if orders is not None:
+            orders.advance(rows, 2 * seg + right, nxt, cnt, starts, child_n)
+        if hs is not None:
+            if (child_n[nxt] > exact_rows).any():       # bins scan some node of the next level
+                hs.remember(_children_of(big, spl, C), child_n)
+                node_of, n_level, lvl_pos = np.full(m, -1, dtype=np.int64), 2 * ns, nxt
+                node_of[rows] = 2 * seg + right
+            else:                                       # every node from here on is searched exactly
+                hs = None
         if draw or shuffle:
             half = spl[nxt >> 1]
             keys = child_keys(keys[half], jstar[half], Tw[half], nxt & 1)
@@ -339,6 +383,17 @@ def grow_exact(grower):
         TOT = child_stats[nxt] if data.whole_stats else None
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
                    post_ids, post_codes, sp)
+
+
+def _children_of(big: np.ndarray, spl: np.ndarray, C: int) -> np.ndarray:
+    """For each histogram-scanned node (``big``, candidates of the level): the next-level position of its
+    first child, -1 if it did not split (``spl``: the split candidates; split k's children are 2k, 2k+1)."""
+    at = np.full(C, -1, dtype=np.int64)
+    at[big] = np.arange(big.size)
+    out = np.full(big.size, -1, dtype=np.int64)
+    hit = at[spl] >= 0
+    out[at[spl[hit]]] = 2 * np.flatnonzero(hit)
+    return out
 
 
 def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,

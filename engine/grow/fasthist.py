@@ -1,5 +1,5 @@
-"""Histogram scanning for the level-wise builder: the histograms of a whole level from one ``bincount``
-per feature, thresholds and routing from the bin codes.
+"""Histogram scanning for the level-wise builder (:func:`engine.grow.fastexact.grow_exact`): the
+histograms of a whole level's big nodes from one ``bincount`` per feature, and the winners' thresholds.
 
 Rows keep their place; per level only each row's node changes. For a feature, the key
 ``(node * S + class) * B + code`` turns the rows into per-node class-count histograms ``(C, S, B)``;
@@ -15,14 +15,13 @@ them in, so every sum keeps its last bit.
 
 The winning edge's threshold is node-local (midpoint of the largest value going left and the smallest
 going right): only rows in the winning bin and in the next non-empty bin can hold those values, so only
-they are read. Rows are routed by their bin code, which agrees with the threshold by construction.
+they are read; routing by that threshold equals routing by bin code.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.grow.levelstore import RowRanges
 from engine.split.search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
@@ -54,10 +53,11 @@ def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
 
 
 class LevelHistograms:
-    """Histogram search state of :func:`engine.grow.fastgrow.grow_levelwise` (one per growth).
+    """Histogram search state of :func:`engine.grow.fastexact.grow_exact` (one per growth).
 
     Per level: :meth:`totals` (stats per candidate node), :meth:`scan` (best edge per node and feature),
-    :meth:`thresholds` (node-local thresholds of the winners), :meth:`route` (rows to children).
+    :meth:`thresholds` (node-local thresholds of the winners), :meth:`remember` (keep the histograms
+    for the children's subtraction).
     """
 
     def __init__(self, grower, idx0, ScT, labels, draw: bool):
@@ -71,15 +71,19 @@ class LevelHistograms:
         self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
         self.subtract = labels is not None and not draw           # exact integer counts, every feature
         self.prev = None      # (hist of the last level's candidates, parent cand and "counted" of level nodes)
-        self.last = np.zeros(self.codes.shape[1], dtype=np.int64)  # leaf of each row, once it stops
         self.rowpos = None
+        # weighted classes (a bootstrap's counts): one bincount of (cell, class) with the weights gives
+        # every class's sums at once, the same sums as one bincount per stat (the others add zeros)
+        self.wlab = self.w = None
+        if labels is None and grower.task == "classification":
+            self.wlab, self.w = grower.y[idx0].astype(np.int64), grower.w0[idx0]
 
     # ----- per level ----------------------------------------------------------------------------------
-    def totals(self, node_of, key, cand, level):
-        """Stats of each candidate node (C, S) (``cand``: their positions among the ``level`` node ids,
-        ``node_of``: level node of every row, ``key``: candidate of every row, -1 if none)."""
+    def totals(self, node_of, key, cand, n_level: int):
+        """Stats of each candidate node (C, S) (``cand``: their positions among the level's ``n_level``
+        nodes, ``node_of``: level node of every row or -1, ``key``: candidate of every row, -1 if none)."""
         C = len(cand)
-        self.C, self.L, self.cand, self.node_of, self.first = C, len(level), np.asarray(cand), node_of, level[0]
+        self.C, self.L, self.cand, self.node_of = C, n_level, np.asarray(cand), node_of
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
         S, d = self.S, self.codes.shape[0]
@@ -90,12 +94,9 @@ class LevelHistograms:
         if self.labels is not None:   # counts: exact in any order
             lab = self.labels if self.act is None else self.labels[self.act]
             return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
-        # summed node by node over ascending rows, as stepping sums them
-        by_node = np.argsort(self.kk, kind="stable")
-        rows = by_node if self.act is None else self.act[by_node]
-        starts = np.zeros(C, dtype=np.int64)
-        np.cumsum(np.bincount(self.kk, minlength=C)[:-1], out=starts[1:])
-        return np.stack([np.add.reduceat(self.ScT[k][rows], starts) for k in range(S)], axis=1)
+        # summed node by node over ascending rows, as stepping sums them (bincount adds in row order)
+        return np.stack([np.bincount(self.kk, weights=self.ScT[k] if self.act is None else self.ScT[k][self.act],
+                                     minlength=C) for k in range(S)], axis=1)
 
     def scan(self, P, W, allowed):
         """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
@@ -155,23 +156,35 @@ class LevelHistograms:
         big to keep)."""
         C, S, B = self.C, self.S, self.n_bins[j]
         act, kk = self.act, self.kk
-        if segs.size < C:
-            allowed = np.zeros(C, dtype=bool)
-            allowed[segs] = True
-            keep = np.flatnonzero(allowed[kk])
-            act, kk = keep if act is None else act[keep], kk[keep]
+        n = segs.size
+        if n < C:           # only the nodes that drew feature j, numbered 0..n-1 among themselves
+            local = np.full(C, -1, dtype=np.int64)
+            local[segs] = np.arange(n)
+            lk = local[kk]
+            keep = np.flatnonzero(lk >= 0)
+            act, kk = keep if act is None else act[keep], lk[keep]
         code = self.codes[j] if act is None else self.codes[j][act]
         key = kk * B + code
-        if C * B > SPARSE_ABOVE * key.size:
-            return self._scan_pairs(key, B, act, segs, P, W)
+        if n * B > SPARSE_ABOVE * key.size:
+            return self._scan_pairs(key, B, act, np.arange(n), P, W)
         if self.labels is not None:
             lab = self.labels if act is None else self.labels[act]
-            counts = np.bincount(key * S + lab, minlength=C * B * S).reshape(C, B, S)[segs]
+            counts = np.bincount(key * S + lab, minlength=n * B * S).reshape(n, B, S)
             cum = [np.cumsum(counts[:, :, k], axis=1, dtype=np.float64) for k in range(S)]
             return best_edges(self.crit, self.min_leaf, cum, counts.sum(axis=2), P, W, counts=True)
-        cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                     minlength=C * B).reshape(C, B)[segs], axis=1) for k in range(S)]
-        return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=C * B).reshape(C, B)[segs], P, W)
+        if self.wlab is not None:
+            sums = self._class_sums(key, act, n * B).reshape(n, B, S)
+            cum = [np.cumsum(sums[:, :, k], axis=1) for k in range(S)]
+        else:
+            cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                         minlength=n * B).reshape(n, B), axis=1) for k in range(S)]
+        return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=n * B).reshape(n, B), P, W)
+
+    def _class_sums(self, key, act, cells: int) -> np.ndarray:
+        """(cells, S) weighted class sums of the rows ``act`` (all if None) by ``key``."""
+        lab = self.wlab if act is None else self.wlab[act]
+        w = self.w if act is None else self.w[act]
+        return np.bincount(key * self.S + lab, weights=w, minlength=cells * self.S).reshape(cells, self.S)
 
     def _scan_pairs(self, key, B, act, segs, P, W):
         """:meth:`_scan_feature` on deep levels (more node x bin cells than rows): only the (node, bin)
@@ -190,8 +203,9 @@ class LevelHistograms:
             st = np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S)
             cnt = st.sum(axis=1)
         else:
-            st = np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                       minlength=pairs.size) for k in range(S)], axis=1)
+            st = (self._class_sums(inv, act, pairs.size) if self.wlab is not None else
+                  np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                        minlength=pairs.size) for k in range(S)], axis=1))
             cnt = np.bincount(inv, minlength=pairs.size)
         G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
         BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
@@ -242,56 +256,20 @@ class LevelHistograms:
         ok = np.isfinite(lo) & np.isfinite(hi)
         return np.where(ok, np.where(t >= hi, lo, t), 0.0)
 
-    def route(self, child_of_cand, n_next):
-        """Next level: (level node of every row (-1: done), rows per node); a row goes to the left child if
-        its code is <= the winning bin. Children of candidate c are ``child_of_cand[c]`` and the next
-        level node."""
-        base = child_of_cand.take(self.kk)
-        child = np.where(base >= 0, base + (self.code_star > self.b_row), -1)
-        if self.act is None:
-            new = child
-        else:
-            new = np.full(self.codes.shape[1], -1, dtype=np.int64)
-            new[self.act] = child
-        sizes = np.bincount(child + 1, minlength=n_next + 1)[1:]
-        if self.act is not None or sizes.sum() < child.size:    # rows whose node stops end there
-            self._stop(np.flatnonzero((self.node_of >= 0) & (new < 0)), self.node_of, self.first)
+    def remember(self, child_of_cand, sizes) -> None:
+        """Keep this level's histograms for the next level's subtraction: ``child_of_cand[c]`` is the
+        next-level position of candidate c's first child (-1: no split), ``sizes`` the rows of each
+        next-level node. Of two siblings the one with fewer rows (left on ties) is counted directly."""
+        n_next = sizes.size
         if self.subtract and self.hist is not None:
             parent = np.full(n_next, -1)
             split = np.flatnonzero(child_of_cand >= 0)
             parent[child_of_cand[split]] = split
             parent[child_of_cand[split] + 1] = split
-            counted = np.empty(n_next, dtype=bool)              # the sibling with fewer rows (left on ties)
+            counted = np.empty(n_next, dtype=bool)
             counted[0::2] = sizes[0::2] <= sizes[1::2]
             counted[1::2] = ~counted[0::2]
             self.prev = (self.hist, parent, counted)
         else:
             self.prev = None
         self.hist = None
-        return new, sizes
-
-    def _stop(self, rows, node_of, first_id):
-        self.last[rows] = node_of[rows] + first_id
-
-    def row_ranges(self, nodes, w, node_of, first_id) -> RowRanges:
-        """Every node's rows, as ranges of one permutation: rows sorted by the pre-order rank of the leaf
-        they end in, so each subtree's rows are contiguous (``node_of``: the last level's node of the rows
-        still in it, whose ids start at ``first_id``)."""
-        self._stop(np.flatnonzero(node_of >= 0), node_of, first_id)
-        n = len(nodes)
-        rank, end = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-        stack, nxt, post = [0], 0, []
-        while stack:                                  # pre-order; a subtree's ranks end where it ends
-            nid = stack.pop()
-            rank[nid] = nxt
-            nxt += 1
-            post.append(nid)
-            stack.extend(reversed(nodes[nid].children))
-        for nid in reversed(post):
-            ch = nodes[nid].children
-            end[nid] = end[ch[-1]] if ch else rank[nid] + 1
-        key = rank.take(self.last)
-        perm = np.argsort(key.astype(np.uint16) if n <= 65535 else key, kind="stable")
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key, minlength=n), out=start[1:])
-        return RowRanges(self.idx0, w, perm, start[rank], start[end])

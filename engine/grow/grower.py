@@ -23,7 +23,7 @@ from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
-from engine.split.histogram import best_histogram, make_bins
+from engine.split.histogram import best_histogram, make_bins, searched_exactly
 from engine.grow.featuredraw import draw_mask, feature_ranks, path_key
 from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
@@ -232,6 +232,15 @@ class Grower:
     def gain_table(self, node_id: int = 0, all_candidates: bool = False):
         from engine.split.gain import gain_table_for
         return gain_table_for(self, self._node_id(node_id), all_candidates=all_candidates)
+
+    def searches_histogram(self, node_id: int) -> bool:
+        """Whether the node's numeric features are searched by histogram: ``split_search="histogram"``
+        and more than ``max_bins`` rows of positive weight (smaller nodes are searched exactly, see
+        :func:`engine.split.histogram.searched_exactly`)."""
+        if self.config.split_search != "histogram":
+            return False
+        _, w = self.node_rows(node_id)
+        return not searched_exactly(int(np.count_nonzero(w > 0)), self.config.max_bins)
 
     def node_rows(self, node_id: int):
         """(row indices into the training data, weights) of the rows reaching ``node_id``."""
@@ -444,7 +453,7 @@ class Grower:
         ranks = self._visit_ranks(node_id)
         if self.config.c45_rules:
             best, ranked, _ = self._j48_search(nd, feats, ranks)
-        elif self.config.split_search == "histogram":
+        elif self.searches_histogram(node_id):
             idx, _ = self._rows[node_id]
             codes = self.bins.codes[idx]
             found = {j: best_histogram(nd, codes, j, names[j], self.bins.edges[j].size + 1)

@@ -61,7 +61,7 @@ def candidate_scan(grower, node_id: int, feature: str) -> pd.DataFrame:
     j = grower.schema.index(feature)
     nd = grower.node_data(node_id)
     labels = grower.schema.categories[j]
-    if grower.schema.kinds[j] == "numeric" and grower.config.split_search == "histogram":
+    if grower.schema.kinds[j] == "numeric" and grower.searches_histogram(node_id):
         return _histogram_scan(grower, node_id, feature, j, nd)
     if grower.schema.kinds[j] == "numeric":
         cand = numeric_candidates(nd, j)

@@ -6,6 +6,11 @@ every edge at once. The threshold stored for the winning edge is node-local, the
 largest value at the node going left and the smallest going right, as in the exact search; so with
 ``max_bins`` >= the number of distinct values, histogram search finds the same splits as exact search.
 Gains are those of the rows' real partition; only the candidate thresholds are coarser.
+
+A node with at most ``max_bins`` rows (of positive weight) is searched exactly, every midpoint
+(:func:`searched_exactly`): there a histogram has more bins than rows, so counting bins costs more than
+scanning the rows (most nodes of a fully grown tree are that small), and the exact search sees every
+threshold the bins would hide. Stepping and the level-wise grower apply the same rule, so they agree.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ import numpy as np
 
 from engine.split.binning import Bins, bin_codes, bin_edges, make_bins, missing_code
 from engine.split.search import TIE_TOL, NodeData, _make_split
+
+
+def searched_exactly(n_rows: int, max_bins: int) -> bool:
+    """Whether histogram search hands a node of ``n_rows`` rows (positive weight) to the exact search."""
+    return n_rows <= max_bins
 
 
 def _node_threshold(x: np.ndarray, code: np.ndarray, b: int) -> float:
@@ -70,4 +80,5 @@ def best_histogram(nd: NodeData, codes: np.ndarray, j: int, name: str, n_bins: i
                        left[i] + right[i], threshold=t)
 
 
-__all__ = ["Bins", "best_histogram", "bin_codes", "bin_edges", "histogram_candidates", "make_bins", "missing_code"]
+__all__ = ["Bins", "best_histogram", "bin_codes", "bin_edges", "histogram_candidates", "make_bins", "missing_code",
+           "searched_exactly"]

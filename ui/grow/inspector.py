@@ -161,9 +161,12 @@ def render_inspector(grower) -> None:
         st.info("No feature can split this node (every feature takes one value here, or the children "
                 "would be too small).")
     else:
-        if grower.config.split_search == "histogram":
+        if grower.searches_histogram(node.id):
             st.caption(f"Histogram search: numeric thresholds at bin resolution (bin edges of at most "
                        f"{grower.config.max_bins:,} quantile bins per feature), not every midpoint.")
+        elif grower.config.split_search == "histogram":
+            st.caption(f"Histogram search hands this node to the exact search: it has at most "
+                       f"{grower.config.max_bins:,} rows (no more than bins), so every midpoint is tried.")
         view = gain_table_view(table)
         st.dataframe(view, hide_index=True, width="stretch", column_config={
             "best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose"),
@@ -204,7 +207,7 @@ def render_inspector(grower) -> None:
                 fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
                            lambda: threshold_scan_figure(scan, chosen=chosen))
                 st.plotly_chart(fig, key="grow_scan", width="stretch")
-                if grower.config.split_search == "histogram" and grower.schema.kinds[
+                if grower.searches_histogram(sel) and grower.schema.kinds[
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
     with right:

@@ -38,7 +38,7 @@ CAT_SPLITS = ("multiway", "subset", "equals")
 ORDERS = {"breadth": "breadth-first", "depth": "depth-first", "best": "best-first (largest gain)"}
 CHI2_LEVELS = ("off", "0.1", "0.05", "0.01", "0.001")
 BASES = {"bits": 2.0, "nats": math.e}
-SEARCHES = {"auto": "Automatic (histogram on big data for bounded trees)", "exact": "Exact", "histogram": "Histogram"}
+SEARCHES = {"auto": "Automatic (histogram on big data)", "exact": "Exact", "histogram": "Histogram"}
 RULE_LABELS = {"min_split": "split sizes", "mdl": "MDL correction", "value_threshold": "value thresholds",
                "average_gain": "average gain", "all_values": "all-value branches"}
 
@@ -101,18 +101,18 @@ def search_text(cfg: TreeConfig, n_rows: int | None = None) -> str:
     """Which split search ``cfg`` uses on ``n_rows`` training rows, in words.
 
     ``exact search`` (every midpoint between sorted values) or ``histogram search, 255 bins: thresholds
-    at bin edges``; an unresolved "auto" (``n_rows`` unknown) reads ``automatic search (histogram above
-    100,000 rows unless the tree may grow to leaves of a row or two)``.
+    at bin edges, exact in nodes of at most 255 rows``; an unresolved "auto" (``n_rows`` unknown) reads
+    ``automatic search (histogram above 100,000 rows)``.
     """
     search = cfg.split_search
     if search == "auto" and n_rows is not None:
         search = cfg.resolved("classification", n_rows).split_search
     if search == "histogram":
-        return f"histogram search, {cfg.max_bins:,} bins: thresholds at bin edges"
+        return (f"histogram search, {cfg.max_bins:,} bins: thresholds at bin edges, exact in nodes of at most "
+                f"{cfg.max_bins:,} rows")
     if search == "exact":
         return "exact search"
-    return (f"automatic search (histogram above {cfg.histogram_above_rows:,} rows unless the tree may grow "
-            "to leaves of a row or two)")
+    return f"automatic search (histogram above {cfg.histogram_above_rows:,} rows)"
 
 
 def config_summary(cfg: TreeConfig, task: str, n_rows: int | None = None) -> str:
@@ -256,13 +256,12 @@ def settings_panel(task: str, has_validation: bool) -> None:
                        format_func=SEARCHES.get,
                        help="Exact: every midpoint between sorted values. Histogram: each numeric feature is "
                             "cut once into at most 'max bins' quantile bins and thresholds sit at bin edges "
-                            "(much faster on big data; gain tables are then at bin resolution).")
+                            "(much faster on big data; gain tables are then at bin resolution). Nodes with no "
+                            "more rows than bins are searched exactly.")
         c[1].number_input("Max bins", min_value=2, max_value=65_535, step=1, key=W_BINS, **kw,
                           help="Bins per numeric feature for histogram search.")
         c[2].number_input("Histogram above N rows", min_value=0, step=10_000, key=W_ABOVE, **kw,
-                          help="Automatic search uses histograms when the training rows exceed this and a depth, leaf-count "
-                               "or leaf-size limit keeps leaves at two rows or more on average (on trees grown "
-                               "to full depth exact search is faster).")
+                          help="Automatic search uses histograms when the training rows exceed this.")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):
         st.error(md_escape(st.session_state[CONFIG_ERROR], limit=1000), icon=":material/error:")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -75,12 +76,12 @@ def test_widget_values_round_trip_the_search_settings():
 def test_search_text_names_the_search_in_use():
     auto = TreeConfig(split_search="auto", histogram_above_rows=1_000, max_bins=64, max_depth=8)
     assert gs.search_text(auto, 500) == "exact search"
-    assert gs.search_text(auto, 5_000) == "histogram search, 64 bins: thresholds at bin edges"
-    assert gs.search_text(TreeConfig(split_search="auto", histogram_above_rows=1_000), 5_000) == "exact search"
-    assert gs.search_text(auto) == ("automatic search (histogram above 1,000 rows unless the tree may grow to "
-                                    "leaves of a row or two)")
+    hist = "histogram search, 64 bins: thresholds at bin edges, exact in nodes of at most 64 rows"
+    assert gs.search_text(auto, 5_000) == hist
+    assert gs.search_text(replace(auto, max_depth=None), 5_000) == hist     # at any depth
+    assert gs.search_text(auto) == "automatic search (histogram above 1,000 rows)"
     assert gs.config_summary(TreeConfig(split_search="histogram"), "classification", 10).endswith(
-        "histogram search, 255 bins: thresholds at bin edges")
+        "histogram search, 255 bins: thresholds at bin edges, exact in nodes of at most 255 rows")
     assert "search" not in gs.config_summary(TreeConfig(), "classification")
 
 
@@ -107,11 +108,7 @@ def test_the_control_changes_the_growers_search(grow):
 def test_automatic_search_follows_the_row_threshold(grow):
     at = grow
     n = len(grower(at).dataset)
-    at.number_input(key=gs.W_ABOVE).set_value(n - 1).run()
-    ok(at)
-    assert grower(at).config.split_search == "exact" and "exact search" in status(at)   # full depth: exact
-    at.session_state[gs.W_DEPTH] = 2
-    at.number_input(key=gs.W_ABOVE).set_value(n - 2).run()
+    at.number_input(key=gs.W_ABOVE).set_value(n - 1).run()     # full depth too
     ok(at)
     assert grower(at).config.split_search == "histogram" and "histogram search" in status(at)
     at.number_input(key=gs.W_ABOVE).set_value(n).run()

@@ -1,6 +1,9 @@
 """Histogram split search: level-wise equals stepping; with enough bins it equals exact search."""
 
+from dataclasses import replace
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -30,6 +33,36 @@ def test_levelwise_histogram_equals_stepping(seed, max_bins, regression, depth_l
     cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, max_depth=3 if depth_limited else None)
     fast = engine.Grower(ds, cfg).grow()
     assert_same_tree(fast.tree, stepped(ds, cfg).tree)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 100_000), st.sampled_from([3, 8, 20]), st.booleans(), st.booleans(), st.booleans())
+def test_levelwise_histogram_with_weights_and_draws_equals_stepping(seed, max_bins, regression, weighted, draw):
+    """Bootstrap-like integer weights (zeros included), random feature draws, depth-first ids: the
+    level-wise grower's mix of bin scans (big nodes) and exact scans (nodes of <= max_bins rows) is the
+    tree stepping grows."""
+    ds = random_dataset(seed, regression=regression, int_values=seed % 2 == 0)
+    w = np.random.default_rng(seed).integers(0, 3, len(ds)).astype(float) if weighted else None
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, order="depth" if seed % 3 == 0 else "breadth",
+                            max_features=2 if draw else None, random_state=seed % 7)
+    fast = engine.Grower(ds, cfg, sample_weight=w).grow()
+    assert_same_tree(fast.tree, stepped(ds, cfg, sample_weight=w).tree)
+
+
+def test_small_nodes_are_searched_exactly():
+    """Six quantile bins of 24 values put 1, 2, 3, 4 in one bin, so bins cannot split them; the node of those four rows
+    (no more rows than bins) is handed to the exact search, which finds 2.5."""
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0] + list(np.arange(10.0, 30.0)),
+                          "y": ["a", "a", "b", "b"] + ["c"] * 20})
+    ds = engine.Dataset.from_frame(frame, target="y")
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=6)
+    g = engine.Grower(ds, cfg)
+    assert g.searches_histogram(0) and g.bins.codes[:4, 0].tolist() == [0, 0, 0, 0]
+    tree = g.grow().tree
+    assert sorted(n.split.threshold for n in tree.nodes if n.split is not None) == [2.5, 7.0]
+    left = tree.nodes[tree.root.children[0]]
+    assert left.n_node_samples == 4 and not g.searches_histogram(left.id)
+    assert_same_tree(tree, stepped(ds, cfg).tree)
 
 
 @settings(max_examples=30)
@@ -68,16 +101,13 @@ def test_auto_search_switches_by_row_count():
     assert engine.Grower(ds, small_limit).config.split_search == "histogram"
 
 
-def test_auto_search_keeps_exact_search_for_trees_grown_to_full_depth():
-    # full depth: leaves of a row or two, where bins cost more than rows (200k x 20: histogram ~2x exact)
+def test_auto_search_uses_histograms_at_any_depth_above_the_row_limit():
+    # histogram search hands small nodes to the exact search, so deep trees are not its slow path
     ds = engine.load_sample("iris")
-    full = engine.TreeConfig(split_search="auto", histogram_above_rows=100)
-    assert engine.Grower(ds, full).config.split_search == "exact"
-    for bounded in ({"max_depth": 6}, {"min_samples_leaf": 2}, {"max_leaf_nodes": 75}, {"min_samples_split": 4}):
+    for bounded in ({}, {"max_depth": 6}, {"min_samples_leaf": 2}, {"max_leaf_nodes": 76}):
         cfg = engine.TreeConfig(split_search="auto", histogram_above_rows=100, **bounded)
         assert engine.Grower(ds, cfg).config.split_search == "histogram", bounded
-    assert full.leaf_bound(150) == 150 and engine.TreeConfig(max_depth=3).leaf_bound(150) == 8
-    assert engine.TreeConfig(max_leaf_nodes=76).resolved("classification", 150).split_search == "exact"
+        assert engine.Grower(ds, replace(cfg, histogram_above_rows=150)).config.split_search == "exact"
     with pytest.raises(engine.ConfigError, match="histogram_above_rows"):
         engine.TreeConfig(histogram_above_rows=-1)
     with pytest.raises(engine.ConfigError, match="split_search must be one of"):
