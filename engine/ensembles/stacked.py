@@ -2,14 +2,17 @@
 
 :class:`~engine.ensembles.compiled.CompiledTree` routes the rows through one tree at a time, so a
 forest of M trees pays M times the per-level numpy overhead. :class:`StackedForest` concatenates the
-members' node arrays (``feature`` mapped to the ensemble's columns, ``children`` shifted by each
-member's offset) and routes every (member, row) pair at once:
+members' node arrays (``feature`` mapped to the ensemble's columns, children shifted by each
+member's offset) and routes every (member, row) pair at once. A node's two children sit side by side
+(the builders number them so), so only the left one is stored:
 
-    node <- children[node, x[row, feature[node]] > threshold[node]]
+    node <- first[node] + (x[row, feature[node]] > threshold[node])
 
 Leaves point to themselves (threshold +inf, so a leaf's test always sends the pair back to it), which lets
 a few levels run without checking who has arrived; then the pairs that reached a leaf are set aside.
-Rows go in chunks of ``CHUNK`` so the working arrays stay in the processor's cache. The leaf a pair
+Rows go in chunks of ``CHUNK`` so the working arrays stay in the processor's cache, and the chunks run
+on every core in threads (numpy's gathers and comparisons release the GIL; the chunks write disjoint
+columns of the result). The leaf a pair
 reaches gives the member's prediction (its class code or mean), so the vote tally and each member's
 vote for the breakdown come from this one pass.
 
@@ -21,8 +24,11 @@ otherwise, and rows with a missing value are routed by the members one at a time
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
+from engine.grow.parallel import effective_n_jobs
 from engine.tree.node import first_argmax
 
 #: rows routed together (times the number of members): working arrays of a few MB.
@@ -34,8 +40,8 @@ LEVELS_PER_SWEEP = 4
 class StackedForest:
     """The members' node tables as one (see the module docstring); ``outputs(X)`` is (M, n)."""
 
-    def __init__(self, feature, threshold, children, leaf, roots, leaf_output, task):
-        self.feature, self.threshold, self.children, self.leaf = feature, threshold, children, leaf
+    def __init__(self, feature, threshold, first, leaf, roots, leaf_output, task):
+        self.feature, self.threshold, self.first, self.leaf = feature, threshold, first, leaf
         self.roots, self.leaf_output, self.task = roots, leaf_output, task
 
     def __repr__(self) -> str:
@@ -50,48 +56,62 @@ class StackedForest:
         for adapter, ct in compiled:
             if adapter.tables or ct.children.shape[1] != 2 or (ct.kind == 2).any():
                 return None
+            inner = ct.kind != 0
+            if not np.array_equal(ct.children[inner, 1], ct.children[inner, 0] + 1):
+                return None
             leaf = ct.kind == 0
             size = leaf.size
             safe = np.where(leaf, 0, ct.feature)
             feature = np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe])
-            own = np.arange(size)
-            children = np.where(leaf[:, None], own[:, None], ct.children) + offset
+            first = np.where(leaf, np.arange(size), ct.children[:, 0]) + offset
             values = ct.values_table
             out = first_argmax(values) if task == "classification" else values[:, 0]
             parts.append((feature,
-                          np.where(leaf, np.inf, ct.threshold), children, leaf, out))
+                          np.where(leaf, np.inf, ct.threshold), first, leaf, out))
             roots.append(offset)
             offset += size
-        feature, threshold, children, leaf, out = (np.concatenate(p) for p in zip(*parts))
-        return cls(feature.astype(np.int64), threshold.astype(float), children.ravel().astype(np.int64),
+        feature, threshold, first, leaf, out = (np.concatenate(p) for p in zip(*parts))
+        return cls(feature.astype(np.int64), threshold.astype(float), first.astype(np.int64),
                    leaf, np.asarray(roots, dtype=np.int64), out, task)
 
-    def leaves(self, X: np.ndarray, members: int | None = None) -> np.ndarray:
-        """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to."""
+    def leaves(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
+        """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to;
+        ``n_jobs`` threads route chunks at once (None or -1: every core; 1: this thread only)."""
         roots = self.roots[:members]
-        M, n = roots.size, X.shape[0]
-        out = np.empty((M, n), dtype=np.int64)
-        feature, threshold, children, leaf = self.feature, self.threshold, self.children, self.leaf
-        for start in range(0, n, CHUNK):
-            part = X[start:start + CHUNK]
-            c = part.shape[0]
-            XT = np.ascontiguousarray(part.T).ravel()
-            offsets = feature * c
-            reached = np.repeat(roots, c)
-            cur, row, pos = reached.copy(), np.tile(np.arange(c), M), np.arange(M * c)
-            while cur.size:
-                for _ in range(LEVELS_PER_SWEEP):
-                    cur = children[2 * cur + (XT[offsets[cur] + row] > threshold[cur])]
-                done = leaf[cur]
-                reached[pos[done]] = cur[done]
-                keep = ~done
-                cur, row, pos = cur[keep], row[keep], pos[keep]
-            out[:, start:start + c] = reached.reshape(M, c)
+        n = X.shape[0]
+        out = np.empty((roots.size, n), dtype=np.int64)
+        starts = range(0, n, CHUNK)
+        workers = effective_n_jobs(n_jobs, len(starts))
+        if workers <= 1:
+            for start in starts:
+                self._route_chunk(X, roots, start, out)
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                for _ in pool.map(lambda start: self._route_chunk(X, roots, start, out), starts):
+                    pass
         return out
 
-    def outputs(self, X: np.ndarray, members: int | None = None) -> np.ndarray:
+    def _route_chunk(self, X, roots, start, out) -> None:
+        """Route rows ``start:start + CHUNK`` through every member into ``out[:, start:start + CHUNK]``."""
+        feature, threshold, first, leaf = self.feature, self.threshold, self.first, self.leaf
+        part = X[start:start + CHUNK]
+        c, M = part.shape[0], roots.size
+        XT = np.ascontiguousarray(part.T).ravel()
+        offsets = feature * c
+        reached = np.repeat(roots, c)
+        cur, row, pos = reached.copy(), np.tile(np.arange(c), M), np.arange(M * c)
+        while cur.size:
+            for _ in range(LEVELS_PER_SWEEP):
+                cur = first[cur] + (XT[offsets[cur] + row] > threshold[cur])
+            done = leaf[cur]
+            reached[pos[done]] = cur[done]
+            keep = ~done
+            cur, row, pos = cur[keep], row[keep], pos[keep]
+        out[:, start:start + c] = reached.reshape(M, c)
+
+    def outputs(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(members, n) each member's prediction: class codes (int) or values (float); ``X`` has no NaN."""
-        return self.leaf_output[self.leaves(np.asarray(X, dtype=float), members)]
+        return self.leaf_output[self.leaves(np.asarray(X, dtype=float), members, n_jobs)]
 
 
 __all__ = ["StackedForest", "CHUNK"]

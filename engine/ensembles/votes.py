@@ -119,11 +119,12 @@ class Ensemble:
         return StackedForest.build(self._compiled, self.task)
 
     # ----------------------------------------------------------------------------- votes
-    def member_outputs(self, data, upto: int | None = None) -> np.ndarray:
+    def member_outputs(self, data, upto: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(M, n) each member's prediction: class codes (int) or values (float).
 
-        All members in one pass (:class:`~engine.ensembles.stacked.StackedForest`) where they allow it;
-        rows with a missing value, and members with category tests, one member at a time."""
+        All members in one pass (:class:`~engine.ensembles.stacked.StackedForest`, its row chunks on
+        ``n_jobs`` threads: None every core) where they allow it; rows with a missing value, and members
+        with category tests, one member at a time."""
         X = np.asarray(self.encode(data), dtype=float)
         upto = self.check_upto(upto)
         parts = self._compiled[: upto if upto is not None else None]
@@ -134,7 +135,7 @@ class Ensemble:
         if stacked is not None:
             gaps = np.isnan(X).any(axis=1)
             whole = np.flatnonzero(~gaps)
-            out[:, whole] = stacked.outputs(X[whole], len(parts))
+            out[:, whole] = stacked.outputs(X[whole], len(parts), n_jobs)
             rows = np.flatnonzero(gaps)
         if stacked is None or rows.size:
             for m, (adapt, ct) in enumerate(parts):

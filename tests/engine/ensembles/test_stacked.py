@@ -56,3 +56,18 @@ def test_category_tests_fall_back_and_votes_agree():
     row = data.frame.iloc[[3]]
     br = vote_breakdown(ens, row)
     assert list(br.members["prediction"]) == list(np.asarray(ens.classes, dtype=object)[_one_by_one(ens, ens.encode(row))[:, 0]])
+
+
+def test_chunks_routed_on_threads_equal_one_thread():
+    """Rows of several chunks, routed on every core (threads writing disjoint columns), on two, or
+    on one: the same leaves, equal to each member's own prediction."""
+    data = engine.load_sample("breast_cancer")
+    ens = fit_random_forest(data, n_estimators=6, random_state=5, n_jobs=1)
+    X = np.tile(ens.encode(data), (3 * CHUNK // len(data) + 1, 1))
+    assert X.shape[0] > 3 * CHUNK
+    one = ens.member_outputs(X, n_jobs=1)
+    assert np.array_equal(one, _one_by_one(ens, X))
+    for n_jobs in (None, -1, 2):
+        assert np.array_equal(ens.member_outputs(X, n_jobs=n_jobs), one)
+    with pytest.raises(engine.ConfigError, match="n_jobs"):
+        ens.member_outputs(X, n_jobs=0)
