@@ -67,6 +67,44 @@ def node_orders(full: np.ndarray, idx: np.ndarray, n_rows: int, cols) -> np.ndar
     return ranked[ranked >= 0].reshape(len(cols), idx.size).T
 
 
+#: segments of at most this many elements are sorted as the rows of padded matrices (:func:`sort_segments`)
+SMALL_SEGMENT = 4096
+
+
+def sort_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``values`` with each segment ``starts[i]:starts[i] + lengths[i]`` sorted (the segments tile the
+    array, in order). One sort of the whole array costs ~log2(total) comparisons an element; sorting
+    each segment alone costs ~log2(its length), and numpy sorts short rows of a matrix with vector
+    instructions (measured here: 0.7 ns an element for rows of 32-256, against 24 ns for one sort of
+    200k). So segments are grouped by the next power of two of their length and sorted as the rows of
+    a matrix padded with the type's largest value, which sorts last and is dropped; the few longer
+    segments (near the root) are sorted one by one."""
+    out = np.empty_like(values)
+    big = np.flatnonzero(lengths > SMALL_SEGMENT)
+    for s, n in zip(starts[big].tolist(), lengths[big].tolist()):
+        out[s:s + n] = np.sort(values[s:s + n])
+    small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 0))
+    if small.size == 0:
+        return out
+    width = np.left_shift(1, np.ceil(np.log2(lengths[small])).astype(np.int64))
+    top = np.iinfo(values.dtype).max
+    for w in np.unique(width).tolist():
+        grp = small[width == w]
+        ln = lengths[grp]
+        within = np.arange(int(ln.sum())) - np.repeat(exclusive_cumsum(ln), ln)
+        src = np.repeat(starts[grp], ln) + within
+        if w == 1:
+            out[src] = values[src]
+            continue
+        dst = np.repeat(np.arange(grp.size) * w, ln) + within
+        grid = np.full(grp.size * w, top, dtype=values.dtype)
+        grid[dst] = values[src]
+        grid = grid.reshape(grp.size, w)
+        grid.sort(axis=1)
+        out[src] = grid.ravel()[dst]
+    return out
+
+
 def exclusive_cumsum(a: np.ndarray) -> np.ndarray:
     out = np.zeros(a.size, dtype=np.int64)
     np.cumsum(a[:-1], out=out[1:])
@@ -132,16 +170,9 @@ class SortedOrders:
         m = self.m
         rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
         feature_base = np.repeat(pj * m, plen)
-        pair_base = np.repeat(np.arange(pj.size, dtype=np.int64) * m, plen)
-        # the key orders by pair, then by rank; after sorting, each pair's block keeps its place and size
-        small = pj.size * m < 2**31
         rows += feature_base
-        key = np.take(self.R.ravel(), rows)
-        key = key.astype(np.int32 if small else np.int64, copy=False)
-        key += pair_base.astype(key.dtype, copy=False) if small else pair_base
-        key.sort()
-        key -= pair_base.astype(key.dtype, copy=False) if small else pair_base
-        feature_base += key
+        # each pair's rows by their rank in the feature's order: the pair's block keeps its place and size
+        feature_base += sort_segments(np.take(self.R.ravel(), rows), pst, plen)
         return np.take(self.O.ravel(), feature_base).astype(np.int64), feature_base
 
     def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
@@ -181,4 +212,4 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
 
 
 __all__ = ["PartitionedOrders", "SortedOrders", "exclusive_cumsum", "node_orders", "partition", "presorted",
-           "use_sorted_orders"]
+           "sort_segments", "use_sorted_orders"]
