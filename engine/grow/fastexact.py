@@ -280,7 +280,7 @@ def grow_exact(grower):
             cmap = np.full(n_level, -1, dtype=np.int64)
             cmap[lvl_pos[big]] = np.arange(big.size)
             key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
-            tot_big = hs.totals(node_of, key, lvl_pos[big], n_level)
+            tot_big = hs.totals(node_of, key, lvl_pos[big], n_level, (perm, lo[big], cnt[big]))
         if TOT is None:
             TOT = np.empty((C, S))
             if big.size:

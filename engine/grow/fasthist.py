@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.grow.roworders import exclusive_cumsum
 from engine.split.search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
@@ -79,10 +80,12 @@ class LevelHistograms:
             self.wlab, self.w = grower.y[idx0].astype(np.int64), grower.w0[idx0]
 
     # ----- per level ----------------------------------------------------------------------------------
-    def totals(self, node_of, key, cand, n_level: int):
+    def totals(self, node_of, key, cand, n_level: int, ranges):
         """Stats of each candidate node (C, S) (``cand``: their positions among the level's ``n_level``
-        nodes, ``node_of``: level node of every row or -1, ``key``: candidate of every row, -1 if none)."""
+        nodes, ``node_of``: level node of every row or -1, ``key``: candidate of every row, -1 if none;
+        ``ranges``: (perm, lo, cnt), candidate c's rows are ``perm[lo[c]:lo[c] + cnt[c]]``, ascending)."""
         C = len(cand)
+        self.ranges = ranges
         self.C, self.L, self.cand, self.node_of = C, n_level, np.asarray(cand), node_of
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
@@ -157,12 +160,11 @@ class LevelHistograms:
         C, S, B = self.C, self.S, self.n_bins[j]
         act, kk = self.act, self.kk
         n = segs.size
-        if n < C:           # only the nodes that drew feature j, numbered 0..n-1 among themselves
-            local = np.full(C, -1, dtype=np.int64)
-            local[segs] = np.arange(n)
-            lk = local[kk]
-            keep = np.flatnonzero(lk >= 0)
-            act, kk = keep if act is None else act[keep], lk[keep]
+        if n < C:           # only the rows of the nodes that drew feature j (numbered 0..n-1), node by node
+            perm, lo, cnt = self.ranges
+            ln = cnt[segs]
+            act = perm[np.repeat(lo[segs] - exclusive_cumsum(ln), ln) + np.arange(int(ln.sum()))]
+            kk = np.repeat(np.arange(n), ln)
         code = self.codes[j] if act is None else self.codes[j][act]
         key = kk * B + code
         if n * B > SPARSE_ABOVE * key.size:
