@@ -80,21 +80,25 @@ class StackedForest:
         roots = self.roots[:members]
         n = X.shape[0]
         out = np.empty((roots.size, n), dtype=np.int64)
-        starts = range(0, n, CHUNK)
-        workers = effective_n_jobs(n_jobs, len(starts))
+        workers = effective_n_jobs(n_jobs, -(-n // CHUNK))
+        # chunks of equal size (at most CHUNK rows), a multiple of the workers: no thread waits on the rest
+        n_chunks = -(-n // (CHUNK * workers)) * workers
+        bounds = np.linspace(0, n, n_chunks + 1).round().astype(np.int64).tolist()
+        spans = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         if workers <= 1:
-            for start in starts:
-                self._route_chunk(X, roots, start, out)
+            for span in spans:
+                self._route_chunk(X, roots, span, out)
         else:
             with ThreadPoolExecutor(workers) as pool:
-                for _ in pool.map(lambda start: self._route_chunk(X, roots, start, out), starts):
+                for _ in pool.map(lambda span: self._route_chunk(X, roots, span, out), spans):
                     pass
         return out
 
-    def _route_chunk(self, X, roots, start, out) -> None:
-        """Route rows ``start:start + CHUNK`` through every member into ``out[:, start:start + CHUNK]``."""
+    def _route_chunk(self, X, roots, span, out) -> None:
+        """Route rows ``start:stop`` (``span``) through every member into ``out[:, start:stop]``."""
         feature, threshold, first, leaf = self.feature, self.threshold, self.first, self.leaf
-        part = X[start:start + CHUNK]
+        start, stop = span
+        part = X[start:stop]
         c, M = part.shape[0], roots.size
         XT = np.ascontiguousarray(part.T).ravel()
         offsets = feature * c

@@ -134,6 +134,8 @@ class Ensemble:
         rows = slice(None)
         if stacked is not None:
             gaps = np.isnan(X).any(axis=1)
+            if not gaps.any():                       # no row needs the members' own path: no copies
+                return stacked.outputs(X, len(parts), n_jobs).astype(dtype, copy=False)
             whole = np.flatnonzero(~gaps)
             out[:, whole] = stacked.outputs(X[whole], len(parts), n_jobs)
             rows = np.flatnonzero(gaps)
