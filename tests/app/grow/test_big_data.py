@@ -99,6 +99,13 @@ def test_the_control_changes_the_growers_search(grow):
     assert grower(grow).n_steps == 1
     # the inspector's gain table says it is at bin resolution
     assert any("bin resolution" in c.value for c in grow.caption)
+    # more bins than the node's rows: the node is handed to the exact search, and the page says so
+    n = len(grower(grow).dataset)
+    grow.number_input(key=gs.W_BINS).set_value(n).run()
+    ok(grow)
+    assert not grower(grow).searches_histogram(0)
+    assert any("hands this node to the exact search" in c.value for c in grow.caption)
+    assert not any("bin resolution" in c.value for c in grow.caption)
     grow.selectbox(key=gs.W_SEARCH).set_value("exact").run()
     ok(grow)
     assert grower(grow).config.split_search == "exact" and "exact search" in status(grow)
