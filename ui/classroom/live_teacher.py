@@ -94,7 +94,8 @@ def end() -> None:
 def publish(grower, question, status: str) -> str:
     """Send the tree state to the room when it changed; returns the round id."""
     me = current()
-    rid = live.round_id(grower, state.data_version())
+    setting = (state.current_dataset_name(), state.current_config(), state.split_settings(), live.question_dict(question))
+    rid = live.round_id(grower, repr(setting))
     mark = (me["code"], rid, status)
     if st.session_state.get(PUBLISHED) != mark:
         snap = live.make_snapshot(grower, question, status, state.current_dataset_name())

@@ -193,6 +193,24 @@ def test_teacher_resumes_with_the_token_and_a_student_cannot():
     assert any("ended this class" in i for i in texts(late, "info")) and not late.text_input
 
 
+def test_a_teacher_who_reloads_mid_question_resumes_the_same_round():
+    t, code = start_class()
+    t.button(key="_w_grow_step").click().run()  # a question about node 1, after one step
+    ana, ben = student(code, "Ana"), student(code, "Ben")
+    answer(ana, "Humidity")
+    round_before = live_store._STORE.load(code)["stage"]["round"]
+    # the reloaded tab: a new session from the address (the class, the token, the tree's step)
+    params = {k: (v[0] if isinstance(v, list) else v) for k, v in t.query_params.items()}
+    assert params.get("step") == "1" and params.get("teacher")
+    again = teacher(params)
+    room = live_store._STORE.load(code)
+    assert room["stage"]["round"] == round_before and "ana" in room["answers"]  # same question, answer kept
+    assert any("Answered: 1 of 2" in m for m in texts(again, "markdown"))
+    answer(ben, "Humidity")  # Ben's page still shows the question: it is still the one asked
+    again.button(key="_w_live_reveal").click().run()
+    assert any(m.startswith("**Right: ") and " of 2" in m for m in texts(ok(again), "markdown"))
+
+
 def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
     t, code = start_class()
     ana = student(code, "Ana")
