@@ -17,7 +17,9 @@ Run through ``benchmarks/load_test.py``:
    Step (time until every student shows the new step).
 4. Errors: exception boxes, error alerts, JavaScript errors and browser dialogs on any page, and
    students who never saw what they waited for. Must be 0.
-5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after.
+5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after; and,
+   to see where the time goes, the CPU seconds of this run's Chromium (its renderers, one per tab, and
+   the rest) and the time from a student's click to their own "Answer received".
 """
 
 from __future__ import annotations
@@ -62,6 +64,25 @@ def redis_process():
         proc.wait(timeout=10)
 
 
+def chromium_cpu() -> dict[str, float]:
+    """CPU seconds so far of the Chromium processes this run started (renderers and the rest)."""
+    try:
+        import psutil
+    except ImportError:
+        return {"renderers": 0.0, "other": 0.0}
+    out = {"renderers": 0.0, "other": 0.0}
+    for proc in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if "chrom" not in proc.name().lower():
+                continue
+            t = proc.cpu_times()
+            kind = "renderers" if "--type=renderer" in proc.cmdline() else "other"
+            out[kind] += t.user + t.system
+        except psutil.Error:
+            continue
+    return out
+
+
 def pct(values, q):
     return float(np.percentile(values, q)) if values else None
 
@@ -89,7 +110,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
     timeout_ms = args.timeout * 1000
     errors, rng = Errors(), random.Random(0)
-    answer_lat, reveal_lat, step_lat = [], [], []
+    answer_lat, received_lat, reveal_lat, step_lat = [], [], [], []
     rss_before = sum(rss_mb(p) for p in pids)
     cpu_before = sum(cpu_seconds(p) for p in pids)
     peak = rss_before
@@ -104,6 +125,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + NO_THROTTLING)
         watcher = asyncio.create_task(watch_memory())
+        browser_before = chromium_cpu()
         contexts = []
         t_start = time.perf_counter()
         where, students = "start", []
@@ -166,6 +188,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             await buttons.nth(rng.randrange(await buttons.count())).click()
                             try:
                                 await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
+                                received_lat.append(time.perf_counter() - clicks[-1])
                                 return
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
@@ -224,6 +247,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
         finally:
             done.set()
             await watcher
+            browser_after = chromium_cpu()
             for task in asyncio.all_tasks():
                 if task.get_coro().__name__ == "poll":
                     task.cancel()
@@ -235,11 +259,15 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "join_all_s": joined if "joined" in locals() else None,
             "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
             "answer_to_teacher_p95_s": pct(answer_lat, 95),
+            "answer_received_median_s": statistics.median(received_lat) if received_lat else None,
+            "answer_received_p95_s": pct(received_lat, 95),
             "reveal_to_students_median_s": statistics.median(reveal_lat) if reveal_lat else None,
             "reveal_to_students_p95_s": pct(reveal_lat, 95),
             "step_to_students_median_s": statistics.median(step_lat) if step_lat else None,
             "step_to_students_p95_s": pct(step_lat, 95),
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
+            "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
+            "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
             "rss_before_mb": rss_before, "rss_peak_mb": peak, "rss_after_mb": sum(rss_mb(p) for p in pids),
             "load_average_1_5_15": os.getloadavg()}
 
@@ -252,11 +280,16 @@ def report(r: dict) -> str:
         f"  errors: {len(r['errors'])}", *[f"    {e}" for e in r["errors"][:20]],
         f"  student's click -> teacher's count ({r['answers']} answers): median {f(r['answer_to_teacher_median_s'])},"
         f" p95 {f(r['answer_to_teacher_p95_s'])}",
+        f"  student's click -> own 'Answer received': median {f(r['answer_received_median_s'])}, "
+        f"p95 {f(r['answer_received_p95_s'])}",
         f"  Reveal -> every student: median {f(r['reveal_to_students_median_s'])}, "
         f"p95 {f(r['reveal_to_students_p95_s'])}",
         f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
+        f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "
+        f"({r['chromium_renderers_cpu_s']:.0f} s in the {r['students'] + 1} tabs' renderers); "
+        f"server {r['server_cpu_s']:.0f} s, over {r['wall_s']:.0f} s on {os.cpu_count()} cores",
         "  load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in r["load_average_1_5_15"]),
     ])
 
