@@ -64,7 +64,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         expect(teacher.get_by_text(re.compile(r"2 students present · Answered: 0 of 2"))).to_be_visible(timeout=10_000)
         screenshot(phone, "live_phone_question")
 
-        # a guess reruns only the question's part of the page: the tree's chart is not drawn again
+        # a guess reruns the page, but the unchanged tree's chart is kept as it is (not drawn again)
         phone.locator(".st-key-join_diagram .js-plotly-plot").evaluate("el => { el.dataset.before = 'answer'; }")
         _answer(phone, "Outlook", wait_idle)
         assert phone.locator(".st-key-join_diagram .js-plotly-plot[data-before='answer']").count() == 1

@@ -5,8 +5,9 @@ Made for phones: one column, no sidebar, big buttons. The page reads the room fr
 (a step, a reveal, the end of the class: the room's ``stage`` changed) it reruns the page, so the tree
 and the question follow the teacher without a reload, and other students' answers do not cost a rerun.
 The poll draws nothing: on a phone each poll still costs the browser ~30 ms of work (Streamlit's own
-bookkeeping of a run), so it is 1.5 s, not 1 s. The question, "answer received" and the reveal are a
-fragment of their own, so a guess reruns only that part, never the tree.
+bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a fragment: two
+fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of 40 in a load
+run); Plotly keeps the unchanged tree's chart as it is.
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
@@ -22,12 +23,11 @@ from engine.split.records import format_number
 from live import rooms
 from live.rooms import LiveError, StoreUnavailable
 from ui.classroom import live
-from ui.widgets import flash, md_escape, show_flashes
+from ui.widgets import flash, md_escape
 
 ME = "_live_student"  # {"code", "token", "key", "name"}
 LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the store is away)
 SHOWN = "_live_shown_stage"  # the stage number the page last drew
-STAGE_RUNS = "_live_stage_panel"  # the stage number the stage panel last drew
 P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
 REFRESH_SECONDS = 1.5  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
@@ -169,34 +169,6 @@ def render_reveal(room: dict, me: dict) -> None:
             "split": "Best split of the feature", "gain": st.column_config.NumberColumn("Gain", format="%.3f")})
 
 
-@st.fragment
-def _stage_panel(code: str, room: dict, me: dict, read_only: bool) -> None:
-    """The question, "answer received" or the reveal. A guess reruns only this part: the tree is not
-    sent again (its figure is the heaviest thing on a phone), and the answer shows at once."""
-    if st.session_state.get(STAGE_RUNS) == room["stage"]["n"]:  # a rerun of this part: read the answer just sent
-        show_flashes()
-        try:
-            fresh = live.store().load(code)
-        except LiveError as err:
-            live.show_live_error(err)
-            fresh = None
-        if fresh is not None and fresh["stage"]["n"] == room["stage"]["n"]:
-            room = fresh
-        elif fresh is not None:
-            st.rerun()  # the teacher moved meanwhile: draw the whole page
-    st.session_state[STAGE_RUNS] = room["stage"]["n"]
-    snap, stage = room.get("snapshot") or {}, room["stage"]
-    question = live.snapshot_question(snap)
-    if stage["status"] == "revealed":
-        render_reveal(room, me)
-    elif question is not None and not read_only:
-        render_question(code, room, me, question, stage["round"])
-    elif snap.get("done"):
-        st.info("The tree is finished.", icon=":material/flag:")
-    else:
-        st.caption("No question right now: watch the tree.")
-
-
 def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
     snap = room.get("snapshot") or {}
     stage = room["stage"]
@@ -210,8 +182,14 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
         return
     question = live.snapshot_question(snap)
     st.caption(md_escape(snap.get("status", "")) + " · " + md_escape(snap.get("dataset", "")))
-    st.session_state.pop(STAGE_RUNS, None)  # a page run: the panel draws the room this run read
-    _stage_panel(code, room, me, read_only)
+    if stage["status"] == "revealed":
+        render_reveal(room, me)
+    elif question is not None and not read_only:
+        render_question(code, room, me, question, stage["round"])
+    elif snap.get("done"):
+        st.info("The tree is finished.", icon=":material/flag:")
+    else:
+        st.caption("No question right now: watch the tree.")
     with st.container(key="join_diagram"):
         live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
 
