@@ -9,7 +9,12 @@ Run through ``benchmarks/load_test.py``:
    ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
    processes through Redis).
 2. The teacher opens the Grow page in presenter view and presses **Start a live class**; the students
-   open the join address (four at a time), pick nicknames and wait for the question.
+   open the join address (four at a time), pick nicknames and wait for the question. The teacher has a
+   Chromium of its own; the 40 students share another (one context, so one renderer process, each),
+   started with ``nice -n --students-nice`` (default 10): in a class the teacher's screen, the server
+   and each phone are separate machines, and here 41 tabs share the server's 2 cores. Niced, the
+   students' tabs cannot starve the server and the teacher's screen, and what the students wait for is
+   bounded by their own share of the CPU, as on real phones. ``--students-nice 0``: all equal.
 3. For each of the teacher's steps: when there is a question, every student answers after a random
    think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
    and the latency of the j-th answer is the time from the j-th click until the teacher's count
@@ -83,13 +88,25 @@ def chromium_cpu() -> dict[str, float]:
     return out
 
 
+def niced_chromium(nice: int) -> str:
+    """The path of a Chromium that runs at ``nice`` (a two-line wrapper in test-artifacts/), or Chromium."""
+    if nice <= 0:
+        return CHROMIUM
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    wrapper = ARTIFACTS / f"chromium-nice{nice:d}.sh"
+    wrapper.write_text(f'#!/bin/sh\nexec nice -n {nice:d} "{CHROMIUM}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 def pct(values, q):
     return float(np.percentile(values, q)) if values else None
 
 
-async def idle(page, timeout_ms):
+async def idle(page, timeout_ms, step: int | None = None):
+    """Until the page is not running (and, with ``step``, shows that step's status line)."""
     await page.wait_for_timeout(100)
-    await page.wait_for_function(IDLE_JS, arg=None, timeout=timeout_ms, polling=100)
+    await page.wait_for_function(IDLE_JS, arg=step, timeout=timeout_ms, polling=100)
 
 
 async def check(page, who, errors, where):
@@ -123,14 +140,17 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await asyncio.sleep(0.5)
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + NO_THROTTLING)
+        t_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                            args=CHROMIUM_ARGS + NO_THROTTLING)
+        browser = await p.chromium.launch(executable_path=niced_chromium(args.students_nice), headless=True,
+                                          args=CHROMIUM_ARGS + NO_THROTTLING)
         watcher = asyncio.create_task(watch_memory())
         browser_before = chromium_cpu()
         contexts = []
         t_start = time.perf_counter()
         where, students = "start", []
         try:
-            t_ctx, teacher = await new_page(browser, urls[0], "teacher", errors, {"width": 1600, "height": 1100},
+            t_ctx, teacher = await new_page(t_browser, urls[0], "teacher", errors, {"width": 1600, "height": 1100},
                                             timeout_ms)
             contexts.append(t_ctx)
             await teacher.goto("/grow?presenter=true")
@@ -236,7 +256,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     step_lat.append(time.perf_counter() - t0)
 
                 await asyncio.gather(*(sees_step(s) for s in students))
-                await idle(teacher, timeout_ms)
+                await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
                 for i, s in enumerate([teacher, *students]):
                     await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
         except Exception as exc:  # noqa: BLE001 - a stuck page is an error of the run
@@ -254,6 +274,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             for ctx in contexts:
                 await ctx.close()
             await browser.close()
+            await t_browser.close()
         wall = time.perf_counter() - t_start
     return {"students": args.class_students, "replicas": len(urls), "errors": errors.items, "wall_s": wall,
             "join_all_s": joined if "joined" in locals() else None,
@@ -265,6 +286,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "reveal_to_students_p95_s": pct(reveal_lat, 95),
             "step_to_students_median_s": statistics.median(step_lat) if step_lat else None,
             "step_to_students_p95_s": pct(step_lat, 95),
+            "step_to_students_max_s": max(step_lat) if step_lat else None,
+            "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
+            "students_nice": args.students_nice,
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
             "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
             "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
@@ -276,15 +300,17 @@ def report(r: dict) -> str:
     f = lambda v: "n/a" if v is None else f"{v:.2f} s"  # noqa: E731
     return "\n".join([
         f"Live class: 1 teacher + {r['students']} students on {r['replicas']} process(es) "
-        f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all",
+        f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all; "
+        f"students' Chromium at nice {r['students_nice']}",
         f"  errors: {len(r['errors'])}", *[f"    {e}" for e in r["errors"][:20]],
         f"  student's click -> teacher's count ({r['answers']} answers): median {f(r['answer_to_teacher_median_s'])},"
         f" p95 {f(r['answer_to_teacher_p95_s'])}",
         f"  student's click -> own 'Answer received': median {f(r['answer_received_median_s'])}, "
         f"p95 {f(r['answer_received_p95_s'])}",
         f"  Reveal -> every student: median {f(r['reveal_to_students_median_s'])}, "
-        f"p95 {f(r['reveal_to_students_p95_s'])}",
-        f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}",
+        f"p95 {f(r['reveal_to_students_p95_s'])}, last {f(r['reveal_to_students_max_s'])}",
+        f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}, "
+        f"last {f(r['step_to_students_max_s'])}",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
         f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "
