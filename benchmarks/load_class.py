@@ -159,6 +159,21 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
 
+            async def waits_for(page, locator, what, latencies, t0):
+                """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
+                try:
+                    await locator.wait_for(timeout=timeout_ms)
+                    latencies.append(time.perf_counter() - t0)
+                except Exception:  # noqa: BLE001 - one stuck student is an error, the class goes on
+                    i = students.index(page)
+                    shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
+                    await page.screenshot(path=str(shot))
+                    state = await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
+                                                "?.getAttribute('data-test-script-state')")
+                    text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
+                    errors.add(f"student {i:02d}", f"{what} did not show in {args.timeout:.0f} s (script {state}; "
+                                                   f"{shot.name}): {text[:200]}")
+
             where = "joining"
             gate = asyncio.Semaphore(4)  # students arrive a few at a time, as in a lecture hall
 
@@ -238,10 +253,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     await teacher.get_by_role("button", name="Reveal").click()
 
                     async def sees_reveal(page):
-                        await page.locator("[data-testid='stAlert']").filter(
-                            has_text=re.compile(r"Right|Not this time|feature is right|could not")).first.wait_for(
-                            timeout=timeout_ms)
-                        reveal_lat.append(time.perf_counter() - t0)
+                        await waits_for(page, page.locator("[data-testid='stAlert']").filter(
+                            has_text=re.compile(r"Right|Not this time|feature is right|could not")).first,
+                            f"step {step}: the reveal", reveal_lat, t0)
 
                     await asyncio.gather(*(sees_reveal(s) for s in students))
                     await idle(teacher, timeout_ms)
@@ -252,8 +266,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 await teacher.locator(".st-key-_w_grow_step button").click()
 
                 async def sees_step(page):
-                    await page.get_by_text(re.compile(rf"^Step {step} ·")).wait_for(timeout=timeout_ms)
-                    step_lat.append(time.perf_counter() - t0)
+                    await waits_for(page, page.get_by_text(re.compile(rf"^Step {step} ·")), f"step {step}: the step",
+                                    step_lat, t0)
 
                 await asyncio.gather(*(sees_step(s) for s in students))
                 await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
