@@ -132,6 +132,16 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
     cpu_before = sum(cpu_seconds(p) for p in pids)
     peak = rss_before
     done = asyncio.Event()
+    notes, phases = [], []
+
+    def cpu_now():
+        return chromium_cpu(), sum(cpu_seconds(p) for p in pids)
+
+    def phase_cpu(name, t0, before):
+        (b, server_before), (a, server_after) = before, cpu_now()
+        return (f"{name}: {time.perf_counter() - t0:.1f} s until every student showed it; CPU meanwhile: "
+                f"tabs' renderers {a['renderers'] - b['renderers']:.1f} s, rest of Chromium "
+                f"{a['other'] - b['other']:.1f} s, server {server_after - server_before:.1f} s")
 
     async def watch_memory():
         nonlocal peak
@@ -198,7 +208,13 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             joined = time.perf_counter() - t_start
             for step in range(1, args.class_steps + 1):
                 where = f"step {step}: question"
-                panel = await teacher.locator(".st-key-live_panel").inner_text()
+                panel_box = teacher.locator(".st-key-live_panel")
+                await panel_box.get_by_text(re.compile(r"Question: which feature|only closes leaves|tree is finished")
+                                            ).first.wait_for(timeout=timeout_ms)
+                panel = await panel_box.inner_text()
+                if "Question: which feature" not in panel:
+                    notes.append(f"step {step}: no question on the teacher's panel: "
+                                 + " ".join(panel.split())[-160:])
                 if "Question: which feature" in panel:
                     await asyncio.gather(*(s.get_by_text("Which feature will split node").wait_for(timeout=timeout_ms)
                                            for s in students))
@@ -249,7 +265,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                         if shown is not None:
                             answer_lat.append(max(0.0, shown - t_click))
                     where = f"step {step}: reveal"
-                    t0 = time.perf_counter()
+                    t0, cpu0 = time.perf_counter(), cpu_now()
                     await teacher.get_by_role("button", name="Reveal").click()
 
                     async def sees_reveal(page):
@@ -258,11 +274,12 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             f"step {step}: the reveal", reveal_lat, t0)
 
                     await asyncio.gather(*(sees_reveal(s) for s in students))
+                    phases.append(phase_cpu(f"step {step}: Reveal", t0, cpu0))
                     await idle(teacher, timeout_ms)
                 if await teacher.locator(".st-key-_w_grow_step button").is_disabled():
                     break
                 where = f"step {step}: step"
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), cpu_now()
                 await teacher.locator(".st-key-_w_grow_step button").click()
 
                 async def sees_step(page):
@@ -270,6 +287,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                     step_lat, t0)
 
                 await asyncio.gather(*(sees_step(s) for s in students))
+                phases.append(phase_cpu(f"step {step}: Step", t0, cpu0))
                 await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
                 for i, s in enumerate([teacher, *students]):
                     await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
@@ -302,7 +320,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "step_to_students_p95_s": pct(step_lat, 95),
             "step_to_students_max_s": max(step_lat) if step_lat else None,
             "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
-            "students_nice": args.students_nice,
+            "students_nice": args.students_nice, "notes": notes, "phases": phases,
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
             "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
             "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
@@ -331,6 +349,7 @@ def report(r: dict) -> str:
         f"({r['chromium_renderers_cpu_s']:.0f} s in the {r['students'] + 1} tabs' renderers); "
         f"server {r['server_cpu_s']:.0f} s, over {r['wall_s']:.0f} s on {os.cpu_count()} cores",
         "  load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in r["load_average_1_5_15"]),
+        *[f"  {p}" for p in r["phases"]], *[f"  note: {n}" for n in r["notes"]],
     ])
 
 
