@@ -284,7 +284,6 @@ def render_panel(grower, status: str) -> None:
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
         right.image(live.qr_png(address), caption="Scan to join", width=170)
-        _live_controls(grower, question, rid, read_only, room["stage"]["n"] if room is not None else None)
         revealed = room is not None and room["stage"]["status"] == "revealed"
         if question is None and not read_only:
             st.caption("No question now: the tree is finished." if grower.done
@@ -296,3 +295,8 @@ def render_panel(grower, status: str) -> None:
             render_reveal(room)
         if room is not None:
             render_scores(room)
+        # Last in the panel, in a box of its own: in two 40-student runs the element drawn right after a
+        # once-a-second fragment went missing from the teacher's screen (the Reveal buttons, then the
+        # question line) when the fragment's runs met the page's; nothing follows it here.
+        with st.container(key="live_controls"):
+            _live_controls(grower, question, rid, read_only, room["stage"]["n"] if room is not None else None)
