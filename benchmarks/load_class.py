@@ -169,6 +169,20 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
 
+            logs: dict = {}
+
+            def watch_page(page):
+                """Keep a student's last console lines and websocket closes (written out if they get stuck)."""
+                lines = logs.setdefault(id(page), [])
+
+                def keep(text):
+                    lines.append(f"{time.perf_counter() - t_start:7.1f} s {text}")
+                    del lines[:-40]
+
+                page.on("console", lambda m: keep(f"console {m.type}: {m.text[:300]}"))
+                page.on("websocket", lambda ws: (keep(f"websocket opened {ws.url[-40:]}"),
+                                                 ws.on("close", lambda _ws: keep("websocket closed"))))
+
             async def waits_for(page, locator, what, latencies, t0):
                 """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
                 try:
@@ -178,6 +192,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     i = students.index(page)
                     shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
                     await page.screenshot(path=str(shot))
+                    shot.with_suffix(".log").write_text("\n".join(logs.get(id(page), [])) + "\n")
                     state = await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
                                                 "?.getAttribute('data-test-script-state')")
                     text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
@@ -195,6 +210,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 ctx, page = await new_page(browser, urls[i % len(urls)], f"student {i:02d}", errors,
                                            PHONE if i % 2 else {"width": 1280, "height": 800}, timeout_ms)
                 contexts.append(ctx)
+                watch_page(page)
                 await page.goto(f"/join?room={code}")
                 await idle(page, timeout_ms)
                 box = page.get_by_role("textbox", name="Your nickname")
