@@ -9,7 +9,12 @@ Run through ``benchmarks/load_test.py``:
    ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
    processes through Redis).
 2. The teacher opens the Grow page in presenter view and presses **Start a live class**; the students
-   open the join address (four at a time), pick nicknames and wait for the question.
+   open the join address (four at a time), pick nicknames and wait for the question. The teacher has a
+   Chromium of its own; the 40 students share another (one context, so one renderer process, each),
+   started with ``nice -n --students-nice`` (default 10): in a class the teacher's screen, the server
+   and each phone are separate machines, and here 41 tabs share the server's 2 cores. Niced, the
+   students' tabs cannot starve the server and the teacher's screen, and what the students wait for is
+   bounded by their own share of the CPU, as on real phones. ``--students-nice 0``: all equal.
 3. For each of the teacher's steps: when there is a question, every student answers after a random
    think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
    and the latency of the j-th answer is the time from the j-th click until the teacher's count
@@ -17,7 +22,9 @@ Run through ``benchmarks/load_test.py``:
    Step (time until every student shows the new step).
 4. Errors: exception boxes, error alerts, JavaScript errors and browser dialogs on any page, and
    students who never saw what they waited for. Must be 0.
-5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after.
+5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after; and,
+   to see where the time goes, the CPU seconds of this run's Chromium (its renderers, one per tab, and
+   the rest) and the time from a student's click to their own "Answer received".
 """
 
 from __future__ import annotations
@@ -62,13 +69,44 @@ def redis_process():
         proc.wait(timeout=10)
 
 
+def chromium_cpu() -> dict[str, float]:
+    """CPU seconds so far of the Chromium processes this run started (renderers and the rest)."""
+    try:
+        import psutil
+    except ImportError:
+        return {"renderers": 0.0, "other": 0.0}
+    out = {"renderers": 0.0, "other": 0.0}
+    for proc in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if "chrom" not in proc.name().lower():
+                continue
+            t = proc.cpu_times()
+            kind = "renderers" if "--type=renderer" in proc.cmdline() else "other"
+            out[kind] += t.user + t.system
+        except psutil.Error:
+            continue
+    return out
+
+
+def niced_chromium(nice: int) -> str:
+    """The path of a Chromium that runs at ``nice`` (a two-line wrapper in test-artifacts/), or Chromium."""
+    if nice <= 0:
+        return CHROMIUM
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    wrapper = ARTIFACTS / f"chromium-nice{nice:d}.sh"
+    wrapper.write_text(f'#!/bin/sh\nexec nice -n {nice:d} "{CHROMIUM}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 def pct(values, q):
     return float(np.percentile(values, q)) if values else None
 
 
-async def idle(page, timeout_ms):
+async def idle(page, timeout_ms, step: int | None = None):
+    """Until the page is not running (and, with ``step``, shows that step's status line)."""
     await page.wait_for_timeout(100)
-    await page.wait_for_function(IDLE_JS, arg=None, timeout=timeout_ms, polling=100)
+    await page.wait_for_function(IDLE_JS, arg=step, timeout=timeout_ms, polling=100)
 
 
 async def check(page, who, errors, where):
@@ -89,11 +127,21 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
     timeout_ms = args.timeout * 1000
     errors, rng = Errors(), random.Random(0)
-    answer_lat, reveal_lat, step_lat = [], [], []
+    answer_lat, received_lat, reveal_lat, step_lat = [], [], [], []
     rss_before = sum(rss_mb(p) for p in pids)
     cpu_before = sum(cpu_seconds(p) for p in pids)
     peak = rss_before
     done = asyncio.Event()
+    notes, phases = [], []
+
+    def cpu_now():
+        return chromium_cpu(), sum(cpu_seconds(p) for p in pids)
+
+    def phase_cpu(name, t0, before):
+        (b, server_before), (a, server_after) = before, cpu_now()
+        return (f"{name}: {time.perf_counter() - t0:.1f} s until every student showed it; CPU meanwhile: "
+                f"tabs' renderers {a['renderers'] - b['renderers']:.1f} s, rest of Chromium "
+                f"{a['other'] - b['other']:.1f} s, server {server_after - server_before:.1f} s")
 
     async def watch_memory():
         nonlocal peak
@@ -102,13 +150,17 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await asyncio.sleep(0.5)
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS + NO_THROTTLING)
+        t_browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                            args=CHROMIUM_ARGS + NO_THROTTLING)
+        browser = await p.chromium.launch(executable_path=niced_chromium(args.students_nice), headless=True,
+                                          args=CHROMIUM_ARGS + NO_THROTTLING)
         watcher = asyncio.create_task(watch_memory())
+        browser_before = chromium_cpu()
         contexts = []
         t_start = time.perf_counter()
         where, students = "start", []
         try:
-            t_ctx, teacher = await new_page(browser, urls[0], "teacher", errors, {"width": 1600, "height": 1100},
+            t_ctx, teacher = await new_page(t_browser, urls[0], "teacher", errors, {"width": 1600, "height": 1100},
                                             timeout_ms)
             contexts.append(t_ctx)
             await teacher.goto("/grow?presenter=true")
@@ -116,6 +168,36 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await teacher.get_by_role("button", name="Start a live class").click()
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
+
+            logs: dict = {}
+
+            def watch_page(page):
+                """Keep a student's last console lines and websocket closes (written out if they get stuck)."""
+                lines = logs.setdefault(id(page), [])
+
+                def keep(text):
+                    lines.append(f"{time.perf_counter() - t_start:7.1f} s {text}")
+                    del lines[:-40]
+
+                page.on("console", lambda m: keep(f"console {m.type}: {m.text[:300]}"))
+                page.on("websocket", lambda ws: (keep(f"websocket opened {ws.url[-40:]}"),
+                                                 ws.on("close", lambda _ws: keep("websocket closed"))))
+
+            async def waits_for(page, locator, what, latencies, t0):
+                """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
+                try:
+                    await locator.wait_for(timeout=timeout_ms)
+                    latencies.append(time.perf_counter() - t0)
+                except Exception:  # noqa: BLE001 - one stuck student is an error, the class goes on
+                    i = students.index(page)
+                    shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
+                    await page.screenshot(path=str(shot))
+                    shot.with_suffix(".log").write_text("\n".join(logs.get(id(page), [])) + "\n")
+                    state = await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
+                                                "?.getAttribute('data-test-script-state')")
+                    text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
+                    errors.add(f"student {i:02d}", f"{what} did not show in {args.timeout:.0f} s (script {state}; "
+                                                   f"{shot.name}): {text[:200]}")
 
             where = "joining"
             gate = asyncio.Semaphore(4)  # students arrive a few at a time, as in a lecture hall
@@ -128,6 +210,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 ctx, page = await new_page(browser, urls[i % len(urls)], f"student {i:02d}", errors,
                                            PHONE if i % 2 else {"width": 1280, "height": 800}, timeout_ms)
                 contexts.append(ctx)
+                watch_page(page)
                 await page.goto(f"/join?room={code}")
                 await idle(page, timeout_ms)
                 box = page.get_by_role("textbox", name="Your nickname")
@@ -141,7 +224,13 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             joined = time.perf_counter() - t_start
             for step in range(1, args.class_steps + 1):
                 where = f"step {step}: question"
-                panel = await teacher.locator(".st-key-live_panel").inner_text()
+                panel_box = teacher.locator(".st-key-live_panel")
+                await panel_box.get_by_text(re.compile(r"Question: which feature|only closes leaves|tree is finished")
+                                            ).first.wait_for(timeout=timeout_ms)
+                panel = await panel_box.inner_text()
+                if "Question: which feature" not in panel:
+                    notes.append(f"step {step}: no question on the teacher's panel: "
+                                 + " ".join(panel.split())[-160:])
                 if "Question: which feature" in panel:
                     await asyncio.gather(*(s.get_by_text("Which feature will split node").wait_for(timeout=timeout_ms)
                                            for s in students))
@@ -166,6 +255,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             await buttons.nth(rng.randrange(await buttons.count())).click()
                             try:
                                 await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
+                                received_lat.append(time.perf_counter() - clicks[-1])
                                 return
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
@@ -191,29 +281,30 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                         if shown is not None:
                             answer_lat.append(max(0.0, shown - t_click))
                     where = f"step {step}: reveal"
-                    t0 = time.perf_counter()
+                    t0, cpu0 = time.perf_counter(), cpu_now()
                     await teacher.get_by_role("button", name="Reveal").click()
 
                     async def sees_reveal(page):
-                        await page.locator("[data-testid='stAlert']").filter(
-                            has_text=re.compile(r"Right|Not this time|feature is right|could not")).first.wait_for(
-                            timeout=timeout_ms)
-                        reveal_lat.append(time.perf_counter() - t0)
+                        await waits_for(page, page.locator("[data-testid='stAlert']").filter(
+                            has_text=re.compile(r"Right|Not this time|feature is right|could not")).first,
+                            f"step {step}: the reveal", reveal_lat, t0)
 
                     await asyncio.gather(*(sees_reveal(s) for s in students))
+                    phases.append(phase_cpu(f"step {step}: Reveal", t0, cpu0))
                     await idle(teacher, timeout_ms)
                 if await teacher.locator(".st-key-_w_grow_step button").is_disabled():
                     break
                 where = f"step {step}: step"
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), cpu_now()
                 await teacher.locator(".st-key-_w_grow_step button").click()
 
                 async def sees_step(page):
-                    await page.get_by_text(re.compile(rf"^Step {step} ·")).wait_for(timeout=timeout_ms)
-                    step_lat.append(time.perf_counter() - t0)
+                    await waits_for(page, page.get_by_text(re.compile(rf"^Step {step} ·")), f"step {step}: the step",
+                                    step_lat, t0)
 
                 await asyncio.gather(*(sees_step(s) for s in students))
-                await idle(teacher, timeout_ms)
+                phases.append(phase_cpu(f"step {step}: Step", t0, cpu0))
+                await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
                 for i, s in enumerate([teacher, *students]):
                     await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
         except Exception as exc:  # noqa: BLE001 - a stuck page is an error of the run
@@ -224,22 +315,31 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
         finally:
             done.set()
             await watcher
+            browser_after = chromium_cpu()
             for task in asyncio.all_tasks():
                 if task.get_coro().__name__ == "poll":
                     task.cancel()
             for ctx in contexts:
                 await ctx.close()
             await browser.close()
+            await t_browser.close()
         wall = time.perf_counter() - t_start
     return {"students": args.class_students, "replicas": len(urls), "errors": errors.items, "wall_s": wall,
             "join_all_s": joined if "joined" in locals() else None,
             "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
             "answer_to_teacher_p95_s": pct(answer_lat, 95),
+            "answer_received_median_s": statistics.median(received_lat) if received_lat else None,
+            "answer_received_p95_s": pct(received_lat, 95),
             "reveal_to_students_median_s": statistics.median(reveal_lat) if reveal_lat else None,
             "reveal_to_students_p95_s": pct(reveal_lat, 95),
             "step_to_students_median_s": statistics.median(step_lat) if step_lat else None,
             "step_to_students_p95_s": pct(step_lat, 95),
+            "step_to_students_max_s": max(step_lat) if step_lat else None,
+            "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
+            "students_nice": args.students_nice, "notes": notes, "phases": phases,
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
+            "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
+            "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
             "rss_before_mb": rss_before, "rss_peak_mb": peak, "rss_after_mb": sum(rss_mb(p) for p in pids),
             "load_average_1_5_15": os.getloadavg()}
 
@@ -248,16 +348,24 @@ def report(r: dict) -> str:
     f = lambda v: "n/a" if v is None else f"{v:.2f} s"  # noqa: E731
     return "\n".join([
         f"Live class: 1 teacher + {r['students']} students on {r['replicas']} process(es) "
-        f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all",
+        f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all; "
+        f"students' Chromium at nice {r['students_nice']}",
         f"  errors: {len(r['errors'])}", *[f"    {e}" for e in r["errors"][:20]],
         f"  student's click -> teacher's count ({r['answers']} answers): median {f(r['answer_to_teacher_median_s'])},"
         f" p95 {f(r['answer_to_teacher_p95_s'])}",
+        f"  student's click -> own 'Answer received': median {f(r['answer_received_median_s'])}, "
+        f"p95 {f(r['answer_received_p95_s'])}",
         f"  Reveal -> every student: median {f(r['reveal_to_students_median_s'])}, "
-        f"p95 {f(r['reveal_to_students_p95_s'])}",
-        f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}",
+        f"p95 {f(r['reveal_to_students_p95_s'])}, last {f(r['reveal_to_students_max_s'])}",
+        f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}, "
+        f"last {f(r['step_to_students_max_s'])}",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
+        f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "
+        f"({r['chromium_renderers_cpu_s']:.0f} s in the {r['students'] + 1} tabs' renderers); "
+        f"server {r['server_cpu_s']:.0f} s, over {r['wall_s']:.0f} s on {os.cpu_count()} cores",
         "  load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in r["load_average_1_5_15"]),
+        *[f"  {p}" for p in r["phases"]], *[f"  note: {n}" for n in r["notes"]],
     ])
 
 

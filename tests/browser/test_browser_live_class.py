@@ -64,13 +64,20 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         expect(teacher.get_by_text(re.compile(r"2 students present · Answered: 0 of 2"))).to_be_visible(timeout=10_000)
         screenshot(phone, "live_phone_question")
 
+        # a guess reruns the page, but the unchanged tree's chart is kept as it is (not drawn again)
+        phone.locator(".st-key-join_diagram .js-plotly-plot").evaluate("el => { el.dataset.before = 'answer'; }")
         _answer(phone, "Outlook", wait_idle)
+        assert phone.locator(".st-key-join_diagram .js-plotly-plot[data-before='answer']").count() == 1
         _answer(laptop, "Wind", wait_idle)
         expect(teacher.get_by_text(re.compile(r"Answered: 2 of 2"))).to_be_visible(timeout=10_000)
+        teacher.get_by_test_id("stSelectbox").filter(has_text="Your own guess").click()  # the teacher plays along
+        teacher.get_by_role("option", name="Wind").click()
+        wait_idle(teacher)
         teacher.get_by_role("button", name="Reveal").click()
         wait_idle(teacher)
         expect(teacher.get_by_text(re.compile(r"Right: 1 of 2 \(50%\)"))).to_be_visible()
         expect(teacher.locator(".st-key-live_votes .js-plotly-plot")).to_have_count(1, timeout=30_000)  # the guesses
+        expect(teacher.locator(".st-key-live_votes").get_by_text("teacher")).to_be_visible()  # under Wind
         teacher.get_by_test_id("stCheckbox").filter(has_text="Show class scores").get_by_text("Show class scores").click()
         wait_idle(teacher)
         expect(teacher.get_by_text("Ana", exact=True)).to_have_count(0)  # names are in the table's canvas

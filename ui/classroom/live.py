@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import urllib.parse
@@ -66,9 +67,19 @@ def make_snapshot(grower, question: QuizQuestion | None, status: str, dataset_na
             "dataset": str(dataset_name), "done": bool(grower.done)}
 
 
-def round_id(grower, data_version: int) -> str:
-    """Names the tree state a question is about: another step, undo or setting is another round."""
-    return f"{data_version}:{grower.n_steps}:{grower.tree.fingerprint}"
+def round_id(grower, setting: str) -> str:
+    """Names the tree state a question is about: another step, undo, data set or setting is another round.
+
+    Built from what the state *is* (``setting`` names the data set, split and config; the tree's splits
+    and stop reasons), not from a counter of this session, so a teacher who reloads the tab mid-question
+    gets the same id back and the answers already given stay. A digest, not ``hash()``: string hashes
+    differ between processes, and a reload may land on another replica.
+    """
+    tree = grower.tree
+    shape = repr((setting, [(n.id, n.stop_reason, None if n.split is None else
+                             (n.split.feature_index, n.split.kind, n.split.threshold, n.split.category_codes))
+                            for n in tree.walk()]))
+    return f"{grower.n_steps}:{hashlib.sha256(shape.encode()).hexdigest()[:16]}"
 
 
 def snapshot_tree(round_key: str, snapshot: dict):

@@ -2,7 +2,8 @@
 
 **Start a live class** makes a room (:mod:`live.store`); the panel then shows the code, the join address
 and its QR code, and, refreshed every second (``st.fragment(run_every=...)``), how many students are
-present and how many answered. Each page run publishes the tree state when it changed (a step, undo,
+present and how many answered (the same fragment holds the teacher's own guess, Reveal and End class,
+so a press reruns only it). Each page run publishes the tree state when it changed (a step, undo,
 reset or new settings start a new question and clear the answers). **Reveal** judges every answer with
 the quiz's own rules (:func:`engine.teach.quiz.judge`: the feature, and a threshold for numeric
 features), publishes the gain table and each student's verdict, and shows the guesses per feature, the
@@ -29,13 +30,14 @@ from live.rooms import LiveError
 from ui import state
 from ui.classroom import live
 from ui.classroom.quiz import verdict_text
-from ui.widgets import flash, md_escape
+from ui.widgets import flash, md_escape, show_flashes
 
 SESSION = "_live_teacher"  # {"code": ..., "token": ...} of the room this session teaches
 PUBLISHED = "_live_published"  # (code, round id, status) last published
 SYNC = "_live_sync"  # (question, round id, room, error) of this page run
 P_CLASS, P_KEY = "class", "teacher"  # query parameters that let the teacher resume
 W_SCORES = "_w_live_scores"
+W_PICK = "_w_live_pick"
 REFRESH_SECONDS = 1.0
 TABLE_COLUMNS = ["mark", "feature", "split", "gain"]
 
@@ -94,7 +96,8 @@ def end() -> None:
 def publish(grower, question, status: str) -> str:
     """Send the tree state to the room when it changed; returns the round id."""
     me = current()
-    rid = live.round_id(grower, state.data_version())
+    setting = (state.current_dataset_name(), state.current_config(), state.split_settings(), live.question_dict(question))
+    rid = live.round_id(grower, repr(setting))
     mark = (me["code"], rid, status)
     if st.session_state.get(PUBLISHED) != mark:
         snap = live.make_snapshot(grower, question, status, state.current_dataset_name())
@@ -122,31 +125,29 @@ def gain_records(grower, node_id: int) -> list[dict]:
     return json.loads(table[[c for c in TABLE_COLUMNS if c in table.columns]].to_json(orient="records"))
 
 
+def pick_key(rid: str) -> str:
+    """Widget key of the teacher's own guess for round ``rid`` (a new round starts with no guess)."""
+    return f"{W_PICK}_{rid}"
+
+
 def reveal(grower, question, rid: str) -> None:
-    """Button callback: judge the answers given so far and publish the reveal."""
+    """Button callback: judge the answers given so far and publish the reveal (with the teacher's guess)."""
     me = current()
     try:
         room = live.store().load(me["code"])
         verdicts, sentences = judge_answers(question, room["answers"])
         counts = Counter(a["feature"] for a in room["answers"].values())
+        pick = st.session_state.get(pick_key(rid))
         payload = {"node_id": question.node_id, "winner_test": question.key.winner_test,
                    "accepted": list(question.key.accepted), "table": gain_records(grower, question.node_id),
-                   "counts": {f: counts.get(f, 0) for f in question.features}, "sentences": sentences}
+                   "counts": {f: counts.get(f, 0) for f in question.features}, "sentences": sentences,
+                   "teacher_pick": pick if pick in question.features else None}
         live.store().reveal(me["code"], me["token"], rid, payload, verdicts)
     except LiveError as err:
         flash("warning", md_escape(err))
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
-def _live_counts() -> None:
-    me = current()
-    if me is None:
-        return
-    try:
-        room = live.store().load(me["code"])
-    except LiveError as err:
-        live.show_live_error(err)
-        return
+def _counts_line(room: dict) -> None:
     n, k = len(room["students"]), len(room["answers"])
     present = f"**{n:d} student present**" if n == 1 else f"**{n:d} students present**"
     if room["stage"]["status"] == "revealed":
@@ -158,6 +159,42 @@ def _live_counts() -> None:
         st.markdown(present)
 
 
+@st.fragment(run_every=REFRESH_SECONDS)
+def _live_controls(grower, question, rid: str | None, read_only: bool, drawn: int | None) -> None:
+    """Every second: the count of answers; and the teacher's guess, Reveal and End class.
+
+    The buttons live in this fragment so that a press reruns only it (the teacher's screen answers at
+    once, whatever the diagram costs), and so that they are drawn again every second. When the room's
+    stage is no longer the one the page drew (this Reveal, or End class), the whole page is drawn again.
+    """
+    me = current()
+    if me is None:  # End class was pressed
+        st.rerun()
+    show_flashes()
+    room = None
+    try:
+        room = live.store().load(me["code"])
+    except LiveError as err:
+        live.show_live_error(err)
+        read_only = True
+    if room is not None:
+        if drawn is not None and room["stage"]["n"] != drawn:
+            st.rerun()  # the teacher revealed or the class moved on: redraw the page (chart, scores)
+        _counts_line(room)
+    revealed = room is not None and room["stage"]["status"] == "revealed"
+    if question is not None and not revealed and not read_only:
+        st.selectbox("Your own guess (optional)", question.features, index=None, key=pick_key(rid),
+                     placeholder="No guess", help="Play along: your pick is marked on the chart of guesses "
+                     "after Reveal. It is not scored and the students do not see it.")
+    b1, b2 = st.columns(2)
+    b1.button("Reveal", key="_w_live_reveal", type="primary", icon=":material/visibility:",
+              disabled=read_only or revealed or question is None, on_click=reveal,
+              args=(grower, question, rid), width="stretch",
+              help="Judge the answers given so far, show the guesses and the gain table to everyone.")
+    b2.button("End class", key="_w_live_end", icon=":material/logout:", on_click=end, width="stretch",
+              disabled=read_only, help="Closes the room: students see that the class has ended.")
+
+
 def render_reveal(room: dict) -> None:
     payload = room.get("reveal") or {}
     counts = payload.get("counts") or {}
@@ -165,8 +202,8 @@ def render_reveal(room: dict) -> None:
     right = sum(room.get("verdicts", {}).values())
     st.markdown(f"**Right: {right:d} of {answered:d}" + (f" ({right / answered:.0%})**" if answered else "**")
                 + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
-    st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), height=300), key="live_votes", width="stretch",
-                    config={"displayModeBar": False})
+    st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), payload.get("teacher_pick"), height=300),
+                    key="live_votes", width="stretch", config={"displayModeBar": False})
 
 
 def render_scores(room: dict) -> None:
@@ -247,15 +284,7 @@ def render_panel(grower, status: str) -> None:
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
         right.image(live.qr_png(address), caption="Scan to join", width=170)
-        _live_counts()
         revealed = room is not None and room["stage"]["status"] == "revealed"
-        b1, b2 = st.columns(2)
-        b1.button("Reveal", key="_w_live_reveal", type="primary", icon=":material/visibility:",
-                  disabled=read_only or revealed or question is None, on_click=reveal,
-                  args=(grower, question, rid), width="stretch",
-                  help="Judge the answers given so far, show the guesses and the gain table to everyone.")
-        b2.button("End class", key="_w_live_end", icon=":material/logout:", on_click=end, width="stretch",
-                  disabled=read_only, help="Closes the room: students see that the class has ended.")
         if question is None and not read_only:
             st.caption("No question now: the tree is finished." if grower.done
                        else "The next step only closes leaves: press Step.")
@@ -266,3 +295,8 @@ def render_panel(grower, status: str) -> None:
             render_reveal(room)
         if room is not None:
             render_scores(room)
+        # Last in the panel, in a box of its own: in two 40-student runs the element drawn right after a
+        # once-a-second fragment went missing from the teacher's screen (the Reveal buttons, then the
+        # question line) when the fragment's runs met the page's; nothing follows it here.
+        with st.container(key="live_controls"):
+            _live_controls(grower, question, rid, read_only, room["stage"]["n"] if room is not None else None)

@@ -35,7 +35,7 @@ KEY_HELP = "Keys: → step · ← undo · Home reset · P play/pause"
 PRESENTER_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stSidebarCollapseButton"] { display: none !important; }
+[data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"] { display: none !important; }
 html { font-size: 19px; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 3.5rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }

@@ -69,7 +69,9 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     assert not at.tabs  # inspector, step log, query and export are hidden
     for key in ("step", "undo", "reset", "play"):
         at.button(key=f"_w_grow_{key}")  # still there
-    assert any("stSidebar" in h.proto.body for h in at.get("html"))
+    css = " ".join(h.proto.body for h in at.get("html"))
+    for part in ("stSidebar", "stSidebarCollapsedControl", "stSidebarCollapseButton", "stExpandSidebarButton"):
+        assert f'[data-testid="{part}"]' in css  # no way to open the sidebar on the projector
     assert tree_charts(at)
     # presenter off: everything is back
     at.toggle(key=classroom.PRESENTER).set_value(False).run()

@@ -6,6 +6,7 @@ browsers share one server. Each error the issue names is driven through the page
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,7 @@ def test_a_whole_question_from_start_to_scores():
     assert any(m.startswith("**Right: 1 of 2 (50%)**") for m in texts(t, "markdown"))
     fig = next(c.proto.spec for c in t.get("plotly_chart") if "Guesses per feature" in c.proto.spec)
     assert "Guesses per feature (2 answers)" in fig and "✓ right" in fig
+    assert "teacher" not in fig  # the teacher's own guess is off unless picked
     t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
     scores = t.dataframe[-1].value
     assert list(scores["nickname"]) == ["Ana", "Ben"] and list(scores["right"]) == [1, 0]
@@ -128,6 +130,24 @@ def test_a_whole_question_from_start_to_scores():
     ana.run()
     assert feature_buttons(ana) and not texts(ana, "success")
     assert "You: Ana · score 1 of 1" in texts(ana, "text")
+
+
+def test_the_teachers_own_guess_is_marked_on_the_chart_after_reveal():
+    t, code = start_class()
+    ana = student(code, "Ana")
+    answer(ana, "Outlook")
+    t.run()
+    rid = live_store._STORE.load(code)["stage"]["round"]
+    pick = t.selectbox(key=live_teacher.pick_key(rid))
+    assert pick.value is None and pick.options == ["Outlook", "Temperature", "Humidity", "Wind"]
+    pick.set_value("Wind").run()
+    t.button(key="_w_live_reveal").click().run()
+    ok(t)
+    fig = next(c.proto.spec for c in t.get("plotly_chart") if "Guesses per feature" in c.proto.spec)
+    labels = json.loads(fig)["data"][0]["x"]
+    assert labels == ["Outlook<br><b>✓ right</b>", "Temperature", "Humidity", "Wind<br>teacher"]
+    assert not [s for s in t.selectbox if s.key and s.key.startswith(live_teacher.W_PICK)]  # gone once revealed
+    assert live_store._STORE.load(code)["scores"]["ana"] == [1, 1]  # the teacher's guess is not scored
 
 
 def test_wrong_code_full_room_duplicate_and_bad_nicknames(fresh_store):
@@ -191,6 +211,24 @@ def test_teacher_resumes_with_the_token_and_a_student_cannot():
     assert any("ended the class" in i for i in texts(ana, "info"))
     late = student(code)
     assert any("ended this class" in i for i in texts(late, "info")) and not late.text_input
+
+
+def test_a_teacher_who_reloads_mid_question_resumes_the_same_round():
+    t, code = start_class()
+    t.button(key="_w_grow_step").click().run()  # a question about node 1, after one step
+    ana, ben = student(code, "Ana"), student(code, "Ben")
+    answer(ana, "Humidity")
+    round_before = live_store._STORE.load(code)["stage"]["round"]
+    # the reloaded tab: a new session from the address (the class, the token, the tree's step)
+    params = {k: (v[0] if isinstance(v, list) else v) for k, v in t.query_params.items()}
+    assert params.get("step") == "1" and params.get("teacher")
+    again = teacher(params)
+    room = live_store._STORE.load(code)
+    assert room["stage"]["round"] == round_before and "ana" in room["answers"]  # same question, answer kept
+    assert any("Answered: 1 of 2" in m for m in texts(again, "markdown"))
+    answer(ben, "Humidity")  # Ben's page still shows the question: it is still the one asked
+    again.button(key="_w_live_reveal").click().run()
+    assert any(m.startswith("**Right: ") and " of 2" in m for m in texts(ok(again), "markdown"))
 
 
 def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
