@@ -229,6 +229,8 @@ def render_join_page() -> None:
         _nickname_form(code, room)
         return
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
-    render_room(code, room, me, read_only)
+    # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
+    # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
     if room["stage"]["status"] != "closed":
         _follow(code)
+    render_room(code, room, me, read_only)
