@@ -174,7 +174,10 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
             customdata=custom, text=text, textposition="inside", insidetextanchor="end", textangle=0,
             textfont=dict(size=font, color=text_c), cliponaxis=False,
             marker=dict(color=fill, line=dict(color=line_c, width=line_w),
-                        pattern=dict(shape=pattern, fgcolor="#BDBDBD", fgopacity=0.5, size=7, solidity=0.15)),
+                        # overlay on the fill: in "replace" mode Plotly reads the per-box fill list as one colour
+                        # and warns "Invalid color specifier" in the browser console
+                        pattern=dict(shape=pattern, fgcolor="#BDBDBD", fgopacity=0.5, size=7, solidity=0.15,
+                                     fillmode="overlay", bgcolor="rgba(0,0,0,0)")),
             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
             selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
         traces += _share_traces(tree, items, x, y, grey, vmin if regression else 0, vmax if regression else 0)

@@ -134,3 +134,27 @@ def test_screenshots_of_150_and_3000_node_trees(page, wait_idle, screenshot, tmp
     wait_idle(page)
     expect(node_boxes(page)).not_to_have_count(n_boxes)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_tree_figure_draws_without_colour_warnings(browser, tmp_path):
+    """Plotly draws the diagram (open nodes hatched, a regression tree too) without warning in the
+    console: with the hatching in "replace" mode it read the per-box fill list as one colour and logged
+    'Invalid color specifier' for every node trace."""
+    import engine
+    from engine.viz.tree_figure import tree_figure
+    grown = engine.Grower(engine.load_sample("play_tennis"), engine.TreeConfig(algorithm="id3"))
+    grown.step()
+    reg = engine.fit_tree(engine.load_sample("diabetes"), engine.TreeConfig(max_depth=2))
+    figures = {"open": tree_figure(grown.tree, open_nodes=set(grown.tree.nodes[0].children)),
+               "regression": tree_figure(reg)}
+    for name, fig in figures.items():
+        path = tmp_path / f"{name}.html"
+        fig.write_html(path, include_plotlyjs=True)
+        page = browser.new_page()
+        messages = []
+        page.on("console", lambda msg: messages.append(msg.text))
+        page.goto(path.as_uri())
+        page.wait_for_selector(".main-svg")
+        page.wait_for_timeout(300)
+        page.close()
+        assert not [m for m in messages if "color" in m.lower()], (name, messages)
