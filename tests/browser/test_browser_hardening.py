@@ -245,6 +245,8 @@ def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wai
             contexts.append(ctx)
             pages.append(ctx.new_page())
         teacher, student = pages
+        refused = []  # the join page's watchdog script runs under the proxy's policy (allowed by its hash)
+        student.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
         teacher.goto("/grow?presenter=true")
         wait_idle(teacher)
         teacher.get_by_role("button", name="Start a live class").click()
@@ -277,6 +279,7 @@ def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wai
         screenshot(student, "live_replica_student")
         for page in pages:
             expect(page.get_by_test_id("stException")).to_have_count(0)
+        assert refused == [], "\n".join(refused)
     finally:
         for ctx in contexts:
             ctx.close()

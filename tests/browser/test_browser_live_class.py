@@ -105,3 +105,37 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
     finally:
         for ctx in (t_ctx, p_ctx, l_ctx):
             ctx.close()
+
+
+def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idle):
+    """The poll's hidden beat counts on; when it stops (simulated: the watchdog's lookups of the beat
+    get a frozen copy), the watchdog presses Refresh within WATCHDOG_SECONDS + 1 s, and the page follows
+    the teacher again."""
+    from ui.classroom.live_student import WATCHDOG_SECONDS
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    try:
+        teacher.goto("/grow?presenter=true")
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Start a live class").click()
+        wait_idle(teacher)
+        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        _join(student, address, "Bo", wait_idle)
+        beat = student.locator(".dtx-beat")
+        first = int(beat.text_content())
+        student.wait_for_timeout(4_000)
+        assert int(beat.text_content()) > first                       # the poll runs
+        student.evaluate("""() => {
+            const frozen = document.createElement('span'); frozen.textContent = 'frozen';
+            const query = document.querySelector.bind(document);
+            document.querySelector = s => s === '.dtx-beat' ? frozen : query(s);
+            window.__woke = 0;
+            query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
+        }""")
+        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_SECONDS + 4) * 1000)
+        wait_idle(student)
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
+        assert dialogs == []
+    finally:
+        t_ctx.close()
+        s_ctx.close()

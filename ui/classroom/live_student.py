@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+import streamlit.components.v1 as components
 
 from engine.split.records import format_number
 from live import rooms
@@ -30,7 +31,18 @@ LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the st
 SHOWN = "_live_shown_stage"  # the stage number the page last drew
 P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
-REFRESH_SECONDS = 1.5  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
+REFRESH_SECONDS = 1.5
+BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
+W_WAKE = "_w_join_wake"
+#: the watchdog reruns the page when the poll has been silent this long (Streamlit's fragment timer can
+#: stop under load: 1-3 of 40 students per two-replica load run before the watchdog)
+WATCHDOG_SECONDS = 8
+#: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
+WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now();"
+               "setInterval(function(){var b=d.querySelector('.dtx-beat'),t=b?b.textContent:null,n=Date.now();"
+               "if(t!==last){last=t;since=n;return;}"
+               "if(n-since>%d){var w=d.querySelector('.st-key-%s button');if(w){w.click();since=n;}}"
+               "},1000);})();</script>" % (WATCHDOG_SECONDS * 1000, W_WAKE))  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -113,6 +125,8 @@ def _nickname_form(code: str, room: dict) -> None:
 @st.fragment(run_every=REFRESH_SECONDS)
 def _follow(code: str) -> None:
     """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back); draws nothing."""
+    beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
+    st.html(f'<span class="dtx-beat" style="display:none">{beat:d}</span>')
     try:
         room = live.store().load(code)
     except LiveError:
@@ -121,6 +135,15 @@ def _follow(code: str) -> None:
         return
     if st.session_state.get(SHOWN) != room["stage"]["n"]:
         st.rerun()
+
+
+def _watchdog() -> None:
+    """A page that stopped polling wakes itself: a script in a zero-height frame watches the poll's hidden
+    beat and, when it has not changed for WATCHDOG_SECONDS, presses **Refresh** (a full run, which arms
+    the poll again). The button is there for the student too."""
+    st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
+              help="The page follows the teacher by itself; this reads the class again now.")
+    components.html(WATCHDOG_JS, height=0)
 
 
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
@@ -231,6 +254,9 @@ def render_join_page() -> None:
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
     # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
     # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
-    if room["stage"]["status"] != "closed":
+    following = room["stage"]["status"] != "closed"
+    if following:
         _follow(code)
     render_room(code, room, me, read_only)
+    if following:
+        _watchdog()

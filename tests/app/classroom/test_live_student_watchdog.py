@@ -1,0 +1,18 @@
+"""The join page's watchdog script is allowed by its hash in deploy/nginx.conf's Content-Security-Policy."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+from ui.classroom.live_student import W_WAKE, WATCHDOG_JS, WATCHDOG_SECONDS
+
+
+def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
+    assert WATCHDOG_JS.startswith("<script>") and WATCHDOG_JS.endswith("</script>")
+    body = WATCHDOG_JS[len("<script>"):-len("</script>")]
+    digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+    conf = (Path(__file__).resolve().parents[3] / "deploy" / "nginx.conf").read_text()
+    assert f"'sha256-{digest}'" in conf
+    assert f".st-key-{W_WAKE} button" in body and str(WATCHDOG_SECONDS * 1000) in body
