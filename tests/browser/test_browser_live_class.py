@@ -25,6 +25,15 @@ def _context(browser, app_url, viewport, **kw):
     return ctx, page, dialogs
 
 
+def _start_class(teacher, wait_idle) -> str:
+    """The teacher starts a live class in presenter view; returns the join address on its screen."""
+    teacher.goto("/grow?presenter=true")
+    wait_idle(teacher)
+    teacher.get_by_role("button", name="Start a live class").click()
+    wait_idle(teacher)
+    return teacher.get_by_test_id("stCode").first.inner_text().strip()
+
+
 def _join(page, address: str, nickname: str, wait_idle) -> None:
     page.goto(address)
     wait_idle(page)
@@ -48,11 +57,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
                                        device_scale_factor=2)
     l_ctx, laptop, l_dialogs = _context(browser, app_url, {"width": 1280, "height": 800})
     try:
-        teacher.goto("/grow?presenter=true")
-        wait_idle(teacher)
-        teacher.get_by_role("button", name="Start a live class").click()
-        wait_idle(teacher)
-        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        address = _start_class(teacher, wait_idle)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/join\?room=[A-Z2-9]{6}", address), address
         expect(teacher.get_by_test_id("stImage")).to_have_count(1)  # the QR code
         assert "teacher=" in teacher.url  # the teacher can reopen the class from this address
@@ -115,11 +120,7 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
     t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
     s_ctx, student, dialogs = _context(browser, app_url, PHONE)
     try:
-        teacher.goto("/grow?presenter=true")
-        wait_idle(teacher)
-        teacher.get_by_role("button", name="Start a live class").click()
-        wait_idle(teacher)
-        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        address = _start_class(teacher, wait_idle)
         _join(student, address, "Bo", wait_idle)
         beat = student.locator(".dtx-beat")
         first = int(beat.text_content())
