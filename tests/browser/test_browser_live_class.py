@@ -122,14 +122,14 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
     try:
         address = _start_class(teacher, wait_idle)
         _join(student, address, "Bo", wait_idle)
-        beat = student.locator(".dtx-beat")
-        first = int(beat.text_content())
+        beat = student.locator(".st-key-join_beat")
+        first = int(beat.text_content().strip())
         student.wait_for_timeout(4_000)
-        assert int(beat.text_content()) > first                       # the poll runs
+        assert int(beat.text_content().strip()) > first                       # the poll runs
         student.evaluate("""() => {
             const frozen = document.createElement('span'); frozen.textContent = 'frozen';
             const query = document.querySelector.bind(document);
-            document.querySelector = s => s === '.dtx-beat' ? frozen : query(s);
+            document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
             window.__woke = 0;
             query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
         }""")

@@ -33,13 +33,14 @@ P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
 REFRESH_SECONDS = 1.5
 BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
+BEAT_KEY = "join_beat"
 W_WAKE = "_w_join_wake"
 #: the watchdog reruns the page when the poll has been silent this long (Streamlit's fragment timer can
 #: stop under load: 1-3 of 40 students per two-replica load run before the watchdog)
 WATCHDOG_SECONDS = 8
 #: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
 WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now();"
-               "setInterval(function(){var b=d.querySelector('.dtx-beat'),t=b?b.textContent:null,n=Date.now();"
+               "setInterval(function(){var b=d.querySelector('.st-key-join_beat'),t=b?b.textContent:null,n=Date.now();"
                "if(t!==last){last=t;since=n;return;}"
                "if(n-since>%d){var w=d.querySelector('.st-key-%s button');if(w){w.click();since=n;}}"
                "},1000);})();</script>" % (WATCHDOG_SECONDS * 1000, W_WAKE))  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
@@ -50,6 +51,7 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
+.st-key-join_beat { display: none !important; }
 </style>
 """
 
@@ -126,7 +128,8 @@ def _nickname_form(code: str, room: dict) -> None:
 def _follow(code: str) -> None:
     """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back); draws nothing."""
     beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
-    st.html(f'<span class="dtx-beat" style="display:none">{beat:d}</span>')
+    with st.container(key=BEAT_KEY):        # hidden by STUDENT_CSS
+        st.text(f"{beat:d}")
     try:
         room = live.store().load(code)
     except LiveError:
