@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.grow.roworders import exclusive_cumsum
+from engine.grow.roworders import exclusive_cumsum, padded_rows
 from engine.split.search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
@@ -211,13 +211,8 @@ class LevelHistograms:
             cnt = np.bincount(inv, minlength=pairs.size)
         G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
         BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
-        width = np.maximum(2, 1 << np.ceil(np.log2(lengths)).astype(np.int64))
-        for w in np.unique(width).tolist():
-            group = np.flatnonzero(width == w)
-            ln, s0 = lengths[group], starts[group]
-            row = np.repeat(np.arange(group.size), ln)
-            pos = np.arange(row.size) - np.repeat(np.cumsum(ln) - ln, ln)
-            pair = s0[row] + pos
+        for group, w, row, pos, pair in padded_rows(starts, lengths, min_width=2):
+            s0 = starts[group]
             grid_cnt = np.zeros((group.size, w), dtype=np.int64)
             grid_cnt[row, pos] = cnt[pair]
             cum = []

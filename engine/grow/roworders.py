@@ -86,23 +86,32 @@ def sort_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 0))
     if small.size == 0:
         return out
-    width = np.left_shift(1, np.ceil(np.log2(lengths[small])).astype(np.int64))
     top = np.iinfo(values.dtype).max
-    for w in np.unique(width).tolist():
-        grp = small[width == w]
-        ln = lengths[grp]
-        within = np.arange(int(ln.sum())) - np.repeat(exclusive_cumsum(ln), ln)
-        src = np.repeat(starts[grp], ln) + within
+    for grp, w, row, within, src in padded_rows(starts[small], lengths[small]):
         if w == 1:
             out[src] = values[src]
             continue
-        dst = np.repeat(np.arange(grp.size) * w, ln) + within
+        dst = row * w + within
         grid = np.full(grp.size * w, top, dtype=values.dtype)
         grid[dst] = values[src]
         grid = grid.reshape(grp.size, w)
         grid.sort(axis=1)
         out[src] = grid.ravel()[dst]
     return out
+
+
+def padded_rows(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1):
+    """Segments ``starts[i]:starts[i] + lengths[i]`` (all non-empty) laid out as the rows of matrices, one
+    per width (the next power of two of a length, at least ``min_width``). Yields per width ``w``: the
+    segments in it (indices into ``starts``), ``w``, and for each of their elements its row, its place
+    in the row and its position in the flat array."""
+    width = np.maximum(min_width, np.left_shift(1, np.ceil(np.log2(lengths)).astype(np.int64)))
+    for w in np.unique(width).tolist():
+        grp = np.flatnonzero(width == w)
+        ln = lengths[grp]
+        row = np.repeat(np.arange(grp.size), ln)
+        within = np.arange(row.size) - np.repeat(exclusive_cumsum(ln), ln)
+        yield grp, w, row, within, np.repeat(starts[grp], ln) + within
 
 
 def exclusive_cumsum(a: np.ndarray) -> np.ndarray:
@@ -212,4 +221,4 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
 
 
 __all__ = ["PartitionedOrders", "SortedOrders", "exclusive_cumsum", "node_orders", "partition", "presorted",
-           "sort_segments", "use_sorted_orders"]
+           "padded_rows", "sort_segments", "use_sorted_orders"]
