@@ -27,7 +27,7 @@ from engine.grow.fasthist import LevelHistograms
 from engine.grow.featuredraw import child_keys, draw_mask, feature_ranks
 from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
-from engine.grow.roworders import (PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
+from engine.grow.roworders import (PackedOrders, PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
                                    use_sorted_orders)
 from engine.split.search import TIE_TOL
 from engine.split.significance import chi2_test
@@ -69,6 +69,13 @@ class _Data:
         self.labels = (grower.y[self.idx0].astype(np.int64)
                        if grower.task == "classification" and unit else None)
         self.count_weight = grower.task == "regression" and unit
+        # whole-number weights that are not all 1 (a bootstrap's) on classes: a class's stat is the weight
+        # where the row has that class, so the scan reads two values a row (class, weight), not S stats
+        self.codes = self.weights = None
+        if grower.task == "classification" and not unit and np.all(self.w == np.round(self.w)) \
+                and self.w.sum() < 2.0**31:
+            self.codes = grower.y[self.idx0].astype(np.int64)
+            self.weights = self.w.astype(np.int64)
         # stats that are whole numbers (class counts and row counts under integer weights, e.g. a
         # bootstrap's) are summed in integers: a float cumsum waits ~5 ns an element on each addition,
         # an integer one ~1 ns, and below 2**53 both give exactly the same numbers
@@ -77,6 +84,29 @@ class _Data:
         # every stat whole (always so for unit-weight class counts): sums are exact in any order, and each
         # kept row weighs at least 1
         self.whole_stats = len(self.STi) == self.S
+        self.columns = self._columns()
+
+    def _columns(self) -> dict:
+        """What the scan reads of each row, by name (integers in their smallest type): ``labels`` (with
+        ``weights`` for whole-number weights), ``y`` for a unit-weight regression, else every stat ``k``."""
+        if self.labels is not None:
+            return {"labels": compact(self.labels)}
+        if self.codes is not None:
+            return {"labels": compact(self.codes), "weights": compact(self.weights)}
+        if self.count_weight:
+            return {"y": self.ST[1]}
+        return {k: compact(self.STi[k]) if k in self.STi else self.ST[k] for k in range(self.S)}
+
+
+def compact(a: np.ndarray) -> np.ndarray:
+    """Integers in the smallest signed type that holds them (fewer bytes to read in the scan's gathers)."""
+    if a.dtype.kind not in "iu" or a.size == 0:
+        return a
+    lo, hi = int(a.min()), int(a.max())
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return a.astype(t)
+    return a.astype(np.int64)
 
 
 def _cumsum(values: np.ndarray) -> np.ndarray:
@@ -110,57 +140,72 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     if T == 0:
         return
     pst = exclusive_cumsum(plen)
-    pos, sorted_at = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
-    if sorted_at is not None:     # the features' sorted values, read in ascending order
-        xs = np.take(orders.XS.ravel(), sorted_at)
+    packed = isinstance(orders, PackedOrders)
+    if packed:                    # value ranks, classes and weights from the sorted keys: no read by row
+        ranks, lab, wts = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, pst))
+        pos = None
     else:
-        rowfeat = np.repeat(pj * data.m, plen)
-        rowfeat += pos
-        xs = np.take(data.XT.ravel(), rowfeat)
-        del rowfeat
+        pos, sorted_at = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
+        if sorted_at is not None:     # the features' sorted values, read in ascending order
+            xs = np.take(orders.XS.ravel(), sorted_at)
+        else:
+            rowfeat = np.repeat(pj * data.m, plen)
+            rowfeat += pos
+            xs = np.take(data.XT.ravel(), rowfeat)
+            del rowfeat
+        lab = np.take(data.columns["labels"], pos) if "labels" in data.columns else None
+        wts = np.take(data.columns["weights"], pos) if "weights" in data.columns else None
+    cols = data.columns
 
     def per_pair(v):              # a value per pair, spread over its rows (np.repeat beats a gather)
         return np.repeat(v, plen)
 
     n_left = np.arange(1, T + 1) - per_pair(pst)
     ends = pst + plen - 1
-    lab = np.take(data.labels, pos) if data.labels is not None else None
+
+    def pair_sums(values):        # running sums within each pair
+        c = _cumsum(values)
+        base = np.zeros(pj.size, dtype=c.dtype)
+        base[1:] = c[ends[:-1]]
+        c -= per_pair(base)
+        return c.astype(np.float64, copy=False)
+
     left, right = [], []
     wl = wr = None
-    if lab is not None or data.count_weight:      # unit weights: a side's weight is its row count, exactly
-        wl = n_left.astype(float)
-        wr = per_pair(plen.astype(float)) - wl
+    if lab is not None or data.count_weight:      # class counts or unit weights: a side's weight exactly
+        if wts is None:                           # unit weights: a side's weight is its row count
+            wl = n_left.astype(float)
+            wr = per_pair(plen.astype(float)) - wl
+        else:
+            wl = pair_sums(wts)
+            wr = per_pair(W[pc]) - wl
     for k in range(data.S):
         if k == 0 and data.count_weight:
             lk = wl
         elif lab is not None and k == data.S - 1 and k > 0:
-            lk = wl - left[0]                     # the last class: rows minus the other classes (exact)
+            lk = wl - left[0]                     # the last class: the side's weight minus the other classes
             for other in left[1:]:
                 lk -= other
+        elif lab is not None:
+            lk = pair_sums(lab == k if wts is None else np.where(lab == k, wts, 0))
+        elif k == 1 and data.count_weight:
+            y = np.take(cols["y"], pos)           # unit weights: stat 2 is y*y, squared here, not gathered
+            lk = pair_sums(y)
+        elif k == 2 and data.count_weight:
+            y *= y
+            lk = pair_sums(y)
         else:
-            if lab is not None:
-                c = _cumsum(lab == k)
-            elif k == 1 and data.count_weight:
-                y = np.take(data.ST[1], pos)   # unit weights: stat 2 is y*y, squared here, not gathered
-                c = np.cumsum(y)
-            elif k == 2 and data.count_weight:
-                y *= y
-                c = np.cumsum(y)
-            elif k in data.STi:
-                c = _cumsum(np.take(data.STi[k], pos))
-            else:
-                c = np.cumsum(np.take(data.ST[k], pos))
-            base = np.zeros(pj.size, dtype=c.dtype)
-            base[1:] = c[ends[:-1]]
-            c -= per_pair(base)
-            lk = c.astype(np.float64, copy=False)
+            lk = pair_sums(np.take(cols[k], pos))
         left.append(lk)
         # a regression node's weight is its row count (TOT[:, 0] == cnt): the right side's count is wr
         right.append(wr if k == 0 and data.count_weight else per_pair(TOT[pc, k]) - lk)
-    by_labels = lab is not None       # class counts from labels: a side's weight is its row count
-    del pos, lab
+    by_labels = lab is not None       # class counts from labels: a side's weight is known exactly
+    del pos, lab, wts
     valid = np.empty(T, dtype=bool)
-    np.greater(xs[1:], xs[:-1], out=valid[:-1])
+    if packed:
+        np.greater(ranks[1:], ranks[:-1], out=valid[:-1])
+    else:
+        np.greater(xs[1:], xs[:-1], out=valid[:-1])
     valid[ends] = False
     if msl > 1:
         valid &= (n_left >= msl) & (per_pair(plen) - n_left >= msl)
@@ -178,8 +223,12 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     f = first[ok]
     at_c, at_j = pc[ok], pj[ok]
     G[at_c, at_j] = segmax[ok]
-    t = (xs[f] + xs[f + 1]) / 2.0
-    THR[at_c, at_j] = np.where(t >= xs[f + 1], xs[f], t)
+    if packed:
+        below, above = orders.value(at_j, ranks[f]), orders.value(at_j, ranks[f + 1])
+    else:
+        below, above = xs[f], xs[f + 1]
+    t = (below + above) / 2.0
+    THR[at_c, at_j] = np.where(t >= above, below, t)
     for k in range(data.S):
         LEFT[at_c, at_j, k] = left[k][f]
     NL[at_c, at_j] = n_left[f]
@@ -227,6 +276,16 @@ def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
     return rows, seg, right
 
 
+def _orders(grower, data: _Data, perm: np.ndarray, by_pair: bool, index_type):
+    """The rows sorted by value within each node (:mod:`engine.grow.roworders`): per drawn pair
+    (``by_pair``; packed keys for class targets with whole-number weights) or partitioned."""
+    if by_pair and data.S > 0 and ("labels" in data.columns and
+                                   PackedOrders.fits(grower.X, data.columns.get("weights"), data.S)):
+        return PackedOrders(grower.X, data.idx0, perm, data.columns["labels"], data.columns.get("weights"), data.S)
+    O = presorted(grower.X, grower.w0 > 0, index_type)
+    return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O)
+
+
 def grow_exact(grower):
     """The whole tree, level by level (see the module docstring): a ``FastResult`` for ``Grower._install``."""
 
@@ -272,10 +331,7 @@ def grow_exact(grower):
         big = np.flatnonzero(cnt > exact_rows) if hs is not None else np.zeros(0, dtype=np.int64)
         small = np.flatnonzero(cnt <= exact_rows) if hist else None      # None: every node (exact search)
         if orders is None and (small is None or small.size):
-            O = presorted(grower.X, grower.w0 > 0, index_type)
-            orders = (SortedOrders(O, perm, data.XT) if hist or (draw and use_sorted_orders(k_draw, d))
-                      else PartitionedOrders(O))
-            del O
+            orders = _orders(grower, data, perm, hist or (draw and use_sorted_orders(k_draw, d)), index_type)
         if big.size:
             cmap = np.full(n_level, -1, dtype=np.int64)
             cmap[lvl_pos[big]] = np.arange(big.size)

@@ -12,8 +12,12 @@ orders from there:
   sorting one integer key per (pair, row): ``pair * rows + rank of the row in the feature``. A level
   costs ``drawn features x rows`` (times the sort's log factor): the choice when a node draws few of
   many features, e.g. sqrt(20) = 4 of 20.
+- :class:`PackedOrders`: as SortedOrders for class targets with whole-number weights (unit, or a
+  bootstrap's counts), sorting one int32 key per (pair, row) that carries the row's value rank, class and
+  weight, so the scan reads nothing by row (each such read is a cache miss on big data).
 
-Both give exactly the same rows in the same order, so the grown trees are the same.
+The first two give exactly the same rows in the same order; the third the same rows up to their order
+among equal values, which changes no class count at any threshold. The grown trees are the same.
 """
 
 from __future__ import annotations
@@ -188,6 +192,89 @@ class SortedOrders:
         """Nothing to move: the grower partitions ``perm`` itself."""
 
 
+def dense_ranks(X: np.ndarray):
+    """Each value's rank among its feature's distinct values (features x rows, int32: equal values share a
+    rank), with the distinct values of every feature one after another and where each feature's start.
+    Kept for the next call on the same read-only matrix (a forest's members share it)."""
+    hit = _RANKED.get("X")
+    if hit is not None and hit[0]() is X:
+        return hit[1]
+    n, d = X.shape
+    ranks = np.empty((d, n), dtype=np.int32)
+    values = []
+    for j in range(d):
+        u, inverse = np.unique(X[:, j], return_inverse=True)
+        ranks[j] = inverse
+        values.append(u)
+    offsets = exclusive_cumsum(np.array([u.size for u in values]))
+    out = (ranks, np.concatenate(values), offsets)
+    _RANKED.clear()
+    if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
+        _RANKED["X"] = (weakref.ref(X, lambda ref: _RANKED.clear()), out)
+    return out
+
+
+_RANKED: dict = {}
+
+
+class PackedOrders:
+    """The drawn pairs' orders for class targets, sorted per level from one int32 key per (feature, row):
+    the row's value rank among the feature's distinct values (:func:`dense_ranks`), then its class, then
+    its weight (a whole number: a bootstrap's count), bit fields from high to low. Sorting a pair's keys
+    sorts its rows by value and hands the scan each row's class and weight with no further read by row;
+    the value ranks say where the value changes and, at the chosen position, which values the threshold
+    lies between. Within equal values rows come in (class, weight) order instead of row order, which
+    changes no class count at any threshold (the sums are whole numbers). Nodes own ranges ``lo:lo + cnt``
+    of ``perm`` as in :class:`SortedOrders`. Use :meth:`fits` first: the three fields must fit 31 bits."""
+
+    def __init__(self, X: np.ndarray, idx0: np.ndarray, perm: np.ndarray, labels: np.ndarray,
+                 weights: np.ndarray | None, n_classes: int):
+        ranks, self.values, self.offsets = dense_ranks(X)
+        self.perm, self.m = perm, idx0.size
+        self.label_bits = max(1, int(n_classes - 1).bit_length())
+        self.weight_bits = 0 if weights is None else int(weights.max()).bit_length()
+        self.label_shift = self.weight_bits
+        self.value_shift = self.weight_bits + self.label_bits
+        row_bits = labels.astype(np.int32) << self.weight_bits
+        if weights is not None:
+            row_bits |= weights.astype(np.int32)
+        self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
+        self.K <<= self.value_shift
+        self.K |= row_bits
+
+    @staticmethod
+    def fits(X: np.ndarray, weights: np.ndarray | None, n_classes: int) -> bool:
+        """Whether value rank, class and weight fit an int32 key (distinct values counted by a bound: rows)."""
+        bits = max(1, int(X.shape[0] - 1).bit_length()) + max(1, int(n_classes - 1).bit_length())
+        if weights is not None:
+            bits += int(weights.max()).bit_length() if weights.size else 0
+        return bits <= 31
+
+    def first_order(self, lo, cnt, starts) -> np.ndarray:
+        return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
+
+    def pair_keys(self, pj, pc, lo, plen, pst) -> np.ndarray:
+        """The keys of the pairs (feature ``pj``, node ``pc``) one after another, each pair's sorted."""
+        T = int(plen.sum())
+        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
+        rows += np.repeat(pj * self.m, plen)
+        return sort_segments(np.take(self.K.ravel(), rows), pst, plen)
+
+    def split_keys(self, keys: np.ndarray):
+        """(value rank, class, weight or None) of sorted keys."""
+        rank = keys >> self.value_shift
+        label = (keys >> self.label_shift) & ((1 << self.label_bits) - 1)
+        weight = keys & ((1 << self.weight_bits) - 1) if self.weight_bits else None
+        return rank, label, weight
+
+    def value(self, feature: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """Feature ``feature``'s distinct value of rank ``rank``."""
+        return self.values[self.offsets[feature] + rank]
+
+    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
+        """Nothing to move: the grower partitions ``perm`` itself."""
+
+
 def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
     its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
@@ -220,5 +307,5 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     return out[:scratch].reshape(d, M2)
 
 
-__all__ = ["PartitionedOrders", "SortedOrders", "exclusive_cumsum", "node_orders", "partition", "presorted",
+__all__ = ["PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
            "padded_rows", "sort_segments", "use_sorted_orders"]

@@ -11,7 +11,8 @@ def frame_dataset(df: pd.DataFrame, target: str = "y", task=None) -> engine.Data
     return engine.Dataset.from_frame(df, target=target, task=task)
 
 
-def random_dataset(seed: int, n=None, d=None, categorical=False, regression=False, missing=0.0, int_values=False):
+def random_dataset(seed: int, n=None, d=None, categorical=False, regression=False, missing=0.0, int_values=False,
+                   n_classes=None):
     rng = np.random.default_rng(seed)
     n = n or int(rng.integers(8, 200))
     d = d or int(rng.integers(1, 5))
@@ -30,7 +31,8 @@ def random_dataset(seed: int, n=None, d=None, categorical=False, regression=Fals
     if regression:
         df["y"] = rng.integers(0, 50, size=n).astype(float) + 0.5
     else:
-        df["y"] = np.array(["p", "q", "r"])[rng.integers(0, int(rng.integers(2, 4)), size=n)]
+        k = int(rng.integers(2, 4)) if n_classes is None else n_classes
+        df["y"] = np.array(list("pqrstuvw"))[rng.integers(0, k, size=n)]
     return frame_dataset(df, task="regression" if regression else "classification")
 
 

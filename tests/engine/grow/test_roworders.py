@@ -102,6 +102,76 @@ def test_sorted_orders_pair_positions_by_hand():
     assert np.array_equal(orders.first_order(lo, cnt, roworders.exclusive_cumsum(cnt)), perm)
 
 
+# ----- PackedOrders: class targets' pairs sorted by one int32 key (value rank, class, weight) -------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([None, 1, 4, 40]), st.sampled_from([1, 2, "sqrt"]),
+       st.sampled_from(["breadth", "depth"]), st.sampled_from(["gini", "entropy"]))
+def test_packed_orders_grow_the_sorted_orders_tree_and_the_stepped_one(seed, top_weight, mf, order, criterion):
+    """Packed keys (no read by row in the scan) give the tree of SortedOrders and of stepping, bit for bit:
+    unit weights and whole-number weights up to 40 (with zeros), ties among values, 2-5 classes."""
+    rng = np.random.default_rng(seed)
+    ds = random_dataset(seed, n=int(rng.integers(30, 160)), d=int(rng.integers(3, 9)),
+                        n_classes=int(rng.integers(2, 6)), int_values=bool(seed % 2 == 0))
+    w = None if top_weight is None else rng.integers(0, top_weight + 1, size=len(ds)).astype(float)
+    if w is not None:
+        w[0] = 1.0
+    cfg = engine.TreeConfig(max_features=mf, random_state=seed % 97, order=order, criterion=criterion)
+    built = []
+    real = roworders.PackedOrders.__init__
+
+    def spy(self, *args):
+        built.append(True)
+        real(self, *args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fastexact, "use_sorted_orders", lambda k, d: True)
+        mp.setattr(roworders.PackedOrders, "__init__", spy)
+        packed = engine.Grower(ds, cfg, sample_weight=w).grow().tree
+        assert built, "the packed keys were not used"
+        mp.setattr(roworders.PackedOrders, "fits", staticmethod(lambda *a: False))
+        built.clear()
+        plain = engine.Grower(ds, cfg, sample_weight=w).grow().tree
+        assert not built
+    assert packed == plain
+    assert packed == stepped(ds, cfg, w).tree
+
+
+def test_packed_orders_keys_by_hand():
+    """Two nodes, two features, three classes, weights 1-3: each pair's keys come sorted by value rank,
+    and unpack to the rows' ranks, classes and weights; thresholds read the distinct values."""
+    X = np.array([[3.0, 0.0], [1.0, 5.0], [2.0, 4.0], [1.0, 1.0], [5.0, 2.0]])
+    X.flags.writeable = False
+    labels, weights = np.array([2, 0, 1, 1, 0]), np.array([1, 3, 2, 1, 2])
+    perm = np.array([4, 1, 0, 3, 2])              # node 0: rows 4, 1, 0; node 1: rows 3, 2
+    orders = roworders.PackedOrders(X, np.arange(5), perm, labels, weights, 3)
+    lo, cnt = np.array([0, 3]), np.array([3, 2])
+    pj, pc = np.array([0, 0, 1]), np.array([0, 1, 1])
+    plen = cnt[pc]
+    rank, label, weight = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, roworders.exclusive_cumsum(plen)))
+    # x0's distinct values 1, 2, 3, 5 (ranks 0-3); x1's 0, 1, 2, 4, 5
+    # node 0 by x0: rows 1 (1.0), 0 (3.0), 4 (5.0); node 1 by x0: 3 (1.0), 2 (2.0); node 1 by x1: 3 (1.0), 2 (4.0)
+    assert rank.tolist() == [0, 2, 3, 0, 1, 1, 3]
+    assert label.tolist() == [0, 2, 0, 1, 1, 1, 1]
+    assert weight.tolist() == [3, 1, 2, 1, 2, 1, 2]
+    assert orders.value(np.array([0, 1]), np.array([3, 3])).tolist() == [5.0, 4.0]
+    assert roworders.dense_ranks(X) is roworders.dense_ranks(X)       # kept for the next member
+
+
+def test_packed_orders_fit_31_bits_or_step_aside():
+    X = np.zeros((1000, 2))
+    assert roworders.PackedOrders.fits(X, None, 3)
+    assert roworders.PackedOrders.fits(X, np.array([1, 7, 0]), 3)
+    assert not roworders.PackedOrders.fits(X, np.array([1, 2**25]), 3)     # 10 + 2 + 26 bits
+
+
+def test_dense_ranks_share_ranks_among_equal_values():
+    X = np.array([[2.0, -1.0], [0.5, -1.0], [2.0, 3.0], [7.0, 0.0]])
+    ranks, values, offsets = roworders.dense_ranks(X)
+    assert ranks.tolist() == [[1, 0, 1, 2], [0, 0, 2, 1]]
+    assert values.tolist() == [0.5, 2.0, 7.0, -1.0, 0.0, 3.0] and offsets.tolist() == [0, 3]
+
+
 # ----- node_orders: a big node's orders filtered from the whole matrix's ------------------------------
 
 @settings(max_examples=60, deadline=None)
