@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.grow.fasthist import LevelHistograms
-from engine.grow.featuredraw import child_keys, draw_mask, feature_ranks
+from engine.grow.featuredraw import child_keys, feature_ranks
 from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
 from engine.grow.roworders import (PackedOrders, PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
@@ -163,7 +163,14 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     n_left = np.arange(1, T + 1) - per_pair(pst)
     ends = pst + plen - 1
 
-    def pair_sums(values):        # running sums within each pair
+    def pair_sums(values, totals=None, fresh=False):
+        """Running sums within each pair. With ``totals`` (each pair's sum of the whole-number ``values``)
+        one running sum restarts at every pair: each pair's first value less the previous pair's total.
+        ``fresh``: ``values`` is a temporary of 32 or 64 bits, changed in place."""
+        if totals is not None and values.dtype.kind in "biu":
+            v = values if fresh and values.itemsize >= 4 else values.astype(np.int64)
+            v[pst[1:]] -= totals[:-1].astype(v.dtype)
+            return np.cumsum(v, dtype=np.int64).astype(np.float64)
         c = _cumsum(values)
         base = np.zeros(pj.size, dtype=c.dtype)
         base[1:] = c[ends[:-1]]
@@ -177,7 +184,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
             wl = n_left.astype(float)
             wr = per_pair(plen.astype(float)) - wl
         else:
-            wl = pair_sums(wts)
+            wl = pair_sums(wts, W[pc])
             wr = per_pair(W[pc]) - wl
     for k in range(data.S):
         if k == 0 and data.count_weight:
@@ -187,7 +194,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
             for other in left[1:]:
                 lk -= other
         elif lab is not None:
-            lk = pair_sums(lab == k if wts is None else np.where(lab == k, wts, 0))
+            lk = pair_sums(lab == k if wts is None else np.where(lab == k, wts, 0), TOT[pc, k], fresh=True)
         elif k == 1 and data.count_weight:
             y = np.take(cols["y"], pos)           # unit weights: stat 2 is y*y, squared here, not gathered
             lk = pair_sums(y)
@@ -195,7 +202,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
             y *= y
             lk = pair_sums(y)
         else:
-            lk = pair_sums(np.take(cols[k], pos))
+            lk = pair_sums(np.take(cols[k], pos), TOT[pc, k] if k in data.STi else None)
         left.append(lk)
         # a regression node's weight is its row count (TOT[:, 0] == cnt): the right side's count is wr
         right.append(wr if k == 0 and data.count_weight else per_pair(TOT[pc, k]) - lk)
@@ -349,14 +356,14 @@ def grow_exact(grower):
         W, P = crit.weight(TOT), crit.from_stats(TOT)
         G = np.full((C, d), -np.inf)
         THR, LEFT, NL = np.zeros((C, d)), np.zeros((C, d, S)), np.zeros((C, d), dtype=np.int64)
+        # each node's random order of the features: the first k_draw are its draw (featuredraw.draw_mask)
+        visit = feature_ranks(keys, seed, d) if draw or shuffle else None
         if draw:
-            pc, pj = np.nonzero(draw_mask(keys, seed, d, k_draw))
-            by_feature = np.argsort(pj, kind="stable")
-            pj, pc = pj[by_feature], pc[by_feature]
+            pj, pc = np.nonzero((visit < k_draw).T)          # pairs by feature, then node
         else:
             pj, pc = np.repeat(np.arange(d), C), np.tile(np.arange(C), d)
         if big.size:
-            Gb, _, LEFT[big], NL[big] = hs.scan(P[big], W[big], draw_mask(keys[big], seed, d, k_draw) if draw else None)
+            Gb, _, LEFT[big], NL[big] = hs.scan(P[big], W[big], visit[big] < k_draw if draw else None)
             G[big] = Gb
             exact_pair = cnt[pc] <= exact_rows
             pj, pc = pj[exact_pair], pc[exact_pair]
@@ -368,8 +375,7 @@ def grow_exact(grower):
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
                 _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
-        ranks = feature_ranks(keys, seed, d) if shuffle else None
-        jstar = feature_choice(cfg, crit, G, LEFT, W, ranks)
+        jstar = feature_choice(cfg, crit, G, LEFT, W, visit if shuffle else None)
         ci = np.arange(C)
         if big.size:
             THR[big, jstar[big]] = hs.thresholds(jstar[big])

@@ -87,20 +87,29 @@ def sort_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     big = np.flatnonzero(lengths > SMALL_SEGMENT)
     for s, n in zip(starts[big].tolist(), lengths[big].tolist()):
         out[s:s + n] = np.sort(values[s:s + n])
-    small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 0))
+    ones = starts[lengths == 1]
+    out[ones] = values[ones]
+    small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 1))
     if small.size == 0:
         return out
-    top = np.iinfo(values.dtype).max
-    for grp, w, row, within, src in padded_rows(starts[small], lengths[small]):
-        if w == 1:
-            out[src] = values[src]
-            continue
-        dst = row * w + within
-        grid = np.full(grp.size * w, top, dtype=values.dtype)
-        grid[dst] = values[src]
-        grid = grid.reshape(grp.size, w)
-        grid.sort(axis=1)
-        out[src] = grid.ravel()[dst]
+    # one buffer holds every width's matrix, widths ascending; each matrix is sorted as a view of it
+    width = np.left_shift(1, np.ceil(np.log2(lengths[small])).astype(np.int64))
+    by_width = np.argsort(width, kind="stable")
+    small, width = small[by_width], width[by_width]
+    ln = lengths[small]
+    base = exclusive_cumsum(width)
+    first = exclusive_cumsum(ln)
+    within = np.arange(int(ln.sum())) - np.repeat(first, ln)
+    src = np.repeat(starts[small], ln) + within
+    dst = np.repeat(base, ln) + within
+    grid = np.full(int(width.sum()), np.iinfo(values.dtype).max, dtype=values.dtype)
+    grid[dst] = values[src]
+    edges = np.flatnonzero(np.r_[True, width[1:] != width[:-1], True])
+    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        w = int(width[a])
+        lo = int(base[a])
+        grid[lo:lo + (b - a) * w].reshape(b - a, w).sort(axis=1)
+    out[src] = grid[dst]
     return out
 
 
