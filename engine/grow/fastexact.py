@@ -142,7 +142,7 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     pst = exclusive_cumsum(plen)
     packed = isinstance(orders, PackedOrders)
     if packed:                    # value ranks, classes and weights from the sorted keys: no read by row
-        ranks, lab, wts = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, pst))
+        ranks, lab, wts = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, pst))   # lab: class and weight bits
         pos = None
     else:
         pos, sorted_at = orders.pair_positions(pj, pc, lo, cnt, starts, plen, pst)
@@ -194,7 +194,11 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
             for other in left[1:]:
                 lk -= other
         elif lab is not None:
-            lk = pair_sums(lab == k if wts is None else np.where(lab == k, wts, 0), TOT[pc, k], fresh=True)
+            if packed:
+                mine = orders.class_weights(lab, k)
+            else:
+                mine = lab == k if wts is None else np.where(lab == k, wts, 0)
+            lk = pair_sums(mine, TOT[pc, k], fresh=True)
         elif k == 1 and data.count_weight:
             y = np.take(cols["y"], pos)           # unit weights: stat 2 is y*y, squared here, not gathered
             lk = pair_sums(y)

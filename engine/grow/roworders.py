@@ -226,6 +226,10 @@ def dense_ranks(X: np.ndarray):
 _RANKED: dict = {}
 
 
+#: class-and-weight bit fields of at most this many bits are decoded by table (:meth:`PackedOrders.class_weights`)
+LOW_TABLE_BITS = 12
+
+
 class PackedOrders:
     """The drawn pairs' orders for class targets, sorted per level from one int32 key per (feature, row):
     the row's value rank among the feature's distinct values (:func:`dense_ranks`), then its class, then
@@ -250,6 +254,7 @@ class PackedOrders:
         self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
         self.K <<= self.value_shift
         self.K |= row_bits
+        self._tables: dict = {}
 
     @staticmethod
     def fits(X: np.ndarray, weights: np.ndarray | None, n_classes: int) -> bool:
@@ -270,11 +275,24 @@ class PackedOrders:
         return sort_segments(np.take(self.K.ravel(), rows), pst, plen)
 
     def split_keys(self, keys: np.ndarray):
-        """(value rank, class, weight or None) of sorted keys."""
+        """(value rank, the class-and-weight bits, weight or None) of sorted keys."""
         rank = keys >> self.value_shift
-        label = (keys >> self.label_shift) & ((1 << self.label_bits) - 1)
-        weight = keys & ((1 << self.weight_bits) - 1) if self.weight_bits else None
-        return rank, label, weight
+        low = keys & ((1 << self.value_shift) - 1)
+        weight = low & ((1 << self.weight_bits) - 1) if self.weight_bits else None
+        return rank, low, weight
+
+    def class_weights(self, low: np.ndarray, k: int) -> np.ndarray:
+        """Each row's weight if its class is ``k``, else 0 (int32), from the class-and-weight bits ``low``:
+        one read of a small table (at most 2**LOW_TABLE_BITS entries), else a comparison."""
+        if self.value_shift <= LOW_TABLE_BITS:
+            table = self._tables.get(k)
+            if table is None:
+                code = np.arange(1 << self.value_shift, dtype=np.int32)
+                weight = code & ((1 << self.weight_bits) - 1) if self.weight_bits else 1
+                table = self._tables[k] = np.where(code >> self.label_shift == k, weight, 0).astype(np.int32)
+            return np.take(table, low)
+        weight = low & ((1 << self.weight_bits) - 1) if self.weight_bits else 1
+        return np.where(low >> self.label_shift == k, weight, 0).astype(np.int32)
 
     def value(self, feature: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """Feature ``feature``'s distinct value of rank ``rank``."""

@@ -148,13 +148,20 @@ def test_packed_orders_keys_by_hand():
     lo, cnt = np.array([0, 3]), np.array([3, 2])
     pj, pc = np.array([0, 0, 1]), np.array([0, 1, 1])
     plen = cnt[pc]
-    rank, label, weight = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, roworders.exclusive_cumsum(plen)))
+    rank, low, weight = orders.split_keys(orders.pair_keys(pj, pc, lo, plen, roworders.exclusive_cumsum(plen)))
+    label = low >> orders.label_shift
     # x0's distinct values 1, 2, 3, 5 (ranks 0-3); x1's 0, 1, 2, 4, 5
     # node 0 by x0: rows 1 (1.0), 0 (3.0), 4 (5.0); node 1 by x0: 3 (1.0), 2 (2.0); node 1 by x1: 3 (1.0), 2 (4.0)
     assert rank.tolist() == [0, 2, 3, 0, 1, 1, 3]
     assert label.tolist() == [0, 2, 0, 1, 1, 1, 1]
     assert weight.tolist() == [3, 1, 2, 1, 2, 1, 2]
     assert orders.value(np.array([0, 1]), np.array([3, 3])).tolist() == [5.0, 4.0]
+    for k in range(3):
+        want = np.where(label == k, weight, 0).tolist()
+        assert orders.class_weights(low, k).tolist() == want                 # by table
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(roworders, "LOW_TABLE_BITS", 0)
+            assert orders.class_weights(low, k).tolist() == want             # by comparison
     assert roworders.dense_ranks(X) is roworders.dense_ranks(X)       # kept for the next member
 
 
