@@ -4,10 +4,15 @@ Made for phones: one column, no sidebar, big buttons. The page reads the room fr
 (:mod:`live.store`) and a small fragment polls it every :data:`REFRESH_SECONDS`; when the teacher moved
 (a step, a reveal, the end of the class: the room's ``stage`` changed) it reruns the page, so the tree
 and the question follow the teacher without a reload, and other students' answers do not cost a rerun.
-The poll draws nothing: on a phone each poll still costs the browser ~30 ms of work (Streamlit's own
-bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a fragment: two
-fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of 40 in a load
-run); Plotly keeps the unchanged tree's chart as it is.
+The poll draws only a hidden beat: on a phone each poll still costs the browser ~30 ms of work
+(Streamlit's own bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a
+fragment: two fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of
+40 in a load run); Plotly keeps the unchanged tree's chart as it is.
+
+A watchdog script presses the page's **Refresh** when the poll stops, or when the page missed a full run:
+Streamlit drops a finished run's messages when the poll's timer request reaches the server before they
+were sent (see :func:`render_join_page`), which left a student's "Answer received" (stored all the same)
+unshown until the next step.
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
@@ -15,6 +20,10 @@ cannot be reached the page shows the last room it read, read-only, with one sent
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import time
 
 import pandas as pd
 import streamlit as st
@@ -34,16 +43,33 @@ W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
 REFRESH_SECONDS = 1.5
 BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
 BEAT_KEY = "join_beat"
+DRAWN = "_live_drawn"  # full runs of the page so far: the last one ends with its number (hidden)
+DRAWN_KEY = "join_drawn"
 W_WAKE = "_w_join_wake"
 #: the watchdog reruns the page when the poll has been silent this long (Streamlit's fragment timer can
-#: stop under load: 1-3 of 40 students per two-replica load run before the watchdog)
+#: stop under load: 1-3 of 40 students per two-replica load run before the watchdog); while a run is
+#: in progress it waits WATCHDOG_BUSY_SECONDS instead (a press would cancel that run, perhaps a tap's:
+#: Streamlit stops a run for a newer one, and a tap's callback runs at its start), and a touch of the page
+#: starts both counts again
 WATCHDOG_SECONDS = 8
+WATCHDOG_BUSY_SECONDS = 30
+#: ... and when, at this many checks in a row (a second apart; not counting those while a run is in
+#: progress), the page does not end with the full run the poll says the server drew last: Streamlit
+#: dropped that run's messages (see render_join_page)
+WATCHDOG_LOST_CHECKS = 3
 #: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
-WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now();"
-               "setInterval(function(){var b=d.querySelector('.st-key-join_beat'),t=b?b.textContent:null,n=Date.now();"
-               "if(t!==last){last=t;since=n;return;}"
-               "if(n-since>%d){var w=d.querySelector('.st-key-%s button');if(w){w.click();since=n;}}"
-               "},1000);})();</script>" % (WATCHDOG_SECONDS * 1000, W_WAKE))  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
+WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0;"
+               "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
+               "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
+               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),"
+               "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
+               "if(b!==last){last=b;since=n;}"
+               "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
+               "if(lost>=%(lost)d||n-since>(busy?%(busy)d:%(silent)d)){var w=d.querySelector('.st-key-%(wake)s button');"
+               "if(w){w.click();since=n;lost=0;}}"
+               "},1000);})();</script>"
+               % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
+                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000})
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -51,9 +77,19 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
-.st-key-join_beat { display: none !important; }
+.st-key-join_beat, .st-key-join_drawn { display: none !important; }
 </style>
 """
+
+
+#: DTX_LIVE_DEBUG=1: a line on the server's stderr per answer and per page run (benchmarks/load_class.py)
+DEBUG = os.environ.get("DTX_LIVE_DEBUG") == "1"
+
+
+def _debug(event: str) -> None:
+    if DEBUG:
+        me = st.session_state.get(ME) or {}
+        sys.stderr.write(f"[live] {time.time():.3f} {me.get('name', '?')} {event}\n")
 
 
 # ------------------------------------------------------------------------------------ callbacks
@@ -74,6 +110,7 @@ def _join(code: str) -> None:
 
 
 def _answer(code: str, round_key: str, question, feature: str) -> None:
+    _debug(f"answer {round_key} {feature}")
     me = st.session_state[ME]
     threshold = st.session_state.get(_wkey("t", round_key)) if question.needs_threshold(feature) else None
     if question.needs_threshold(feature) and threshold is None:
@@ -126,10 +163,11 @@ def _nickname_form(code: str, room: dict) -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def _follow(code: str) -> None:
-    """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back); draws nothing."""
+    """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back). Draws only
+    the hidden beat for the watchdog: the number of this poll and of the last full run the server drew."""
     beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
     with st.container(key=BEAT_KEY):        # hidden by STUDENT_CSS
-        st.text(f"{beat:d}")
+        st.text(f"{beat:d} {st.session_state.get(DRAWN, 0):d}")
     try:
         room = live.store().load(code)
     except LiveError:
@@ -137,13 +175,16 @@ def _follow(code: str) -> None:
             st.rerun()
         return
     if st.session_state.get(SHOWN) != room["stage"]["n"]:
+        _debug(f"poll rerun stage={room['stage']['n']}")
         st.rerun()
 
 
 def _watchdog() -> None:
-    """A page that stopped polling wakes itself: a script in a zero-height frame watches the poll's hidden
-    beat and, when it has not changed for WATCHDOG_SECONDS, presses **Refresh** (a full run, which arms
-    the poll again). The button is there for the student too."""
+    """A page that stopped polling, or missed a run, wakes itself: a script in a zero-height frame watches
+    the poll's hidden beat and presses **Refresh** (a full run, which arms the poll again and redraws the
+    page) when the beat has not changed for WATCHDOG_SECONDS, or when the page does not end with the run
+    the beat names for WATCHDOG_LOST_CHECKS seconds with nothing running. The button is there for the
+    student too."""
     st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
               help="The page follows the teacher by itself; this reads the class again now.")
     components.html(WATCHDOG_JS, height=0)
@@ -255,6 +296,15 @@ def render_join_page() -> None:
         _nickname_form(code, room)
         return
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
+    # SHOWN and DRAWN say what the server drew, not what the browser got: when the poll's timer sends its
+    # run after this run finished but before Streamlit sent its messages, Streamlit starts a new runner
+    # for the poll and drops them (AppSession ignores a replaced runner's events), so the browser keeps
+    # the page before this run (a student's "Answer received" lost, 1 in ~120 taps on one loaded
+    # process). The run therefore ends with its number; the poll shows the number it expects, and the
+    # watchdog presses Refresh when they differ.
+    drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
+    _debug(f"run {drawn:d} stage={room['stage']['n']} answered={me['key'] in room['answers']} "
+           f"refresh={st.session_state.get(W_WAKE, False)}")
     # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
     # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
     following = room["stage"]["status"] != "closed"
@@ -263,3 +313,5 @@ def render_join_page() -> None:
     render_room(code, room, me, read_only)
     if following:
         _watchdog()
+        with st.container(key=DRAWN_KEY):   # last, so it arrives after all of the run; hidden by STUDENT_CSS
+            st.text(f"{drawn:d}")
