@@ -122,7 +122,7 @@ async def check(page, who, errors, where):
         errors.add(who, f"{n} error element(s) {where}: {' | '.join(t[:120] for t in texts)}")
 
 
-TRACE_LINES = 300
+TRACE_LINES = 3000
 
 
 async def script_state(page) -> str | None:
@@ -130,14 +130,14 @@ async def script_state(page) -> str | None:
                                "?.getAttribute('data-test-script-state')")
 
 
-def trace_websocket(ws, keep, on_missed) -> None:
+def trace_websocket(ws, keep, tally) -> None:
     """Keep a line per run request the page sends (its fragment, whether a timer sent it, the triggers it
     carries) and per run the server starts or finishes, decoded from Streamlit's protobuf messages: when a
     tap gets no answer, the trace says whether the browser sent it and what the server ran.
 
-    ``on_missed()`` is called when a full run started and the next thing the page got was a fragment's
+    ``tally("missed")`` is called when a full run started and the next thing the page got was a fragment's
     run, without the full run's end: Streamlit dropped the rest of its messages (the page's watchdog then
-    redraws it)."""
+    redraws it); ``tally("refresh")`` when the page sent a press of its Refresh (mostly the watchdog's)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -157,6 +157,8 @@ def trace_websocket(ws, keep, on_missed) -> None:
             triggers = [w.id.rsplit("-", 1)[-1] for w in cs.widget_states.widgets
                         if w.WhichOneof("value") == "trigger_value" and w.trigger_value]
             keep(f"sent rerun fragment={cs.fragment_id[-6:] or '-'} auto={cs.is_auto_rerun:d} triggers={triggers}")
+            if any(t.endswith("_w_join_wake") for t in triggers):
+                tally("refresh")
         elif kind != "app_heartbeat":
             keep(f"sent {kind}")
 
@@ -170,7 +172,7 @@ def trace_websocket(ws, keep, on_missed) -> None:
             keep(f"recv new_session {tag}")
             if full and run.fragment_ids:
                 keep(f"MISSED the end of full run {full[0][-6:]}")
-                on_missed()
+                tally("missed")
             full[:] = [] if run.fragment_ids else [run.script_run_id]
         elif kind == "script_finished":
             if full and full[0] == run.script_run_id:
@@ -204,7 +206,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
     peak = rss_before
     done = asyncio.Event()
     notes, phases = [], []
-    missed: list = []  # a page per full run whose end it never got (Streamlit dropped it)
+    # per kind, a page per event: "missed" a full run whose end it never got, "refresh" a press of Refresh
+    tallies: dict[str, list] = {"missed": [], "refresh": []}
+    logs: dict = {}  # each student page's trace (trace_websocket), by id(page)
 
     def cpu_now():
         return chromium_cpu(), sum(cpu_seconds(p) for p in pids)
@@ -241,7 +245,6 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
 
-            logs: dict = {}
 
             def watch_page(page):
                 """Keep a student's last console lines and websocket messages (written out if they get stuck)."""
@@ -252,7 +255,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     del lines[:-TRACE_LINES]
 
                 page.on("console", lambda m: keep(f"console {m.type}: {m.text[:300]}"))
-                page.on("websocket", lambda ws: trace_websocket(ws, keep, lambda: missed.append(page)))
+                page.on("websocket", lambda ws: trace_websocket(ws, keep, lambda kind: tallies[kind].append(page)))
 
             async def waits_for(page, locator, what, latencies, t0):
                 """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
@@ -392,6 +395,10 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             done.set()
             await watcher
             browser_after = chromium_cpu()
+            traces = ARTIFACTS / "load-class-traces"
+            traces.mkdir(parents=True, exist_ok=True)
+            for i, pg in enumerate(students):
+                (traces / f"student-{i:02d}.log").write_text("\n".join(logs.get(id(pg), [])) + "\n")
             for task in asyncio.all_tasks():
                 if task.get_coro().__name__ == "poll":
                     task.cancel()
@@ -413,7 +420,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "step_to_students_max_s": max(step_lat) if step_lat else None,
             "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
             "students_nice": args.students_nice, "notes": notes, "phases": phases,
-            "missed_full_runs": len(missed), "missed_pages": len({id(m) for m in missed}),
+            **{f"{kind}_count": len(pages) for kind, pages in tallies.items()},
+            **{f"{kind}_pages": len({id(pg) for pg in pages}) for kind, pages in tallies.items()},
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
             "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
             "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
@@ -437,7 +445,8 @@ def report(r: dict) -> str:
         f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}, "
         f"last {f(r['step_to_students_max_s'])}",
         f"  full runs whose end a student's page never got (Streamlit dropped their messages; the page's "
-        f"watchdog redraws it): {r['missed_full_runs']} on {r['missed_pages']} pages",
+        f"watchdog redraws it): {r['missed_count']} on {r['missed_pages']} pages; presses of Refresh "
+        f"(the watchdog's): {r['refresh_count']} on {r['refresh_pages']} pages",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
         f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "

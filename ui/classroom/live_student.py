@@ -57,19 +57,25 @@ WATCHDOG_BUSY_SECONDS = 30
 #: progress), the page does not end with the full run the poll says the server drew last: Streamlit
 #: dropped that run's messages (see render_join_page)
 WATCHDOG_LOST_CHECKS = 3
+#: each press that did not bring the page back (the beat moving, the page ending with the run it names)
+#: doubles the waits, up to this factor: a server that is only slow (one loaded process: every page's
+#: beat stops for ~20 s at the lesson's first step) is not sent a second full run from every page
+WATCHDOG_BACKOFF = 4
 #: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
-WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0;"
+WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0,k=1;"
                "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
                "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
-               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),"
+               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),moved=b!==last,"
                "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
-               "if(b!==last){last=b;since=n;}"
+               "if(moved){last=b;since=n;}"
                "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
-               "if(lost>=%(lost)d||n-since>(busy?%(busy)d:%(silent)d)){var w=d.querySelector('.st-key-%(wake)s button');"
-               "if(w){w.click();since=n;lost=0;}}"
+               "if(moved&&!lost)k=1;"
+               "if(lost>=%(lost)d*k||n-since>(busy?%(busy)d:%(silent)d)*k){var w=d.querySelector('.st-key-%(wake)s button');"
+               "if(w){w.click();since=n;lost=0;k=Math.min(2*k,%(backoff)d);}}"
                "},1000);})();</script>"
                % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
-                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000})
+                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000,
+                  "backoff": WATCHDOG_BACKOFF})
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],

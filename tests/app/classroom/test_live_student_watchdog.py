@@ -18,4 +18,4 @@ def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
     assert f"'sha256-{digest}'" in conf
     assert f".st-key-{W_WAKE} button" in body and str(WATCHDOG_SECONDS * 1000) in body
     assert f".st-key-{BEAT_KEY}" in body and f".st-key-{DRAWN_KEY}" in body
-    assert f"lost>={WATCHDOG_LOST_CHECKS:d}" in body and str(WATCHDOG_BUSY_SECONDS * 1000) in body
+    assert f"lost>={WATCHDOG_LOST_CHECKS:d}*k" in body and str(WATCHDOG_BUSY_SECONDS * 1000) in body
