@@ -125,6 +125,17 @@ async def check(page, who, errors, where):
 TRACE_LINES = 3000
 
 
+def dump_servers(pids: list[int]) -> None:
+    """Once per run, when a student is first found stuck: every thread's stack of each server process
+    (``py-spy dump``, if installed) in test-artifacts/load-class-server-<pid>.txt."""
+    if getattr(dump_servers, "done", False) or not shutil.which("py-spy"):
+        return
+    dump_servers.done = True
+    for pid in pids:
+        out = subprocess.run(["py-spy", "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=60)
+        (ARTIFACTS / f"load-class-server-{pid:d}.txt").write_text(out.stdout + out.stderr)
+
+
 async def script_state(page) -> str | None:
     return await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
                                "?.getAttribute('data-test-script-state')")
@@ -264,6 +275,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     latencies.append(time.perf_counter() - t0)
                 except Exception:  # noqa: BLE001 - one stuck student is an error, the class goes on
                     i = students.index(page)
+                    dump_servers(pids)
                     shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
                     await page.screenshot(path=str(shot))
                     shot.with_suffix(".log").write_text("\n".join(logs.get(id(page), [])) + "\n")
@@ -337,6 +349,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
                                 who = f"student {students.index(page):02d}"
+                                dump_servers(pids)
                                 shot = ARTIFACTS / f"load-class-stuck-{students.index(page):02d}.png"
                                 await page.screenshot(path=str(shot))
                                 shot.with_suffix(f".{step:d}.{attempt:d}.log").write_text(
