@@ -130,7 +130,7 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
     """The poll's hidden beat counts on; when it stops (simulated: the watchdog's lookups of the beat
     get a frozen copy, which still names the page's last run), the watchdog presses Refresh within
     WATCHDOG_SECONDS + 1 s, and the page follows the teacher again."""
-    from ui.classroom.live_student import WATCHDOG_SECONDS
+    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
     with _class_of_one(browser, app_url, wait_idle, "Bo") as (student, dialogs):
         beat = student.locator(".st-key-join_beat")
         first = int(beat.text_content().split()[0])
@@ -154,7 +154,7 @@ def test_a_student_page_that_missed_a_run_redraws_itself(browser, app_url, wait_
     page keeps the run before. Simulated: the watchdog's lookups of the page's last-run number get an
     older one while the beat goes on. The watchdog presses Refresh after WATCHDOG_LOST_CHECKS seconds,
     long before the silent-poll rule would, and the redrawn page ends with the run the poll names."""
-    from ui.classroom.live_student import WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS
+    from ui.classroom.live_watchdog import WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS
     with _class_of_one(browser, app_url, wait_idle, "Cy") as (student, dialogs):
         drawn = student.locator(".st-key-join_drawn")
         before = int(drawn.text_content())

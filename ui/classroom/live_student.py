@@ -9,10 +9,9 @@ The poll draws only a hidden beat: on a phone each poll still costs the browser 
 fragment: two fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of
 40 in a load run); Plotly keeps the unchanged tree's chart as it is.
 
-A watchdog script presses the page's **Refresh** when the poll stops, or when the page missed a full run:
-Streamlit drops a finished run's messages when the poll's timer request reaches the server before they
-were sent (see :func:`render_join_page`), which left a student's "Answer received" (stored all the same)
-unshown until the next step.
+A watchdog (:mod:`ui.classroom.live_watchdog`) presses the page's **Refresh** when the poll stops, or
+when the page missed a full run whose messages Streamlit dropped (which left a student's "Answer
+received", stored all the same, unshown until the next step).
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
@@ -27,12 +26,11 @@ import time
 
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from engine.split.records import format_number
 from live import rooms
 from live.rooms import LiveError, StoreUnavailable
-from ui.classroom import live
+from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 
 ME = "_live_student"  # {"code", "token", "key", "name"}
@@ -42,40 +40,7 @@ P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
 REFRESH_SECONDS = 1.5
 BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
-BEAT_KEY = "join_beat"
 DRAWN = "_live_drawn"  # full runs of the page so far: the last one ends with its number (hidden)
-DRAWN_KEY = "join_drawn"
-W_WAKE = "_w_join_wake"
-#: the watchdog reruns the page when the poll has been silent this long (Streamlit's fragment timer can
-#: stop under load: 1-3 of 40 students per two-replica load run before the watchdog); while a run is
-#: in progress it waits WATCHDOG_BUSY_SECONDS instead (a press would cancel that run, perhaps a tap's:
-#: Streamlit stops a run for a newer one, and a tap's callback runs at its start), and a touch of the page
-#: starts both counts again
-WATCHDOG_SECONDS = 8
-WATCHDOG_BUSY_SECONDS = 30
-#: ... and when, at this many checks in a row (a second apart; not counting those while a run is in
-#: progress), the page does not end with the full run the poll says the server drew last: Streamlit
-#: dropped that run's messages (see render_join_page)
-WATCHDOG_LOST_CHECKS = 3
-#: each press that did not bring the page back (the beat moving, the page ending with the run it names)
-#: doubles the waits, up to this factor: a server that is only slow (one loaded process: every page's
-#: beat stops for ~20 s at the lesson's first step) is not sent a second full run from every page
-WATCHDOG_BACKOFF = 4
-#: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
-WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0,k=1;"
-               "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
-               "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
-               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),moved=b!==last,"
-               "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
-               "if(moved){last=b;since=n;}"
-               "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
-               "if(moved&&!lost)k=1;"
-               "if(lost>=%(lost)d*k||n-since>(busy?%(busy)d:%(silent)d)*k){var w=d.querySelector('.st-key-%(wake)s button');"
-               "if(w){w.click();since=n;lost=0;k=Math.min(2*k,%(backoff)d);}}"
-               "},1000);})();</script>"
-               % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
-                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000,
-                  "backoff": WATCHDOG_BACKOFF})
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -95,7 +60,7 @@ DEBUG = os.environ.get("DTX_LIVE_DEBUG") == "1"
 def _debug(event: str) -> None:
     if DEBUG:
         me = st.session_state.get(ME) or {}
-        sys.stderr.write(f"[live] {time.time():.3f} {me.get('name', '?')} {event}\n")
+        print(f"[live] {time.time():.3f} {me.get('name', '?')} {event}", file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------------------ callbacks
@@ -172,8 +137,7 @@ def _follow(code: str) -> None:
     """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back). Draws only
     the hidden beat for the watchdog: the number of this poll and of the last full run the server drew."""
     beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
-    with st.container(key=BEAT_KEY):        # hidden by STUDENT_CSS
-        st.text(f"{beat:d} {st.session_state.get(DRAWN, 0):d}")
+    live_watchdog.beat(beat, st.session_state.get(DRAWN, 0))
     try:
         room = live.store().load(code)
     except LiveError:
@@ -183,17 +147,6 @@ def _follow(code: str) -> None:
     if st.session_state.get(SHOWN) != room["stage"]["n"]:
         _debug(f"poll rerun stage={room['stage']['n']}")
         st.rerun()
-
-
-def _watchdog() -> None:
-    """A page that stopped polling, or missed a run, wakes itself: a script in a zero-height frame watches
-    the poll's hidden beat and presses **Refresh** (a full run, which arms the poll again and redraws the
-    page) when the beat has not changed for WATCHDOG_SECONDS, or when the page does not end with the run
-    the beat names for WATCHDOG_LOST_CHECKS seconds with nothing running. The button is there for the
-    student too."""
-    st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
-              help="The page follows the teacher by itself; this reads the class again now.")
-    components.html(WATCHDOG_JS, height=0)
 
 
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
@@ -302,15 +255,11 @@ def render_join_page() -> None:
         _nickname_form(code, room)
         return
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
-    # SHOWN and DRAWN say what the server drew, not what the browser got: when the poll's timer sends its
-    # run after this run finished but before Streamlit sent its messages, Streamlit starts a new runner
-    # for the poll and drops them (AppSession ignores a replaced runner's events), so the browser keeps
-    # the page before this run (a student's "Answer received" lost, 1 in ~120 taps on one loaded
-    # process). The run therefore ends with its number; the poll shows the number it expects, and the
-    # watchdog presses Refresh when they differ.
+    # SHOWN and DRAWN say what the server drew, not what the browser got (Streamlit can drop a finished
+    # run's messages): the run ends with its number, the poll shows it, the watchdog compares them
     drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
     _debug(f"run {drawn:d} stage={room['stage']['n']} answered={me['key'] in room['answers']} "
-           f"refresh={st.session_state.get(W_WAKE, False)}")
+           f"refresh={st.session_state.get(live_watchdog.W_WAKE, False)}")
     # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
     # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
     following = room["stage"]["status"] != "closed"
@@ -318,6 +267,5 @@ def render_join_page() -> None:
         _follow(code)
     render_room(code, room, me, read_only)
     if following:
-        _watchdog()
-        with st.container(key=DRAWN_KEY):   # last, so it arrives after all of the run; hidden by STUDENT_CSS
-            st.text(f"{drawn:d}")
+        live_watchdog.watchdog()
+        live_watchdog.drawn_marker(drawn)

@@ -6,8 +6,8 @@ import base64
 import hashlib
 from pathlib import Path
 
-from ui.classroom.live_student import (BEAT_KEY, DRAWN_KEY, W_WAKE, WATCHDOG_BUSY_SECONDS, WATCHDOG_JS,
-                                       WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS)
+from ui.classroom.live_watchdog import (BEAT_KEY, DRAWN_KEY, W_WAKE, WATCHDOG_BUSY_SECONDS, WATCHDOG_JS,
+                                        WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS)
 
 
 def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
