@@ -25,6 +25,12 @@ Run through ``benchmarks/load_test.py``:
 5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after; and,
    to see where the time goes, the CPU seconds of this run's Chromium (its renderers, one per tab, and
    the rest) and the time from a student's click to their own "Answer received".
+6. Diagnostics: each student's websocket is decoded (Streamlit's protobuf messages): the run requests the
+   page sent (with the triggers they carry) and the runs it got are kept, and written next to the
+   screenshot of a student who got stuck (test-artifacts/load-class-stuck-NN.<step>.<try>.log). Full runs
+   whose end a page never got (Streamlit dropped their messages) are counted. With ``DTX_LIVE_DEBUG=1``
+   the server logs every answer and every run of the join page (test-artifacts/load-test-server-*.log):
+   together they say whether a lost tap reached the server.
 """
 
 from __future__ import annotations
@@ -116,6 +122,84 @@ async def check(page, who, errors, where):
         errors.add(who, f"{n} error element(s) {where}: {' | '.join(t[:120] for t in texts)}")
 
 
+TRACE_LINES = 3000
+
+
+def dump_servers(pids: list[int]) -> None:
+    """Once per run, when a student is first found stuck: every thread's stack of each server process
+    (``py-spy dump``, if installed) in test-artifacts/load-class-server-<pid>.txt."""
+    if getattr(dump_servers, "done", False) or not shutil.which("py-spy"):
+        return
+    dump_servers.done = True
+    for pid in pids:
+        out = subprocess.run(["py-spy", "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=60)
+        (ARTIFACTS / f"load-class-server-{pid:d}.txt").write_text(out.stdout + out.stderr)
+
+
+async def script_state(page) -> str | None:
+    return await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
+                               "?.getAttribute('data-test-script-state')")
+
+
+def trace_websocket(ws, keep, tally) -> None:
+    """Keep a line per run request the page sends (its fragment, whether a timer sent it, the triggers it
+    carries) and per run the server starts or finishes, decoded from Streamlit's protobuf messages: when a
+    tap gets no answer, the trace says whether the browser sent it and what the server ran.
+
+    ``tally("missed")`` is called when a full run started and the next thing the page got was a fragment's
+    run, without the full run's end: Streamlit dropped the rest of its messages (the page's watchdog then
+    redraws it); ``tally("refresh")`` when the page sent a press of its Refresh (mostly the watchdog's)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    full = []  # the full run in progress, if any
+
+    def decode(cls, payload):
+        msg = cls()
+        msg.ParseFromString(payload)
+        return msg, msg.WhichOneof("type")
+
+    def sent(payload):
+        if isinstance(payload, str):
+            return
+        msg, kind = decode(BackMsg, payload)
+        if kind == "rerun_script":
+            cs = msg.rerun_script
+            triggers = [w.id.rsplit("-", 1)[-1] for w in cs.widget_states.widgets
+                        if w.WhichOneof("value") == "trigger_value" and w.trigger_value]
+            keep(f"sent rerun fragment={cs.fragment_id[-6:] or '-'} auto={cs.is_auto_rerun:d} triggers={triggers}")
+            if any(t.endswith("_w_join_wake") for t in triggers):
+                tally("refresh")
+        elif kind != "app_heartbeat":
+            keep(f"sent {kind}")
+
+    def received(payload):
+        if isinstance(payload, str):
+            return
+        msg, kind = decode(ForwardMsg, payload)
+        run = msg.metadata.run
+        tag = f"run {run.script_run_id[-6:]} fragments={[f[-6:] for f in run.fragment_ids]}"
+        if kind == "new_session":
+            keep(f"recv new_session {tag}")
+            if full and run.fragment_ids:
+                keep(f"MISSED the end of full run {full[0][-6:]}")
+                tally("missed")
+            full[:] = [] if run.fragment_ids else [run.script_run_id]
+        elif kind == "script_finished":
+            if full and full[0] == run.script_run_id:
+                full.clear()
+            keep(f"recv script_finished {ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)} {tag}")
+        elif kind == "session_status_changed":
+            keep(f"recv running={msg.session_status_changed.script_is_running:d}")
+        elif kind == "delta" and b"Answer received" in payload:
+            keep(f"recv 'Answer received' {tag}")
+
+    keep(f"websocket opened {ws.url[-40:]}")
+    ws.on("framesent", sent)
+    ws.on("framereceived", received)
+    ws.on("close", lambda _ws: keep("websocket closed"))
+
+
 async def teacher_count(page) -> int | None:
     text = await page.locator(".st-key-live_panel").inner_text()
     m = COUNT_RE.search(text)
@@ -133,6 +217,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
     peak = rss_before
     done = asyncio.Event()
     notes, phases = [], []
+    # per kind, a page per event: "missed" a full run whose end it never got, "refresh" a press of Refresh
+    tallies: dict[str, list] = {"missed": [], "refresh": []}
+    logs: dict = {}  # each student page's trace (trace_websocket), by id(page)
 
     def cpu_now():
         return chromium_cpu(), sum(cpu_seconds(p) for p in pids)
@@ -169,19 +256,17 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
 
-            logs: dict = {}
 
             def watch_page(page):
-                """Keep a student's last console lines and websocket closes (written out if they get stuck)."""
+                """Keep a student's last console lines and websocket messages (written out if they get stuck)."""
                 lines = logs.setdefault(id(page), [])
 
                 def keep(text):
                     lines.append(f"{time.perf_counter() - t_start:7.1f} s {text}")
-                    del lines[:-40]
+                    del lines[:-TRACE_LINES]
 
                 page.on("console", lambda m: keep(f"console {m.type}: {m.text[:300]}"))
-                page.on("websocket", lambda ws: (keep(f"websocket opened {ws.url[-40:]}"),
-                                                 ws.on("close", lambda _ws: keep("websocket closed"))))
+                page.on("websocket", lambda ws: trace_websocket(ws, keep, lambda kind: tallies[kind].append(page)))
 
             async def waits_for(page, locator, what, latencies, t0):
                 """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
@@ -190,6 +275,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     latencies.append(time.perf_counter() - t0)
                 except Exception:  # noqa: BLE001 - one stuck student is an error, the class goes on
                     i = students.index(page)
+                    dump_servers(pids)
                     shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
                     await page.screenshot(path=str(shot))
                     shot.with_suffix(".log").write_text("\n".join(logs.get(id(page), [])) + "\n")
@@ -252,7 +338,10 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             if await t.count():
                                 await t.fill("50")
                             clicks.append(time.perf_counter())
-                            await buttons.nth(rng.randrange(await buttons.count())).click()
+                            pick = buttons.nth(rng.randrange(await buttons.count()))
+                            logs[id(page)].append(f"{clicks[-1] - t_start:7.1f} s TAP {await pick.inner_text()!r} "
+                                                  f"(script {await script_state(page)})")
+                            await pick.click()
                             try:
                                 await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
                                 received_lat.append(time.perf_counter() - clicks[-1])
@@ -260,8 +349,11 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
                                 who = f"student {students.index(page):02d}"
+                                dump_servers(pids)
                                 shot = ARTIFACTS / f"load-class-stuck-{students.index(page):02d}.png"
                                 await page.screenshot(path=str(shot))
+                                shot.with_suffix(f".{step:d}.{attempt:d}.log").write_text(
+                                    "\n".join(logs.get(id(page), [])) + "\n")
                                 text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
                                 errors.add(who, f"step {step}: no 'Answer received' 45 s after a guess "
                                                 f"(try {attempt}; {shot.name}): {text[:160]}")
@@ -316,6 +408,10 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             done.set()
             await watcher
             browser_after = chromium_cpu()
+            traces = ARTIFACTS / "load-class-traces"
+            traces.mkdir(parents=True, exist_ok=True)
+            for i, pg in enumerate(students):
+                (traces / f"student-{i:02d}.log").write_text("\n".join(logs.get(id(pg), [])) + "\n")
             for task in asyncio.all_tasks():
                 if task.get_coro().__name__ == "poll":
                     task.cancel()
@@ -337,6 +433,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "step_to_students_max_s": max(step_lat) if step_lat else None,
             "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
             "students_nice": args.students_nice, "notes": notes, "phases": phases,
+            **{f"{kind}_count": len(pages) for kind, pages in tallies.items()},
+            **{f"{kind}_pages": len({id(pg) for pg in pages}) for kind, pages in tallies.items()},
             "server_cpu_s": sum(cpu_seconds(p) for p in pids) - cpu_before,
             "chromium_renderers_cpu_s": browser_after["renderers"] - browser_before["renderers"],
             "chromium_other_cpu_s": browser_after["other"] - browser_before["other"],
@@ -359,6 +457,9 @@ def report(r: dict) -> str:
         f"p95 {f(r['reveal_to_students_p95_s'])}, last {f(r['reveal_to_students_max_s'])}",
         f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}, "
         f"last {f(r['step_to_students_max_s'])}",
+        f"  full runs whose end a student's page never got (Streamlit dropped their messages; the page's "
+        f"watchdog redraws it): {r['missed_count']} on {r['missed_pages']} pages; presses of Refresh "
+        f"(the watchdog's): {r['refresh_count']} on {r['refresh_pages']} pages",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
         f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "

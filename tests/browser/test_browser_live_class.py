@@ -9,6 +9,7 @@ step without a reload. Screenshots land in test-artifacts/screenshots/live_*.png
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 from playwright.sync_api import expect
 
@@ -43,6 +44,19 @@ def _join(page, address: str, nickname: str, wait_idle) -> None:
     page.get_by_role("button", name="Join").click()
     wait_idle(page)
     expect(page.get_by_text("Which feature will split node 0")).to_be_visible()
+
+
+@contextmanager
+def _class_of_one(browser, app_url, wait_idle, nickname: str):
+    """A teacher who started a class and one student on a phone who joined it: (student, its dialogs)."""
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    try:
+        _join(student, _start_class(teacher, wait_idle), nickname, wait_idle)
+        yield student, dialogs
+    finally:
+        t_ctx.close()
+        s_ctx.close()
 
 
 def _answer(page, feature: str, wait_idle) -> None:
@@ -114,21 +128,17 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
 
 def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idle):
     """The poll's hidden beat counts on; when it stops (simulated: the watchdog's lookups of the beat
-    get a frozen copy), the watchdog presses Refresh within WATCHDOG_SECONDS + 1 s, and the page follows
-    the teacher again."""
-    from ui.classroom.live_student import WATCHDOG_SECONDS
-    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
-    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
-    try:
-        address = _start_class(teacher, wait_idle)
-        _join(student, address, "Bo", wait_idle)
+    get a frozen copy, which still names the page's last run), the watchdog presses Refresh within
+    WATCHDOG_SECONDS + 1 s, and the page follows the teacher again."""
+    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
+    with _class_of_one(browser, app_url, wait_idle, "Bo") as (student, dialogs):
         beat = student.locator(".st-key-join_beat")
-        first = int(beat.text_content().strip())
+        first = int(beat.text_content().split()[0])
         student.wait_for_timeout(4_000)
-        assert int(beat.text_content().strip()) > first                       # the poll runs
+        assert int(beat.text_content().split()[0]) > first                    # the poll runs
         student.evaluate("""() => {
-            const frozen = document.createElement('span'); frozen.textContent = 'frozen';
             const query = document.querySelector.bind(document);
+            const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
             document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
             window.__woke = 0;
             query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
@@ -137,6 +147,34 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
         wait_idle(student)
         expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
         assert dialogs == []
-    finally:
-        t_ctx.close()
-        s_ctx.close()
+
+
+def test_a_student_page_that_missed_a_run_redraws_itself(browser, app_url, wait_idle):
+    """Streamlit can drop a finished run's messages (the poll's timer request replaced its runner), so the
+    page keeps the run before. Simulated: the watchdog's lookups of the page's last-run number get an
+    older one while the beat goes on. The watchdog presses Refresh after WATCHDOG_LOST_CHECKS seconds,
+    long before the silent-poll rule would, and the redrawn page ends with the run the poll names."""
+    from ui.classroom.live_watchdog import WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS
+    with _class_of_one(browser, app_url, wait_idle, "Cy") as (student, dialogs):
+        drawn = student.locator(".st-key-join_drawn")
+        before = int(drawn.text_content())
+        assert student.locator(".st-key-join_beat").text_content().split()[1] == str(before)
+        student.evaluate("""() => {
+            const query = document.querySelector.bind(document);
+            const older = {textContent: '0'};
+            document.querySelector = s => s === '.st-key-join_drawn' ? older : query(s);
+            window.__woke = 0;
+            window.__missed = Date.now();
+            query('.st-key-_w_join_wake button').addEventListener('click', () => {
+                window.__woke += 1; window.__missed = Date.now() - window.__missed; document.querySelector = query;
+            });
+        }""")
+        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_LOST_CHECKS + 4) * 1000)
+        assert student.evaluate("window.__missed") < (WATCHDOG_SECONDS - 1) * 1000
+        wait_idle(student)
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
+        after = int(drawn.text_content())
+        assert after > before and student.locator(".st-key-join_beat").text_content().split()[1] == str(after)
+        student.wait_for_timeout(WATCHDOG_LOST_CHECKS * 1000 + 1500)
+        assert student.evaluate("window.__woke") == 1                          # once: the page agrees again
+        assert dialogs == []

@@ -4,10 +4,14 @@ Made for phones: one column, no sidebar, big buttons. The page reads the room fr
 (:mod:`live.store`) and a small fragment polls it every :data:`REFRESH_SECONDS`; when the teacher moved
 (a step, a reveal, the end of the class: the room's ``stage`` changed) it reruns the page, so the tree
 and the question follow the teacher without a reload, and other students' answers do not cost a rerun.
-The poll draws nothing: on a phone each poll still costs the browser ~30 ms of work (Streamlit's own
-bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a fragment: two
-fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of 40 in a load
-run); Plotly keeps the unchanged tree's chart as it is.
+The poll draws only a hidden beat: on a phone each poll still costs the browser ~30 ms of work
+(Streamlit's own bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a
+fragment: two fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of
+40 in a load run); Plotly keeps the unchanged tree's chart as it is.
+
+A watchdog (:mod:`ui.classroom.live_watchdog`) presses the page's **Refresh** when the poll stops, or
+when the page missed a full run whose messages Streamlit dropped (which left a student's "Answer
+received", stored all the same, unshown until the next step).
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
@@ -16,14 +20,17 @@ cannot be reached the page shows the last room it read, read-only, with one sent
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from engine.split.records import format_number
 from live import rooms
 from live.rooms import LiveError, StoreUnavailable
-from ui.classroom import live
+from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 
 ME = "_live_student"  # {"code", "token", "key", "name"}
@@ -33,17 +40,7 @@ P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
 REFRESH_SECONDS = 1.5
 BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
-BEAT_KEY = "join_beat"
-W_WAKE = "_w_join_wake"
-#: the watchdog reruns the page when the poll has been silent this long (Streamlit's fragment timer can
-#: stop under load: 1-3 of 40 students per two-replica load run before the watchdog)
-WATCHDOG_SECONDS = 8
-#: an inline script, so it is allowed by its hash in deploy/nginx.conf's Content-Security-Policy
-WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now();"
-               "setInterval(function(){var b=d.querySelector('.st-key-join_beat'),t=b?b.textContent:null,n=Date.now();"
-               "if(t!==last){last=t;since=n;return;}"
-               "if(n-since>%d){var w=d.querySelector('.st-key-%s button');if(w){w.click();since=n;}}"
-               "},1000);})();</script>" % (WATCHDOG_SECONDS * 1000, W_WAKE))  # a poll costs the phone ~30 ms of browser work; ~0.75 s to notice a change
+DRAWN = "_live_drawn"  # full runs of the page so far: the last one ends with its number (hidden)
 STUDENT_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -51,9 +48,19 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
-.st-key-join_beat { display: none !important; }
+.st-key-join_beat, .st-key-join_drawn { display: none !important; }
 </style>
 """
+
+
+#: DTX_LIVE_DEBUG=1: a line on the server's stderr per answer and per page run (benchmarks/load_class.py)
+DEBUG = os.environ.get("DTX_LIVE_DEBUG") == "1"
+
+
+def _debug(event: str) -> None:
+    if DEBUG:
+        me = st.session_state.get(ME) or {}
+        print(f"[live] {time.time():.3f} {me.get('name', '?')} {event}", file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------------------ callbacks
@@ -74,6 +81,7 @@ def _join(code: str) -> None:
 
 
 def _answer(code: str, round_key: str, question, feature: str) -> None:
+    _debug(f"answer {round_key} {feature}")
     me = st.session_state[ME]
     threshold = st.session_state.get(_wkey("t", round_key)) if question.needs_threshold(feature) else None
     if question.needs_threshold(feature) and threshold is None:
@@ -126,10 +134,10 @@ def _nickname_form(code: str, room: dict) -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def _follow(code: str) -> None:
-    """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back); draws nothing."""
+    """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back). Draws only
+    the hidden beat for the watchdog: the number of this poll and of the last full run the server drew."""
     beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
-    with st.container(key=BEAT_KEY):        # hidden by STUDENT_CSS
-        st.text(f"{beat:d}")
+    live_watchdog.beat(beat, st.session_state.get(DRAWN, 0))
     try:
         room = live.store().load(code)
     except LiveError:
@@ -137,16 +145,8 @@ def _follow(code: str) -> None:
             st.rerun()
         return
     if st.session_state.get(SHOWN) != room["stage"]["n"]:
+        _debug(f"poll rerun stage={room['stage']['n']}")
         st.rerun()
-
-
-def _watchdog() -> None:
-    """A page that stopped polling wakes itself: a script in a zero-height frame watches the poll's hidden
-    beat and, when it has not changed for WATCHDOG_SECONDS, presses **Refresh** (a full run, which arms
-    the poll again). The button is there for the student too."""
-    st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
-              help="The page follows the teacher by itself; this reads the class again now.")
-    components.html(WATCHDOG_JS, height=0)
 
 
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
@@ -255,6 +255,11 @@ def render_join_page() -> None:
         _nickname_form(code, room)
         return
     st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
+    # SHOWN and DRAWN say what the server drew, not what the browser got (Streamlit can drop a finished
+    # run's messages): the run ends with its number, the poll shows it, the watchdog compares them
+    drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
+    _debug(f"run {drawn:d} stage={room['stage']['n']} answered={me['key'] in room['answers']} "
+           f"refresh={st.session_state.get(live_watchdog.W_WAKE, False)}")
     # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
     # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
     following = room["stage"]["status"] != "closed"
@@ -262,4 +267,5 @@ def render_join_page() -> None:
         _follow(code)
     render_room(code, room, me, read_only)
     if following:
-        _watchdog()
+        live_watchdog.watchdog()
+        live_watchdog.drawn_marker(drawn)

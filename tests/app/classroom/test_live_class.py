@@ -132,6 +132,26 @@ def test_a_whole_question_from_start_to_scores():
     assert "You: Ana · score 1 of 1" in texts(ana, "text")
 
 
+def test_every_full_run_of_the_join_page_ends_with_its_number_and_the_poll_names_it():
+    """What the watchdog compares: the poll's hidden beat is "<poll> <last full run drawn>", and the page's
+    last element is that run's number. A browser that missed a run's messages still ends with the
+    previous number (the browser test drives the watchdog)."""
+    from ui.classroom.live_student import DRAWN
+
+    _, code = start_class()
+    ana = student(code, "Ana")
+    for _ in range(2):
+        drawn = ana.session_state[DRAWN]
+        shown = texts(ana, "text")
+        assert shown[-1] == str(drawn)
+        assert any(v.endswith(f" {drawn:d}") and v.split()[0].isdigit() for v in shown[:-1])
+        if feature_buttons(ana):
+            answer(ana, "Outlook")        # a tap's run draws "Answer received" and counts as the next run
+        else:
+            ok(ana.run())
+        assert ana.session_state[DRAWN] == drawn + 1
+
+
 def test_the_teachers_own_guess_is_marked_on_the_chart_after_reveal():
     t, code = start_class()
     ana = student(code, "Ana")

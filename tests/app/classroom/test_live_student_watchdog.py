@@ -6,7 +6,8 @@ import base64
 import hashlib
 from pathlib import Path
 
-from ui.classroom.live_student import W_WAKE, WATCHDOG_JS, WATCHDOG_SECONDS
+from ui.classroom.live_watchdog import (BEAT_KEY, DRAWN_KEY, W_WAKE, WATCHDOG_BUSY_SECONDS, WATCHDOG_JS,
+                                        WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS)
 
 
 def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
@@ -16,3 +17,5 @@ def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
     conf = (Path(__file__).resolve().parents[3] / "deploy" / "nginx.conf").read_text()
     assert f"'sha256-{digest}'" in conf
     assert f".st-key-{W_WAKE} button" in body and str(WATCHDOG_SECONDS * 1000) in body
+    assert f".st-key-{BEAT_KEY}" in body and f".st-key-{DRAWN_KEY}" in body
+    assert f"lost>={WATCHDOG_LOST_CHECKS:d}*k" in body and str(WATCHDOG_BUSY_SECONDS * 1000) in body

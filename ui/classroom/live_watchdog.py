@@ -1,0 +1,74 @@
+"""The join page's watchdog: a student's page that stopped following the class wakes itself.
+
+Two hidden texts carry what it compares: the poll's beat, ``<poll> <last full run drawn>``, redrawn by
+the poll fragment every few seconds (:func:`beat`), and the page's last element, the number of the full
+run that drew it (:func:`drawn_marker`). A script in a zero-height frame (:func:`watchdog`) checks them
+every second and presses the page's **Refresh** (a full run, which arms the poll again and redraws
+everything):
+
+- when the beat has not changed for WATCHDOG_SECONDS: the poll stopped;
+- when, WATCHDOG_LOST_CHECKS checks in a row with nothing running, the page does not end with the run
+  the beat names: Streamlit dropped that run's messages. A tap or a Refresh gets a ScriptRunner of its
+  own (``runner.fastReruns``); when the poll's timer request reaches the server after such a run
+  finished but before its messages were sent, AppSession starts another runner for the poll and ignores
+  the finished runner's queued events (its deltas and script_finished), so the browser keeps the page
+  from before the run. Under load that lost a student's "Answer received" (stored all the same) until
+  the next step: 1 of 120 taps in a one-process load run.
+
+While a run is in progress the silent-poll wait is WATCHDOG_BUSY_SECONDS (a press would cancel that run,
+perhaps a tap's: Streamlit stops a run for a newer one, and a tap's callback runs at its start); each
+press that did not bring the page back doubles the waits, up to WATCHDOG_BACKOFF times; a touch of the
+page starts the counts again. The script is inline, so deploy/nginx.conf's Content-Security-Policy
+allows it by its hash (a test checks that they match).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+BEAT_KEY = "join_beat"
+DRAWN_KEY = "join_drawn"
+W_WAKE = "_w_join_wake"
+#: Streamlit's fragment timer can stop under load (1-3 of 40 students per two-replica load run)
+WATCHDOG_SECONDS = 8
+WATCHDOG_BUSY_SECONDS = 30
+WATCHDOG_LOST_CHECKS = 3
+#: one loaded process: every page's beat stops for 20 s or more at the lesson's first step (the students'
+#: tabs and the server share 2 cores); one press per page then, not one every WATCHDOG_SECONDS
+WATCHDOG_BACKOFF = 4
+WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0,k=1;"
+               "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
+               "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
+               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),moved=b!==last,"
+               "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
+               "if(moved){last=b;since=n;}"
+               "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
+               "if(moved&&!lost)k=1;"
+               "if(lost>=%(lost)d*k||n-since>(busy?%(busy)d:%(silent)d)*k){var w=d.querySelector('.st-key-%(wake)s button');"
+               "if(w){w.click();since=n;lost=0;k=Math.min(2*k,%(backoff)d);}}"
+               "},1000);})();</script>"
+               % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
+                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000,
+                  "backoff": WATCHDOG_BACKOFF})
+
+
+def beat(poll: int, drawn: int) -> None:
+    """The poll's beat: this poll's number and that of the last full run the server drew (hidden by the
+    page's CSS)."""
+    with st.container(key=BEAT_KEY):
+        st.text(f"{poll:d} {drawn:d}")
+
+
+def drawn_marker(drawn: int) -> None:
+    """The page's last element: the number of the full run that drew it (hidden by the page's CSS). Last,
+    so that it arrives after all of the run."""
+    with st.container(key=DRAWN_KEY):
+        st.text(f"{drawn:d}")
+
+
+def watchdog() -> None:
+    """The **Refresh** button (there for the student too) and the script that presses it."""
+    st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
+              help="The page follows the teacher by itself; this reads the class again now.")
+    components.html(WATCHDOG_JS, height=0)
