@@ -77,9 +77,17 @@ class StackedForest:
     def leaves(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to;
         ``n_jobs`` threads route chunks at once (None or -1: every core; 1: this thread only)."""
+        return self._routed(X, members, n_jobs, None)
+
+    def outputs(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
+        """(members, n) each member's prediction: class codes (int) or values (float); ``X`` has no NaN.
+        Each chunk's leaves are read in its own thread."""
+        return self._routed(np.asarray(X, dtype=float), members, n_jobs, self.leaf_output)
+
+    def _routed(self, X, members, n_jobs, values) -> np.ndarray:
         roots = self.roots[:members]
         n = X.shape[0]
-        out = np.empty((roots.size, n), dtype=np.int64)
+        out = np.empty((roots.size, n), dtype=np.int64 if values is None else values.dtype)
         workers = effective_n_jobs(n_jobs, -(-n // CHUNK))
         # chunks of equal size (at most CHUNK rows), a multiple of the workers: no thread waits on the rest
         n_chunks = -(-n // (CHUNK * workers)) * workers
@@ -87,15 +95,16 @@ class StackedForest:
         spans = [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         if workers <= 1:
             for span in spans:
-                self._route_chunk(X, roots, span, out)
+                self._route_chunk(X, roots, span, out, values)
         else:
             with ThreadPoolExecutor(workers) as pool:
-                for _ in pool.map(lambda span: self._route_chunk(X, roots, span, out), spans):
+                for _ in pool.map(lambda span: self._route_chunk(X, roots, span, out, values), spans):
                     pass
         return out
 
-    def _route_chunk(self, X, roots, span, out) -> None:
-        """Route rows ``start:stop`` (``span``) through every member into ``out[:, start:stop]``."""
+    def _route_chunk(self, X, roots, span, out, values=None) -> None:
+        """Route rows ``start:stop`` (``span``) through every member into ``out[:, start:stop]``: the leaves'
+        slots, or their ``values``."""
         feature, threshold, first, leaf = self.feature, self.threshold, self.first, self.leaf
         start, stop = span
         part = X[start:stop]
@@ -111,11 +120,7 @@ class StackedForest:
             reached[pos[done]] = cur[done]
             keep = ~done
             cur, row, pos = cur[keep], row[keep], pos[keep]
-        out[:, start:start + c] = reached.reshape(M, c)
-
-    def outputs(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
-        """(members, n) each member's prediction: class codes (int) or values (float); ``X`` has no NaN."""
-        return self.leaf_output[self.leaves(np.asarray(X, dtype=float), members, n_jobs)]
+        out[:, start:start + c] = (reached if values is None else values[reached]).reshape(M, c)
 
 
 __all__ = ["StackedForest", "CHUNK"]

@@ -154,11 +154,11 @@ class Ensemble:
             sel = np.arange(len(self.members))[members]
         n = outputs.shape[1]
         if self.task == "classification":
-            votes = np.zeros((n, len(self.classes)))
-            rows = np.arange(n)
-            for m in sel:
-                votes[rows, outputs[m]] += w[m]
-            return votes
+            # one bincount over (member, row) cells, members in order for each row: the additions of a
+            # loop over members, in the same order
+            K = len(self.classes)
+            cells = (outputs[sel] + (np.arange(n) * K)[None, :]).ravel()
+            return np.bincount(cells, weights=np.repeat(w[sel].astype(float), n), minlength=n * K).reshape(n, K)
         return np.stack([w[sel] @ outputs[sel], np.full(n, w[sel].sum())], axis=1)
 
     def combine(self, votes: np.ndarray) -> np.ndarray:

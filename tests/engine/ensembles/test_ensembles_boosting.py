@@ -144,3 +144,23 @@ def test_settings_are_checked():
         fit_adaboost(ds, n_rounds=0)
     with pytest.raises(ConfigError, match="classes"):
         fit_adaboost(engine.load_sample("diabetes"))
+
+
+def test_tally_adds_the_members_votes_in_member_order():
+    """The vectorised tally equals adding each member's weight to its class, member after member (to the
+    bit), for all members, the first few, and a selection."""
+    split = engine.load_sample("breast_cancer").split(test_size=0.3, seed=2)
+    ens = fit_adaboost(split.train, n_rounds=9)
+    outputs = ens.member_outputs(split.test)
+    z = np.array([m.weight for m in ens.members])
+
+    def by_loop(sel):
+        votes = np.zeros((outputs.shape[1], len(ens.classes)))
+        for m in sel:
+            votes[np.arange(outputs.shape[1]), outputs[m]] += z[m]
+        return votes
+
+    assert np.array_equal(ens.tally(outputs), by_loop(range(9)))
+    assert np.array_equal(ens.tally(outputs, upto=4), by_loop(range(4)))
+    pick = np.array([True, False, True] * 3)
+    assert np.array_equal(ens.tally(outputs, members=pick), by_loop(np.flatnonzero(pick)))
