@@ -14,6 +14,7 @@ ignores a press whose state is gone: the second copy of one press finds the tree
 
 from __future__ import annotations
 
+import threading
 import time
 
 import streamlit as st
@@ -28,6 +29,9 @@ W_PACE = P + "pace"
 FEATURES = "_grow_features"  # (x, y) in two-feature mode, else absent
 PLAYING, PLAY_LAST = "_grow_playing", "_grow_play_last"
 REVISION = "_grow_revision"  # counts the actions run_action applied in this session
+# Makes a press's check of its mark and the revision's move one step: with fast reruns, the run carrying
+# the second copy of a press starts while the first one's is still stepping (held for microseconds).
+_CLAIM = threading.Lock()
 PACES = (0.5, 1.0, 2.0, 3.0)  # seconds per step offered for Play
 
 
@@ -123,9 +127,10 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
     """
     try:
         grower = session_grower()
-        if drawn is not None and tuple(drawn) != drawn_mark(grower):
-            return
-        st.session_state[REVISION] = int(st.session_state.get(REVISION, 0)) + 1
+        with _CLAIM:
+            if drawn is not None and tuple(drawn) != drawn_mark(grower):
+                return
+            st.session_state[REVISION] = int(st.session_state.get(REVISION, 0)) + 1
         ACTIONS[name](grower)
     except EngineError as err:
         flash("error", md_escape(err))
