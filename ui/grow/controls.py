@@ -9,7 +9,10 @@ One press acts once. Streamlit's browser sets a button's trigger and sends it on
 any request sent in between (a fragment's ``run_every`` poll: the live class panel, Play's ticker)
 carries all widget states, the trigger included, and the server runs the callback for each request.
 So the buttons pass the tree state they were drawn for (:func:`drawn_mark`) and :func:`run_action`
-ignores a press whose state is gone: the second copy of one press finds the tree already moved.
+ignores a press whose state is gone: the second copy of one press finds the tree already moved. A
+press also acts only in a full run: the toolbar is outside every fragment, so its own send always
+reruns the page, and the copy a fragment's poll carried (which comes first) is left to it; acting in
+the poll's run made that run long, and the press's full run stopped it midway.
 """
 
 from __future__ import annotations
@@ -119,6 +122,13 @@ def drawn_mark(grower) -> tuple[int, int, int]:
     return id(grower), grower.n_steps, int(st.session_state.get(REVISION, 0))
 
 
+def _in_fragment_run() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def run_action(name: str, drawn: tuple | None = None) -> None:
     """Apply a toolbar action to the session's grower; engine errors are queued as messages.
 
@@ -126,6 +136,8 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
     on since (the same press delivered twice) does nothing. Play's ticks pass None.
     """
     try:
+        if drawn is not None and _in_fragment_run():
+            return  # a copy carried by a fragment's poll: the press's own full run follows
         grower = session_grower()
         with _CLAIM:
             if drawn is not None and tuple(drawn) != drawn_mark(grower):
