@@ -178,3 +178,62 @@ def test_a_student_page_that_missed_a_run_redraws_itself(browser, app_url, wait_
         student.wait_for_timeout(WATCHDOG_LOST_CHECKS * 1000 + 1500)
         assert student.evaluate("window.__woke") == 1                          # once: the page agrees again
         assert dialogs == []
+
+
+def _step_triggers_sent(page) -> list[bool]:
+    """For each run request the page sends: whether it carries the Grow toolbar's Step trigger."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    sent: list[bool] = []
+
+    def frame(payload):
+        if isinstance(payload, str):
+            return
+        msg = BackMsg()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") == "rerun_script":
+            sent.append(any(w.id.endswith("_w_grow_step") and w.WhichOneof("value") == "trigger_value"
+                            and w.trigger_value for w in msg.rerun_script.widget_states.widgets))
+
+    page.on("websocket", lambda ws: ws.on("framesent", frame))
+    return sent
+
+
+#: records the page's interval timers, so a test can fire the teacher panel's poll at a chosen moment
+RECORD_INTERVALS = """(() => {
+    const set = window.setInterval, clear = window.clearInterval;
+    window.__polls = new Map();
+    window.setInterval = function (fn, ms, ...rest) {
+        const id = set.call(this, fn, ms, ...rest);
+        if (String(fn).includes('sendUpdateWidgetsMessage')) window.__polls.set(id, fn);
+        return id;
+    };
+    window.clearInterval = function (id) { window.__polls.delete(id); return clear.call(this, id); };
+})();"""
+
+
+def test_one_step_press_steps_once_when_the_panel_poll_carries_it_too(browser, app_url, wait_idle):
+    """Streamlit's browser sends a button's trigger on a zero-delay timer, and every run request carries
+    all widget states: the teacher panel's once-a-second poll (a fragment's run_every interval) that fires
+    in between sends the Step trigger too, and the server ran the Step callback for both (run A of issue
+    17: one press, two steps). Made certain here: Step is clicked and the poll's timer function called in
+    the same task, as when the poll's timer comes due between the click and the trigger's own send."""
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    teacher.add_init_script(RECORD_INTERVALS)
+    sent = _step_triggers_sent(teacher)
+    try:
+        _start_class(teacher, wait_idle)
+        status = teacher.get_by_text(re.compile(r"^Step \d+ ·"))
+        for n in (1, 2, 3):
+            before = len(sent)
+            assert teacher.evaluate("""() => {
+                const polls = [...window.__polls.values()];
+                document.querySelector('.st-key-_w_grow_step button').click();
+                polls.forEach(poll => poll());
+                return polls.length;
+            }""") == 1
+            teacher.wait_for_timeout(2500)  # a second run of the callback would have landed by now
+            wait_idle(teacher)
+            assert sum(sent[before:]) == 2, sent[before:]  # the press went out twice: the poll carried it
+            expect(status).to_have_text(re.compile(rf"^Step {n} ·"))
+    finally:
+        t_ctx.close()

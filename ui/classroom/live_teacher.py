@@ -75,6 +75,8 @@ def resume_from_link() -> None:
 
 
 def start() -> None:
+    if current() is not None:  # the same press delivered twice (see ui.grow.controls): one room only
+        return
     token = rooms.new_token()
     try:
         code = live.store().create(token)
@@ -86,6 +88,8 @@ def start() -> None:
 
 def end() -> None:
     me = current()
+    if me is None:  # the same press delivered twice (see ui.grow.controls): the class has ended already
+        return
     try:
         live.store().close(me["code"], me["token"])
     except LiveError as err:
@@ -135,6 +139,8 @@ def reveal(grower, question, rid: str) -> None:
     me = current()
     try:
         room = live.store().load(me["code"])
+        if room["stage"]["round"] == rid and room["stage"]["status"] == "revealed":
+            return  # the same press delivered twice (see ui.grow.controls): revealed already
         verdicts, sentences = judge_answers(question, room["answers"])
         counts = Counter(a["feature"] for a in room["answers"].values())
         pick = st.session_state.get(pick_key(rid))

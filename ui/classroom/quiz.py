@@ -63,9 +63,14 @@ def verdict_text(result) -> str:
     return f"Not this time: you picked {pick}; the winner is {winner}."
 
 
-def _answer(question, grower, step_action) -> None:
-    """Button callback: judge the pick, score it, take the step, keep the reveal."""
+def _answer(question, grower, step_action, drawn_steps: int | None = None) -> None:
+    """Button callback: judge the pick, score it, take the step, keep the reveal.
+
+    A press of a question the tree has left (the same press delivered twice: see ui.grow.controls)
+    does nothing, so it is neither scored nor stepped twice."""
     ss = st.session_state
+    if drawn_steps is not None and grower.n_steps != drawn_steps:
+        return
     feature = ss.get(_key(W_PICK))
     if feature is None:
         flash("warning", "Pick a feature first (or press Step to go on without answering).")
@@ -144,4 +149,4 @@ def render_quiz(grower, step_action) -> None:
         elif question.ask_threshold and pick is None:
             st.caption("A numeric feature also needs a threshold.")
         st.button("Check and step", key="_w_quiz_check", type="primary", on_click=_answer,
-                  args=(question, grower, step_action), icon=":material/quiz:")
+                  args=(question, grower, step_action, grower.n_steps), icon=":material/quiz:")

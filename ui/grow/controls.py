@@ -4,10 +4,20 @@ The settings widgets live in :mod:`ui.grow.settings`.
 
 Every change of the tree goes through :func:`run_action` (buttons, Play, the classroom shortcuts), so
 the node selection follows the last split and Play stops when the tree is finished.
+
+One press acts once. Streamlit's browser sets a button's trigger and sends it on a zero-delay timer;
+any request sent in between (a fragment's ``run_every`` poll: the live class panel, Play's ticker)
+carries all widget states, the trigger included, and the server runs the callback for each request.
+So the buttons pass the tree state they were drawn for (:func:`drawn_mark`) and :func:`run_action`
+ignores a press whose state is gone: the second copy of one press finds the tree already moved. A
+press also acts only in a full run: the toolbar is outside every fragment, so its own send always
+reruns the page, and the copy a fragment's poll carried (which comes first) is left to it; acting in
+the poll's run made that run long, and the press's full run stopped it midway.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 import streamlit as st
@@ -21,6 +31,10 @@ P = "_w_grow_"
 W_PACE = P + "pace"
 FEATURES = "_grow_features"  # (x, y) in two-feature mode, else absent
 PLAYING, PLAY_LAST = "_grow_playing", "_grow_play_last"
+REVISION = "_grow_revision"  # counts the actions run_action applied in this session
+# Makes a press's check of its mark and the revision's move one step: with fast reruns, the run carrying
+# the second copy of a press starts while the first one's is still stepping (held for microseconds).
+_CLAIM = threading.Lock()
 PACES = (0.5, 1.0, 2.0, 3.0)  # seconds per step offered for Play
 
 
@@ -103,10 +117,32 @@ ACTIONS = {
 }
 
 
-def run_action(name: str) -> None:
-    """Apply a toolbar action to the session's grower; engine errors are queued as messages."""
+def drawn_mark(grower) -> tuple[int, int, int]:
+    """The tree state a button is drawn for: this grower, its step count and the session's revision."""
+    return id(grower), grower.n_steps, int(st.session_state.get(REVISION, 0))
+
+
+def _in_fragment_run() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def run_action(name: str, drawn: tuple | None = None) -> None:
+    """Apply a toolbar action to the session's grower; engine errors are queued as messages.
+
+    ``drawn`` is the :func:`drawn_mark` the pressed button was drawn with: a press whose tree has moved
+    on since (the same press delivered twice) does nothing. Play's ticks pass None.
+    """
     try:
+        if drawn is not None and _in_fragment_run():
+            return  # a copy carried by a fragment's poll: the press's own full run follows
         grower = session_grower()
+        with _CLAIM:
+            if drawn is not None and tuple(drawn) != drawn_mark(grower):
+                return
+            st.session_state[REVISION] = int(st.session_state.get(REVISION, 0)) + 1
         ACTIONS[name](grower)
     except EngineError as err:
         flash("error", md_escape(err))
@@ -121,22 +157,23 @@ def run_action(name: str) -> None:
 def toolbar(grower) -> None:
     """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line."""
     done, empty = grower.done, grower.n_steps == 0
+    mark = drawn_mark(grower)
     cols = st.columns([1, 1, 1.3, 1, 1.3, 1.1, 1.4], vertical_alignment="bottom")  # Reset + its key hint
     cols[0].button("Step", key=P + "step", shortcut="Right", type="primary", disabled=done, on_click=run_action,
-                   args=("step",), width="stretch", icon=":material/skip_next:")
-    cols[1].button("Step ×5", key=P + "step5", disabled=done, on_click=run_action, args=("step5",),
+                   args=("step", mark), width="stretch", icon=":material/skip_next:")
+    cols[1].button("Step ×5", key=P + "step5", disabled=done, on_click=run_action, args=("step5", mark),
                    width="stretch")
-    cols[2].button("Grow to end", key=P + "grow", disabled=done, on_click=run_action, args=("grow",),
+    cols[2].button("Grow to end", key=P + "grow", disabled=done, on_click=run_action, args=("grow", mark),
                    width="stretch", icon=":material/fast_forward:")
-    cols[3].button("Undo", key=P + "undo", shortcut="Left", disabled=empty, on_click=run_action, args=("undo",),
+    cols[3].button("Undo", key=P + "undo", shortcut="Left", disabled=empty, on_click=run_action, args=("undo", mark),
                    width="stretch", icon=":material/undo:")
-    cols[4].button("Reset", key=P + "reset", shortcut="Home", disabled=empty, on_click=run_action, args=("reset",),
+    cols[4].button("Reset", key=P + "reset", shortcut="Home", disabled=empty, on_click=run_action, args=("reset", mark),
                    width="stretch", icon=":material/restart_alt:")
     if st.session_state.get(PLAYING):
         cols[5].button("Pause", key=P + "pause", shortcut="P", on_click=_set_playing, args=(False,), width="stretch",
                        icon=":material/pause:")
     else:
-        cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True,),
+        cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True, mark),
                        width="stretch", icon=":material/play_arrow:")
     st.session_state.setdefault(W_PACE, 1.0)
     cols[6].select_slider("Seconds per step", PACES, key=W_PACE, format_func=lambda v: f"{v:g} s")
@@ -144,10 +181,10 @@ def toolbar(grower) -> None:
         _ticker(float(st.session_state[W_PACE]))
 
 
-def _set_playing(on: bool) -> None:
+def _set_playing(on: bool, drawn: tuple | None = None) -> None:
     st.session_state[PLAYING] = bool(on)
     if on:
-        run_action("step")
+        run_action("step", drawn)
         st.session_state[PLAY_LAST] = time.monotonic()
 
 

@@ -442,3 +442,30 @@ def test_fold_a_subtree_and_open_it_by_clicking_its_box():
     ok(at)
     chart = tree_charts(at)[0]
     assert 1 not in chart["kinds"] and len(chart["ids"]) == tree.n_nodes
+
+
+def _one_press_delivered_twice():
+    """Script: each press of Step, then of Undo, arrives twice with the mark it was drawn with (Streamlit
+    runs the callback once per request carrying the trigger: a fragment poll sent in between carries it
+    too)."""
+    import streamlit as st
+    from ui.grow import controls
+
+    g = controls.session_grower()
+    seen = []
+    for action in ("step", "step", "undo", "step5", "undo", "reset"):
+        mark = controls.drawn_mark(g)
+        controls.run_action(action, mark)
+        controls.run_action(action, mark)  # the second copy of the same press
+        seen.append(g.n_steps)
+    controls.run_action("step", (id(g), g.n_steps, -1))  # drawn for another revision: ignored too
+    seen.append(g.n_steps)
+    controls.run_action("step")  # Play's ticks carry no mark: always act
+    seen.append(g.n_steps)
+    st.session_state["seen"] = seen
+
+
+def test_one_press_acts_once_even_when_delivered_twice():
+    at = AppTest.from_function(_one_press_delivered_twice, default_timeout=60).run()
+    ok(at)
+    assert at.session_state["seen"] == [1, 2, 1, 4, 3, 0, 0, 1]  # play_tennis is finished after 4 steps
