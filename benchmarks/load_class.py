@@ -220,6 +220,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
     # per kind, a page per event: "missed" a full run whose end it never got, "refresh" a press of Refresh
     tallies: dict[str, list] = {"missed": [], "refresh": []}
     logs: dict = {}  # each student page's trace (trace_websocket), by id(page)
+    requests_seen: list = []  # (seconds since start, page, resource type, url) of the students' HTTP requests
 
     def cpu_now():
         return chromium_cpu(), sum(cpu_seconds(p) for p in pids)
@@ -267,6 +268,9 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
                 page.on("console", lambda m: keep(f"console {m.type}: {m.text[:300]}"))
                 page.on("websocket", lambda ws: trace_websocket(ws, keep, lambda kind: tallies[kind].append(page)))
+                # every HTTP request a student page makes (what a phase's traffic is: written to load-class-requests.tsv)
+                page.on("request", lambda r: requests_seen.append(
+                    (time.perf_counter() - t_start, id(page), r.resource_type, r.url.split("?")[0][-90:])))
 
             async def waits_for(page, locator, what, latencies, t0):
                 """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
@@ -388,6 +392,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     break
                 where = f"step {step}: step"
                 t0, cpu0 = time.perf_counter(), cpu_now()
+                notes.append(f"step {step}: Step pressed at {t0 - t_start:.1f} s")
                 await teacher.locator(".st-key-_w_grow_step button").click()
 
                 async def sees_step(page):
@@ -410,6 +415,10 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             browser_after = chromium_cpu()
             traces = ARTIFACTS / "load-class-traces"
             traces.mkdir(parents=True, exist_ok=True)
+            (ARTIFACTS / "load-class-requests.tsv").write_text("".join(
+                f"{t:.1f}\t{students.index(pg) if pg in students else -1}\t{kind}\t{url}\n"
+                for t, pid, kind, url in requests_seen
+                for pg in [next((s for s in students if id(s) == pid), None)]))
             for i, pg in enumerate(students):
                 (traces / f"student-{i:02d}.log").write_text("\n".join(logs.get(id(pg), [])) + "\n")
             for task in asyncio.all_tasks():
