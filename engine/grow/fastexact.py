@@ -290,9 +290,9 @@ def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
 def _orders(grower, data: _Data, perm: np.ndarray, by_pair: bool, index_type):
     """The rows sorted by value within each node (:mod:`engine.grow.roworders`): per drawn pair
     (``by_pair``; packed keys for class targets with whole-number weights) or partitioned."""
-    if by_pair and data.S > 0 and ("labels" in data.columns and
-                                   PackedOrders.fits(grower.X, data.columns.get("weights"), data.S)):
-        return PackedOrders(grower.X, data.idx0, perm, data.columns["labels"], data.columns.get("weights"), data.S)
+    labels, weights = data.columns.get("labels"), data.columns.get("weights")
+    if by_pair and labels is not None and PackedOrders.fits(grower.X, weights, data.S):
+        return PackedOrders(grower.X, data.idx0, perm, labels, weights, data.S)
     O = presorted(grower.X, grower.w0 > 0, index_type)
     return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O)
 

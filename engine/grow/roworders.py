@@ -23,6 +23,7 @@ among equal values, which changes no class count at any threshold. The grown tre
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,13 +31,18 @@ import numpy as np
 #: with other settings, sort it once
 _SORTED: dict = {}
 SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
+#: the last matrix's dense value ranks (:func:`dense_ranks`), kept the same way
+_RANKED: dict = {}
 
 
-def _forget(ref) -> None:
-    """The matrix was freed: drop its order too (else up to 80 MB outlive it until the next sort)."""
-    hit = _SORTED.get("X")
-    if hit is not None and hit[0] is ref:
-        _SORTED.clear()
+def _forgetter(cache: dict):
+    """A weakref callback: when the cached matrix is freed, drop what ``cache`` keeps for it (else up to
+    80 MB outlive it until the next call), unless the cache moved on to another matrix."""
+    def forget(ref) -> None:
+        hit = cache.get("X")
+        if hit is not None and hit[0] is ref:
+            cache.clear()
+    return forget
 
 
 def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
@@ -52,7 +58,7 @@ def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
         full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
         _SORTED.clear()
         if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-            _SORTED["X"] = (weakref.ref(X, _forget), full)
+            _SORTED["X"] = (weakref.ref(X, _forgetter(_SORTED)), full)
     if keep.all():
         return full
     position = (np.cumsum(keep) - 1).astype(index_type)
@@ -92,39 +98,53 @@ def sort_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
     small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 1))
     if small.size == 0:
         return out
-    # one buffer holds every width's matrix, widths ascending; each matrix is sorted as a view of it
-    width = np.left_shift(1, np.ceil(np.log2(lengths[small])).astype(np.int64))
-    by_width = np.argsort(width, kind="stable")
-    small, width = small[by_width], width[by_width]
-    ln = lengths[small]
-    base = exclusive_cumsum(width)
-    first = exclusive_cumsum(ln)
-    within = np.arange(int(ln.sum())) - np.repeat(first, ln)
-    src = np.repeat(starts[small], ln) + within
-    dst = np.repeat(base, ln) + within
-    grid = np.full(int(width.sum()), np.iinfo(values.dtype).max, dtype=values.dtype)
-    grid[dst] = values[src]
-    edges = np.flatnonzero(np.r_[True, width[1:] != width[:-1], True])
-    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        w = int(width[a])
-        lo = int(base[a])
+    # one buffer holds every width's matrix, one after another; each matrix is sorted as a view of it
+    lay = padded_layout(starts[small], lengths[small])
+    base = exclusive_cumsum(lay.width)                   # each segment's row in the buffer
+    dst = np.repeat(base, lay.lengths) + lay.within
+    grid = np.full(int(lay.width.sum()), np.iinfo(values.dtype).max, dtype=values.dtype)
+    grid[dst] = values[lay.src]
+    for a, b in lay.groups:
+        w, lo = int(lay.width[a]), int(base[a])
         grid[lo:lo + (b - a) * w].reshape(b - a, w).sort(axis=1)
-    out[src] = grid[dst]
+    out[lay.src] = grid[dst]
     return out
 
 
-def padded_rows(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1):
-    """Segments ``starts[i]:starts[i] + lengths[i]`` (all non-empty) laid out as the rows of matrices, one
-    per width (the next power of two of a length, at least ``min_width``). Yields per width ``w``: the
-    segments in it (indices into ``starts``), ``w``, and for each of their elements its row, its place
-    in the row and its position in the flat array."""
+class PaddedLayout(NamedTuple):
+    """Segments ordered by padded width (see :func:`padded_layout`)."""
+    order: np.ndarray      # the segments (indices into ``starts``), by width, ascending within a width
+    width: np.ndarray      # each one's width
+    lengths: np.ndarray    # each one's length
+    first: np.ndarray      # where each one's elements start in ``within``/``src``
+    within: np.ndarray     # each element's place in its row
+    src: np.ndarray        # each element's position in the flat array
+    groups: list           # (a, b): the segments ``order[a:b]`` share one width
+
+
+def padded_layout(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1) -> PaddedLayout:
+    """Segments ``starts[i]:starts[i] + lengths[i]`` (all non-empty) as rows padded to the next power of two
+    of their length (at least ``min_width``), ordered by that width, in one pass over their elements."""
     width = np.maximum(min_width, np.left_shift(1, np.ceil(np.log2(lengths)).astype(np.int64)))
-    for w in np.unique(width).tolist():
-        grp = np.flatnonzero(width == w)
-        ln = lengths[grp]
-        row = np.repeat(np.arange(grp.size), ln)
-        within = np.arange(row.size) - np.repeat(exclusive_cumsum(ln), ln)
-        yield grp, w, row, within, np.repeat(starts[grp], ln) + within
+    order = np.argsort(width, kind="stable")
+    width, ln = width[order], lengths[order]
+    first = exclusive_cumsum(ln)
+    within = np.arange(int(ln.sum())) - np.repeat(first, ln)
+    src = np.repeat(starts[order], ln) + within
+    edges = np.flatnonzero(np.r_[True, width[1:] != width[:-1], True]).tolist()
+    return PaddedLayout(order, width, ln, first, within, src, list(zip(edges[:-1], edges[1:])))
+
+
+def padded_rows(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1):
+    """The :func:`padded_layout` as one matrix per width ``w``, ascending. Yields per width: the segments in
+    it (ascending indices into ``starts``), ``w``, and for each of their elements its row, its place in
+    the row and its position in the flat array."""
+    lay = padded_layout(starts, lengths, min_width)
+    ends = np.r_[lay.first, lay.within.size].tolist()
+    for a, b in lay.groups:
+        e0, e1 = ends[a], ends[b]
+        yield (lay.order[a:b], int(lay.width[a]), np.repeat(np.arange(b - a), lay.lengths[a:b]),
+               lay.within[e0:e1], lay.src[e0:e1])
 
 
 def exclusive_cumsum(a: np.ndarray) -> np.ndarray:
@@ -169,7 +189,29 @@ class PartitionedOrders:
         self.O = partition(self.O, chkey, cand_of_child, cnt, starts, child_n[nxt])
 
 
-class SortedOrders:
+class _RangeOrders:
+    """Orders sorted per level for nodes that own ranges ``lo:lo + cnt`` of ``perm`` (kept by the grower)."""
+
+    def __init__(self, perm: np.ndarray, m: int):
+        self.perm, self.m = perm, m
+
+    def first_order(self, lo, cnt, starts) -> np.ndarray:
+        """The open nodes' rows, node after node."""
+        return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
+
+    def _pair_cells(self, pj, pc, lo, plen, pst):
+        """For the pairs (feature ``pj``, node ``pc``) one after another: each element's index into a
+        (features x rows) array (``feature * rows + row``), and the ``feature * rows`` part alone."""
+        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(int(plen.sum())))
+        feature_base = np.repeat(pj * self.m, plen)
+        rows += feature_base
+        return rows, feature_base
+
+    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
+        """Nothing to move: the grower partitions ``perm`` itself."""
+
+
+class SortedOrders(_RangeOrders):
     """The drawn pairs' orders, sorted per level; nodes own ranges ``lo:lo + cnt`` of ``perm`` (kept by
     the grower), ``R[j, row]`` is the row's rank in feature j's order ``O[j]``, and ``XS`` holds each
     feature's values ``XT`` in that order (features x rows), read by the second index that
@@ -177,28 +219,19 @@ class SortedOrders:
 
     def __init__(self, O: np.ndarray, perm: np.ndarray, XT: np.ndarray):
         d, m = O.shape
-        self.O, self.perm, self.m = O, perm, m
+        super().__init__(perm, m)
+        self.O = O
         self.R = np.empty_like(O)
         np.put_along_axis(self.R, O, np.broadcast_to(np.arange(m, dtype=O.dtype), O.shape), axis=1)
         self.XS = np.take_along_axis(XT, O, axis=1)
 
-    def first_order(self, lo, cnt, starts) -> np.ndarray:
-        return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
-
     def pair_positions(self, pj, pc, lo, cnt, starts, plen, pst):
         """As :meth:`PartitionedOrders.pair_positions`, and for each element its index into the features'
         sorted orders (``feature * rows + rank``)."""
-        T = int(plen.sum())
-        m = self.m
-        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
-        feature_base = np.repeat(pj * m, plen)
-        rows += feature_base
+        rows, feature_base = self._pair_cells(pj, pc, lo, plen, pst)
         # each pair's rows by their rank in the feature's order: the pair's block keeps its place and size
         feature_base += sort_segments(np.take(self.R.ravel(), rows), pst, plen)
         return np.take(self.O.ravel(), feature_base).astype(np.int64), feature_base
-
-    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
-        """Nothing to move: the grower partitions ``perm`` itself."""
 
 
 def dense_ranks(X: np.ndarray):
@@ -219,18 +252,15 @@ def dense_ranks(X: np.ndarray):
     out = (ranks, np.concatenate(values), offsets)
     _RANKED.clear()
     if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-        _RANKED["X"] = (weakref.ref(X, lambda ref: _RANKED.clear()), out)
+        _RANKED["X"] = (weakref.ref(X, _forgetter(_RANKED)), out)
     return out
-
-
-_RANKED: dict = {}
 
 
 #: class-and-weight bit fields of at most this many bits are decoded by table (:meth:`PackedOrders.class_weights`)
 LOW_TABLE_BITS = 12
 
 
-class PackedOrders:
+class PackedOrders(_RangeOrders):
     """The drawn pairs' orders for class targets, sorted per level from one int32 key per (feature, row):
     the row's value rank among the feature's distinct values (:func:`dense_ranks`), then its class, then
     its weight (a whole number: a bootstrap's count), bit fields from high to low. Sorting a pair's keys
@@ -242,8 +272,8 @@ class PackedOrders:
 
     def __init__(self, X: np.ndarray, idx0: np.ndarray, perm: np.ndarray, labels: np.ndarray,
                  weights: np.ndarray | None, n_classes: int):
+        super().__init__(perm, idx0.size)
         ranks, self.values, self.offsets = dense_ranks(X)
-        self.perm, self.m = perm, idx0.size
         self.label_bits = max(1, int(n_classes - 1).bit_length())
         self.weight_bits = 0 if weights is None else int(weights.max()).bit_length()
         self.label_shift = self.weight_bits
@@ -264,15 +294,10 @@ class PackedOrders:
             bits += int(weights.max()).bit_length() if weights.size else 0
         return bits <= 31
 
-    def first_order(self, lo, cnt, starts) -> np.ndarray:
-        return self.perm[np.repeat(lo - starts, cnt) + np.arange(int(cnt.sum()))]
-
     def pair_keys(self, pj, pc, lo, plen, pst) -> np.ndarray:
         """The keys of the pairs (feature ``pj``, node ``pc``) one after another, each pair's sorted."""
-        T = int(plen.sum())
-        rows = np.take(self.perm, np.repeat(lo[pc] - pst, plen) + np.arange(T))
-        rows += np.repeat(pj * self.m, plen)
-        return sort_segments(np.take(self.K.ravel(), rows), pst, plen)
+        cells, _ = self._pair_cells(pj, pc, lo, plen, pst)
+        return sort_segments(np.take(self.K.ravel(), cells), pst, plen)
 
     def split_keys(self, keys: np.ndarray):
         """(value rank, the class-and-weight bits, weight or None) of sorted keys."""
@@ -297,9 +322,6 @@ class PackedOrders:
     def value(self, feature: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """Feature ``feature``'s distinct value of rank ``rank``."""
         return self.values[self.offsets[feature] + rank]
-
-    def advance(self, rows, child, nxt, cnt, starts, child_n) -> None:
-        """Nothing to move: the grower partitions ``perm`` itself."""
 
 
 def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
@@ -335,4 +357,4 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
 
 
 __all__ = ["PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
-           "padded_rows", "sort_segments", "use_sorted_orders"]
+           "padded_layout", "padded_rows", "sort_segments", "use_sorted_orders"]
