@@ -11,10 +11,13 @@ Run through ``benchmarks/load_test.py``:
 2. The teacher opens the Grow page in presenter view and presses **Start a live class**; the students
    open the join address (four at a time), pick nicknames and wait for the question. The teacher has a
    Chromium of its own; the 40 students share another (one context, so one renderer process, each),
-   started with ``nice -n --students-nice`` (default 10): in a class the teacher's screen, the server
-   and each phone are separate machines, and here 41 tabs share the server's 2 cores. Niced, the
-   students' tabs cannot starve the server and the teacher's screen, and what the students wait for is
-   bounded by their own share of the CPU, as on real phones. ``--students-nice 0``: all equal.
+   started under Linux's SCHED_IDLE policy (``chrt --idle 0``; ``--students-nice N`` instead runs it at
+   ``nice -n N``, and 0 at the same priority as the server): in a class the teacher's screen, the server
+   and each phone are separate machines, and here 41 tabs share the server's 2 cores. The students' tabs
+   must not starve the server and the teacher's screen; what the students wait for is then bounded by
+   their own share of the CPU, as on real phones. Nice 10 is not enough for that: the kernel weighs each
+   thread, and 40 tabs' threads at nice 10 (weight 110 each) outweigh the server's busy thread (1024), so
+   in a step every tab's request waited on a server that got a fraction of a core.
 3. For each of the teacher's steps: when there is a question, every student answers after a random
    think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
    and the latency of the j-th answer is the time from the j-th click until the teacher's count
@@ -94,13 +97,15 @@ def chromium_cpu() -> dict[str, float]:
     return out
 
 
-def niced_chromium(nice: int) -> str:
-    """The path of a Chromium that runs at ``nice`` (a two-line wrapper in test-artifacts/), or Chromium."""
-    if nice <= 0:
+def niced_chromium(nice: int | None) -> str:
+    """The path of a Chromium that runs at ``nice``, or under SCHED_IDLE when ``nice`` is None (a two-line
+    wrapper in test-artifacts/); Chromium itself for nice 0."""
+    if nice is not None and nice <= 0:
         return CHROMIUM
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    wrapper = ARTIFACTS / f"chromium-nice{nice:d}.sh"
-    wrapper.write_text(f'#!/bin/sh\nexec nice -n {nice:d} "{CHROMIUM}" "$@"\n')
+    wrapper = ARTIFACTS / ("chromium-idle.sh" if nice is None else f"chromium-nice{nice:d}.sh")
+    run = "chrt --idle 0" if nice is None else f"nice -n {nice:d}"
+    wrapper.write_text(f'#!/bin/sh\nexec {run} "{CHROMIUM}" "$@"\n')
     wrapper.chmod(0o755)
     return str(wrapper)
 
@@ -456,7 +461,8 @@ def report(r: dict) -> str:
     return "\n".join([
         f"Live class: 1 teacher + {r['students']} students on {r['replicas']} process(es) "
         f"{'(Redis)' if r['replicas'] > 1 else '(in-process store)'}, {r['wall_s']:.0f} s in all; "
-        f"students' Chromium at nice {r['students_nice']}",
+        + ("students' Chromium under SCHED_IDLE" if r['students_nice'] is None
+           else f"students' Chromium at nice {r['students_nice']}"),
         f"  errors: {len(r['errors'])}", *[f"    {e}" for e in r["errors"][:20]],
         f"  student's click -> teacher's count ({r['answers']} answers): median {f(r['answer_to_teacher_median_s'])},"
         f" p95 {f(r['answer_to_teacher_p95_s'])}",

@@ -368,8 +368,9 @@ def main(argv=None) -> int:
     ap.add_argument("--class-steps", type=int, default=8, help="teacher's steps in the live class")
     ap.add_argument("--think", type=float, default=6.0, help="students answer after 0..think seconds")
     ap.add_argument("--replicas", type=int, default=1, help="live class: 1 process, or 2 sharing a Redis")
-    ap.add_argument("--students-nice", type=int, default=10, help="live class: the students' Chromium runs at this "
-                    "nice level (separate devices in a real class; 0: same priority as the server and teacher)")
+    ap.add_argument("--students-nice", type=int, default=None, help="live class: the students' Chromium runs at "
+                    "this nice level (0: same priority as the server and teacher); by default under SCHED_IDLE "
+                    "(separate devices in a real class: they never take the server's CPU)")
     args = ap.parse_args(argv)
     if args.class_students:
         if not 1 <= args.class_students <= 300 or args.replicas not in (1, 2):

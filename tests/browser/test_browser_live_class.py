@@ -149,6 +149,30 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
         assert dialogs == []
 
 
+def test_a_student_page_waiting_on_a_slow_server_does_not_press(browser, app_url, wait_idle):
+    """A silent beat while the page's poll requests go out and nothing comes back is a slow server, not a
+    stopped poll: a press would only queue one more full run. Simulated: the beat frozen (as above) and the
+    page's last received message kept old while its polls are sent. No press for WATCHDOG_SECONDS + 3 s;
+    once messages are seen again, the frozen beat is a stopped poll and the watchdog presses."""
+    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
+    with _class_of_one(browser, app_url, wait_idle, "Di") as (student, dialogs):
+        student.evaluate("""() => {
+            const query = document.querySelector.bind(document);
+            const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
+            document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
+            window.__old = Date.now() - 3600e3;
+            Object.defineProperty(window, '__dtxGot', {configurable: true, get: () => window.__old, set: () => {}});
+            window.__woke = 0;
+            query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
+        }""")
+        student.wait_for_timeout((WATCHDOG_SECONDS + 3) * 1000)
+        assert student.evaluate("window.__woke") == 0
+        assert student.evaluate("Date.now() - window.__dtxSent") < 3000          # the poll kept asking
+        student.evaluate("() => { window.__old = Date.now(); }")                # an answer came back
+        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_SECONDS + 4) * 1000)
+        assert dialogs == []
+
+
 def test_a_student_page_that_missed_a_run_redraws_itself(browser, app_url, wait_idle):
     """Streamlit can drop a finished run's messages (the poll's timer request replaced its runner), so the
     page keeps the run before. Simulated: the watchdog's lookups of the page's last-run number get an

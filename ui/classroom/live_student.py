@@ -48,9 +48,10 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
-.st-key-join_beat, .st-key-join_drawn { display: none !important; }
+%(hidden)s { display: none !important; }
 </style>
-"""
+""" % {"hidden": ", ".join(f".st-key-{key}" for key in (live_watchdog.BEAT_KEY, live_watchdog.DRAWN_KEY,
+                                                        live_watchdog.WATCHDOG_KEY))}
 
 
 #: DTX_LIVE_DEBUG=1: a line on the server's stderr per answer and per page run (benchmarks/load_class.py)

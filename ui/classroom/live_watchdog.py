@@ -18,17 +18,27 @@ everything):
 While a run is in progress the silent-poll wait is WATCHDOG_BUSY_SECONDS (a press would cancel that run,
 perhaps a tap's: Streamlit stops a run for a newer one, and a tap's callback runs at its start); each
 press that did not bring the page back doubles the waits, up to WATCHDOG_BACKOFF times; a touch of the
-page starts the counts again. The script is inline, so deploy/nginx.conf's Content-Security-Policy
-allows it by its hash (a test checks that they match).
+page starts the counts again.
+
+A silent beat is not always a stopped poll: when the server (or the network) is slow, the poll's
+requests go out and nothing comes back. A press then only adds a full run to the queue, and it cancels
+the run the page waits for; in a load run of 40 students on one process every page pressed once at the
+first step, which doubled the work of that step and made it 4 times slower than the next. So the script
+watches the page's websocket (it wraps ``WebSocket.prototype.send`` of the page, once, and listens to
+each socket's messages): while the page has sent within the wait and got nothing back within it, the
+server is behind, and the watchdog waits with it (Streamlit itself reconnects a dead socket).
+
+The script is inline, so deploy/nginx.conf's Content-Security-Policy allows it by its hash (a test
+checks that they match).
 """
 
 from __future__ import annotations
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 BEAT_KEY = "join_beat"
 DRAWN_KEY = "join_drawn"
+WATCHDOG_KEY = "join_watchdog"  # the script's frame: hidden by the page's CSS (it runs all the same)
 W_WAKE = "_w_join_wake"
 #: Streamlit's fragment timer can stop under load (1-3 of 40 students per two-replica load run)
 WATCHDOG_SECONDS = 8
@@ -37,15 +47,22 @@ WATCHDOG_LOST_CHECKS = 3
 #: one loaded process: every page's beat stops for 20 s or more at the lesson's first step (the students'
 #: tabs and the server share 2 cores); one press per page then, not one every WATCHDOG_SECONDS
 WATCHDOG_BACKOFF = 4
-WATCHDOG_JS = ("<script>(function(){var d=window.parent.document,last=null,since=Date.now(),lost=0,k=1;"
+WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSocket.prototype,"
+               "last=null,since=Date.now(),lost=0,k=1;"
+               # the page's websocket: when it last sent (a poll, a tap) and last got a message
+               "if(!P.__dtxSend){var send=P.send;P.__dtxSend=send;P.send=function(){W.__dtxSent=Date.now();"
+               "if(!this.__dtx){this.__dtx=1;this.addEventListener('message',function(){W.__dtxGot=Date.now();});}"
+               "return send.apply(this,arguments);};}"
                "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
                "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
                "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),moved=b!==last,"
-               "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
+               "busy=!!a&&a.getAttribute('data-test-script-state')==='running',"
+               "wait=(busy?%(busy)d:%(silent)d)*k,"
+               "behind=n-(W.__dtxSent||0)<wait&&n-(W.__dtxGot||0)>wait;"
                "if(moved){last=b;since=n;}"
                "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
                "if(moved&&!lost)k=1;"
-               "if(lost>=%(lost)d*k||n-since>(busy?%(busy)d:%(silent)d)*k){var w=d.querySelector('.st-key-%(wake)s button');"
+               "if(lost>=%(lost)d*k||(n-since>wait&&!behind)){var w=d.querySelector('.st-key-%(wake)s button');"
                "if(w){w.click();since=n;lost=0;k=Math.min(2*k,%(backoff)d);}}"
                "},1000);})();</script>"
                % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
@@ -71,4 +88,5 @@ def watchdog() -> None:
     """The **Refresh** button (there for the student too) and the script that presses it."""
     st.button("Refresh", key=W_WAKE, type="tertiary", icon=":material/refresh:",
               help="The page follows the teacher by itself; this reads the class again now.")
-    components.html(WATCHDOG_JS, height=0)
+    with st.container(key=WATCHDOG_KEY):
+        st.iframe(WATCHDOG_JS, height=1)
