@@ -1,7 +1,8 @@
 """Rooms in Redis, for replicas behind a proxy: the same rules as the in-process store.
 
 Each room is one JSON string under ``dtx:room:<CODE>`` whose Redis expiry follows the room's own
-``expires``; a sorted set ``dtx:rooms`` (code -> expiry) counts the live rooms for the limit.
+``expires``, and its stage a small one under ``dtx:stage:<CODE>``, written in the same transaction
+with the same expiry (a student's poll reads only that); a sorted set ``dtx:rooms`` (code -> expiry) counts the live rooms for the limit.
 ``update`` is optimistic: WATCH the key, read, change, write in MULTI/EXEC, and start again when another
 replica wrote in between (so two students joining at once can never both get the last seat, and no
 answer is lost). Any Redis failure becomes :class:`live.rooms.StoreUnavailable` with a sentence; the
@@ -22,6 +23,7 @@ from live.rooms import RoomNotFound, StoreUnavailable, TooManyRooms
 from live.store import NOT_FOUND, RoomStore
 
 PREFIX = "dtx:room:"
+STAGE_PREFIX = "dtx:stage:"
 DIRECTORY = "dtx:rooms"
 MAX_ATTEMPTS = 200  # WATCH conflicts tolerated per update (40 students answering at once: a few each)
 UNAVAILABLE = ("The class server (Redis) cannot be reached, so the class is read-only for now: "
@@ -72,12 +74,18 @@ class RedisStore(RoomStore):
                         raise TooManyRooms(f"This server already runs {self.max_rooms} live classes: end one "
                                            "or try again later.")
                     pipe.multi()
-                    pipe.set(key, json.dumps(room), px=self._ttl_ms(room))
-                    pipe.zadd(DIRECTORY, {room["code"]: room["expires"]})
+                    self._write(pipe, room)
                     pipe.execute()
                     return True
                 except redis.exceptions.WatchError:
                     continue
+
+    def _write(self, pipe, room: dict) -> None:
+        """Queue the room, its stage and its directory entry in ``pipe`` (inside MULTI)."""
+        ttl = self._ttl_ms(room)
+        pipe.set(PREFIX + room["code"], json.dumps(room), px=ttl)
+        pipe.set(STAGE_PREFIX + room["code"], json.dumps({**room["stage"], "expires": room["expires"]}), px=ttl)
+        pipe.zadd(DIRECTORY, {room["code"]: room["expires"]})
 
     def _decode(self, text: str | None) -> dict:
         if text is None:
@@ -89,6 +97,11 @@ class RedisStore(RoomStore):
 
     def load(self, code: str) -> dict:
         return self._decode(self._call(self.client.get, PREFIX + code))
+
+    def stage(self, code: str) -> dict:
+        stage = self._decode(self._call(self.client.get, STAGE_PREFIX + code))
+        del stage["expires"]
+        return stage
 
     def update(self, code: str, change):
         return self._call(self._update_now, code, change)
@@ -103,8 +116,7 @@ class RedisStore(RoomStore):
                     result = change(room)  # may raise a LiveError: the room stays as it was
                     rooms.touch(room, self.clock())
                     pipe.multi()
-                    pipe.set(key, json.dumps(room), px=self._ttl_ms(room))
-                    pipe.zadd(DIRECTORY, {code: room["expires"]})
+                    self._write(pipe, room)
                     pipe.execute()
                     return result
                 except redis.exceptions.WatchError:

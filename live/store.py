@@ -1,8 +1,10 @@
 """Where live rooms are kept: one interface, an in-process store, and the choice between it and Redis.
 
-:class:`RoomStore` offers ``create`` (a new room with a fresh code), ``load`` (a copy of a room) and
-``update(code, change)`` (runs ``change(room)`` atomically: nobody else changes the room in between,
-and a change that raises leaves the room as it was). The class actions (join, publish, answer, reveal,
+:class:`RoomStore` offers ``create`` (a new room with a fresh code), ``load`` (a copy of a room),
+``stage`` (a copy of just the room's stage: what a student's page polls for, without reading the
+tree snapshot, the answers and the scores) and ``update(code, change)`` (runs ``change(room)``
+atomically: nobody else changes the room in between, and a change that raises leaves the room as it
+was). The class actions (join, publish, answer, reveal,
 close) are methods on top of these three, written once for every store with the rules of
 :mod:`live.rooms`.
 
@@ -41,6 +43,10 @@ class RoomStore(ABC):
     @abstractmethod
     def load(self, code: str) -> dict:
         """A copy of the room; raises RoomNotFound when there is none or it has expired."""
+
+    @abstractmethod
+    def stage(self, code: str) -> dict:
+        """A copy of ``load(code)["stage"]``, read without the rest of the room; raises as ``load``."""
 
     @abstractmethod
     def update(self, code: str, change: Callable[[dict], object]) -> object:
@@ -128,6 +134,10 @@ class MemoryStore(RoomStore):
     def load(self, code: str) -> dict:
         with self._lock_of(code):
             return copy.deepcopy(self._current(code))
+
+    def stage(self, code: str) -> dict:
+        with self._lock_of(code):
+            return dict(self._current(code)["stage"])
 
     def update(self, code: str, change):
         with self._lock_of(code):

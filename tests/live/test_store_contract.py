@@ -230,7 +230,8 @@ def test_redis_going_away_is_a_sentence():
         code = store.create("T")
         proc.terminate()
         proc.wait(timeout=10)
-        for action in (lambda: store.load(code), lambda: store.join(code, "Ana"), lambda: store.create("T2"),
+        for action in (lambda: store.load(code), lambda: store.stage(code), lambda: store.join(code, "Ana"),
+                       lambda: store.create("T2"),
                        store.count):
             with pytest.raises(StoreUnavailable, match="cannot be reached"):
                 action()
@@ -239,3 +240,31 @@ def test_redis_going_away_is_a_sentence():
 def test_nicknames_are_cleaned_not_trusted():
     assert rooms.clean_nickname("  <b>Ana</b>\x00\u202e  ") == "<b>Ana</b>"
     assert rooms.nickname_key("ÄNA") == "äna"
+
+
+def test_the_stage_alone_follows_the_room(make_store):
+    """``stage`` (what a student's poll reads) is the room's stage after every change, a copy, and
+    refused like ``load`` for an unknown, expired or closed-and-expired room."""
+    clock = Clock()
+    store = make_store(clock=clock)
+    code = store.create("t")
+    assert store.stage(code) == store.load(code)["stage"]
+    token = store.join(code, "Ana")
+    for change in (lambda: store.publish(code, "t", "r1", SNAP),
+                   lambda: store.answer(code, token, "r1", "Outlook"),
+                   lambda: store.reveal(code, "t", "r1", {"winner": "Outlook"}, {rooms.nickname_key("Ana"): True}),
+                   lambda: store.publish(code, "t", "r2", SNAP),
+                   lambda: store.close(code, "t")):
+        before = store.stage(code)
+        change()
+        assert store.stage(code) == store.load(code)["stage"]
+        assert store.stage(code)["n"] >= before["n"]
+    assert store.stage(code)["status"] == "closed"
+    copy = store.stage(code)
+    copy["n"] = -1
+    assert store.stage(code)["n"] != -1
+    with pytest.raises(RoomNotFound):
+        store.stage("ABCDEF")
+    clock.now += rooms.CLOSED_SECONDS + 1
+    with pytest.raises(RoomNotFound):
+        store.stage(code)

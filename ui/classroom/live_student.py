@@ -140,13 +140,13 @@ def _follow(code: str) -> None:
     beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
     live_watchdog.beat(beat, st.session_state.get(DRAWN, 0))
     try:
-        room = live.store().load(code)
+        stage = live.store().stage(code)  # the stage alone: not the tree, the answers and the scores
     except LiveError:
         if st.session_state.get(SHOWN) != "offline":
             st.rerun()
         return
-    if st.session_state.get(SHOWN) != room["stage"]["n"]:
-        _debug(f"poll rerun stage={room['stage']['n']}")
+    if st.session_state.get(SHOWN) != stage["n"]:
+        _debug(f"poll rerun stage={stage['n']}")
         st.rerun()
 
 

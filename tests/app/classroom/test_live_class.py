@@ -259,6 +259,7 @@ def test_store_going_away_is_a_sentence_and_read_only(monkeypatch, fresh_store):
         raise rooms.StoreUnavailable("The class server (Redis) cannot be reached, so the class is read-only for now.")
 
     monkeypatch.setattr(fresh_store, "load", down)
+    monkeypatch.setattr(fresh_store, "stage", down)
     monkeypatch.setattr(fresh_store, "update", down)
     t.button(key="_w_grow_step").click().run()
     assert not t.exception and any("cannot be reached" in w for w in texts(t, "warning"))
