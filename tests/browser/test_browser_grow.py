@@ -47,7 +47,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Grow", exact=True)).to_be_visible()
-    expect(page.get_by_text(re.compile(r"Step 0 · 1 nodes"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Step 0 · 1 node ·"))).to_be_visible()
     expect(diagram_boxes(page)).to_have_count(1)
     assert split_nodes(page) == 0
     screenshot(page, "grow-start", full_page=False)

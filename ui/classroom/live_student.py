@@ -191,9 +191,19 @@ def render_reveal(room: dict, me: dict) -> None:
         if mine is not None:
             table["mark"] = [(m + " · " if m else "") + "◀ your pick" if f == mine["feature"] else m
                              for m, f in zip(table["mark"], table["feature"])]
-        st.dataframe(table, hide_index=True, width="stretch", key="join_reveal_table", column_config={
-            "mark": st.column_config.TextColumn("", width="medium"), "feature": "Feature",
-            "split": "Best split of the feature", "gain": st.column_config.NumberColumn("Gain", format="%.3f")})
+        st.table(reveal_table(table), hide_index=True, border="horizontal")
+
+
+def reveal_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The reveal's gain table as shown to a student: a static table (``st.table``: plain HTML, light on
+    a phone, where ``st.dataframe``'s grid cost every student's page ~35 script files on the first
+    reveal), every text cell escaped (``st.table`` reads cells as Markdown), gains to 3 decimals."""
+    shown = pd.DataFrame({"": [md_escape(m) for m in table["mark"]],
+                          "Feature": [md_escape(f) for f in table["feature"]]})
+    if "split" in table:
+        shown["Best split of the feature"] = [md_escape(x) for x in table["split"]]
+    shown["Gain"] = [format(float(g), ".3f") for g in table["gain"]]
+    return shown
 
 
 def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:

@@ -39,12 +39,14 @@ PACES = (0.5, 1.0, 2.0, 3.0)  # seconds per step offered for Play
 
 
 def status_text(grower) -> str:
-    """``Step 3 · 7 nodes · 4 leaves · depth 2 · 2 open`` (``finished`` when nothing is open)."""
+    """``Step 3 · 7 nodes · 4 leaves · depth 2 · 2 open`` (``finished`` when nothing is open; ``1 node ·
+    1 leaf`` for a lone root)."""
     tree = grower.tree
     open_n = len(grower.open_nodes)
     tail = "finished" if grower.done else f"{open_n} open"
-    return (f"Step {grower.n_steps} · {tree.n_nodes} nodes · {tree.n_leaves} leaves · "
-            f"depth {tree.depth} · {tail}")
+    nodes = "1 node" if tree.n_nodes == 1 else f"{tree.n_nodes} nodes"
+    leaves = "1 leaf" if tree.n_leaves == 1 else f"{tree.n_leaves} leaves"
+    return f"Step {grower.n_steps} · {nodes} · {leaves} · depth {tree.depth} · {tail}"
 
 
 def last_split_node(grower) -> int | None:

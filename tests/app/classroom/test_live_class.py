@@ -122,8 +122,9 @@ def test_a_whole_question_from_start_to_scores():
     ok(t)
     assert any(s.startswith("✓ Right: node 0") for s in texts(ana, "success"))
     assert any("winner is Outlook" in s for s in texts(ben, "warning"))
-    table = ana.dataframe[0].value
-    assert table.loc[table["feature"] == "Outlook", "mark"].item() == "★ winner · ◀ your pick"
+    table = ana.table[0].value
+    assert table.loc[table["Feature"] == "Outlook", ""].item() == "★ winner · ◀ your pick"
+    assert table.loc[table["Feature"] == "Outlook", "Gain"].item() == "0.247"
     assert "You: Ana · score 1 of 1" in texts(ana, "text")
     # the teacher steps: a new question for everyone, answers cleared, scores kept
     t.button(key="_w_grow_step").click().run()

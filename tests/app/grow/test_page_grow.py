@@ -77,7 +77,7 @@ def chart_ids(at) -> list[str]:
 def test_first_run_shows_an_open_root_with_id3_on_play_tennis(grow):
     at = grow
     assert at.title[0].value == "Grow"
-    assert status(at).startswith("**Step 0 · 1 nodes · 1 leaves · depth 0 · 1 open**")
+    assert status(at).startswith("**Step 0 · 1 node · 1 leaf · depth 0 · 1 open**")
     assert "ID3 · entropy (bits) · gain · multiway" in status(at)
     chart = tree_charts(at)[0]
     assert chart["ids"] == [0] and "open" in chart["text"][0]

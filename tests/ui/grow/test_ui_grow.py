@@ -127,9 +127,9 @@ def test_config_summary_and_status_text():
     assert gs.config_summary(TreeConfig(), "regression").startswith("CART · variance · gain")
     g = engine.Grower(ds, cfg)
     g.step()  # chi-square: Outlook's p = 0.17 is not significant at 0.05, so the root stays a leaf
-    assert gc.status_text(g) == "Step 1 · 1 nodes · 1 leaves · depth 0 · finished"
+    assert gc.status_text(g) == "Step 1 · 1 node · 1 leaf · depth 0 · finished"
     g = engine.Grower(ds, TreeConfig(algorithm="id3", max_depth=2))
-    assert gc.status_text(g) == "Step 0 · 1 nodes · 1 leaves · depth 0 · 1 open"
+    assert gc.status_text(g) == "Step 0 · 1 node · 1 leaf · depth 0 · 1 open"
     g.step()
     assert gc.status_text(g) == "Step 1 · 4 nodes · 3 leaves · depth 1 · 3 open"
     assert gc.last_split_node(g) == 0
