@@ -22,7 +22,8 @@ Run through ``benchmarks/load_test.py``:
    think time of 0-``--think`` seconds (a random feature); the teacher's page is polled every 50 ms
    and the latency of the j-th answer is the time from the j-th click until the teacher's count
    showed j answers. The teacher then presses Reveal (time until every student shows the verdict) and
-   Step (time until every student shows the new step).
+   Step (time until every student shows the new step). At the end the teacher presses **End class**:
+   every student must show that the class ended, with their score (time until all do).
 4. Errors: exception boxes, error alerts, JavaScript errors and browser dialogs on any page, and
    students who never saw what they waited for. Must be 0.
 5. Server CPU seconds and resident memory (all app processes and Redis), before, peak and after; and,
@@ -216,7 +217,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
     timeout_ms = args.timeout * 1000
     errors, rng = Errors(), random.Random(0)
-    answer_lat, received_lat, reveal_lat, step_lat = [], [], [], []
+    answer_lat, received_lat, reveal_lat, step_lat, end_lat = [], [], [], [], []
     rss_before = sum(rss_mb(p) for p in pids)
     cpu_before = sum(cpu_seconds(p) for p in pids)
     peak = rss_before
@@ -409,6 +410,17 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
                 for i, s in enumerate([teacher, *students]):
                     await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
+            # the end of the lesson: every student sees that the class ended, with their score
+            where = "end of class"
+            t0, cpu0 = time.perf_counter(), cpu_now()
+            await teacher.get_by_role("button", name="End class").click()
+            await asyncio.gather(*(waits_for(s, s.get_by_text(re.compile(r"ended the class\. Your score: \d+ of \d+")),
+                                             "the end of the class", end_lat, t0) for s in students))
+            phases.append(phase_cpu("End class", t0, cpu0))
+            await idle(teacher, timeout_ms)
+            await teacher.get_by_role("button", name="Start a live class").wait_for(timeout=timeout_ms)
+            for i, s in enumerate([teacher, *students]):
+                await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, "after the end of the class")
         except Exception as exc:  # noqa: BLE001 - a stuck page is an error of the run
             errors.add("run", f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -446,6 +458,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             "step_to_students_p95_s": pct(step_lat, 95),
             "step_to_students_max_s": max(step_lat) if step_lat else None,
             "reveal_to_students_max_s": max(reveal_lat) if reveal_lat else None,
+            "end_to_students_median_s": statistics.median(end_lat) if end_lat else None,
+            "end_to_students_max_s": max(end_lat) if end_lat else None, "students_ended": len(end_lat),
             "students_nice": args.students_nice, "notes": notes, "phases": phases,
             **{f"{kind}_count": len(pages) for kind, pages in tallies.items()},
             **{f"{kind}_pages": len({id(pg) for pg in pages}) for kind, pages in tallies.items()},
@@ -472,6 +486,8 @@ def report(r: dict) -> str:
         f"p95 {f(r['reveal_to_students_p95_s'])}, last {f(r['reveal_to_students_max_s'])}",
         f"  Step -> every student: median {f(r['step_to_students_median_s'])}, p95 {f(r['step_to_students_p95_s'])}, "
         f"last {f(r['step_to_students_max_s'])}",
+        f"  End class -> every student sees it with their score: {r['students_ended']} of {r['students']}, "
+        f"median {f(r['end_to_students_median_s'])}, last {f(r['end_to_students_max_s'])}",
         f"  full runs whose end a student's page never got (Streamlit dropped their messages; the page's "
         f"watchdog redraws it): {r['missed_count']} on {r['missed_pages']} pages; presses of Refresh "
         f"(the watchdog's): {r['refresh_count']} on {r['refresh_pages']} pages",
