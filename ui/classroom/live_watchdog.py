@@ -70,18 +70,21 @@ WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSock
                   "backoff": WATCHDOG_BACKOFF})
 
 
+def _hidden_text(key: str, text: str) -> None:
+    """A text in the container ``key`` (hidden by the join page's CSS) for the script to read."""
+    with st.container(key=key):
+        st.text(text)
+
+
 def beat(poll: int, drawn: int) -> None:
-    """The poll's beat: this poll's number and that of the last full run the server drew (hidden by the
-    page's CSS)."""
-    with st.container(key=BEAT_KEY):
-        st.text(f"{poll:d} {drawn:d}")
+    """The poll's beat: this poll's number and that of the last full run the server drew."""
+    _hidden_text(BEAT_KEY, f"{poll:d} {drawn:d}")
 
 
 def drawn_marker(drawn: int) -> None:
-    """The page's last element: the number of the full run that drew it (hidden by the page's CSS). Last,
-    so that it arrives after all of the run."""
-    with st.container(key=DRAWN_KEY):
-        st.text(f"{drawn:d}")
+    """The page's last element: the number of the full run that drew it. Last, so that it arrives after
+    all of the run."""
+    _hidden_text(DRAWN_KEY, f"{drawn:d}")
 
 
 def watchdog() -> None:
