@@ -2,11 +2,12 @@
 
 Each room is one JSON string under ``dtx:room:<CODE>`` whose Redis expiry follows the room's own
 ``expires``, and its stage a small one under ``dtx:stage:<CODE>``, written in the same transaction
-with the same expiry (a student's poll reads only that); a sorted set ``dtx:rooms`` (code -> expiry) counts the live rooms for the limit.
-``update`` is optimistic: WATCH the key, read, change, write in MULTI/EXEC, and start again when another
-replica wrote in between (so two students joining at once can never both get the last seat, and no
-answer is lost). Any Redis failure becomes :class:`live.rooms.StoreUnavailable` with a sentence; the
-client waits at most ``timeout`` seconds, so a page never hangs on a dead server.
+with the same expiry (a student's poll reads only that); a sorted set ``dtx:rooms`` (code -> expiry)
+counts the live rooms for the limit. ``update`` is optimistic: WATCH the key, read, change, write in
+MULTI/EXEC, and start again when another replica wrote in between (so two students joining at once can
+never both get the last seat, and no answer is lost). Any Redis failure becomes
+:class:`live.rooms.StoreUnavailable` with a sentence; the client waits at most ``timeout`` seconds, so a
+page never hangs on a dead server.
 """
 
 from __future__ import annotations
