@@ -44,8 +44,8 @@ W_WAKE = "_w_join_wake"
 WATCHDOG_SECONDS = 8
 WATCHDOG_BUSY_SECONDS = 30
 WATCHDOG_LOST_CHECKS = 3
-#: one loaded process: every page's beat stops for 20 s or more at the lesson's first step (the students'
-#: tabs and the server share 2 cores); one press per page then, not one every WATCHDOG_SECONDS
+#: a poll that stays stopped after a press gets one press per WATCHDOG_SECONDS * 4 at most, not one every
+#: WATCHDOG_SECONDS (a busy server does not count: while the page waits on it, the script does not press)
 WATCHDOG_BACKOFF = 4
 WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSocket.prototype,"
                "last=null,since=Date.now(),lost=0,k=1;"
