@@ -67,7 +67,7 @@ if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
                "(see the region plot).")
 
-step_action = partial(controls.run_action, "step", controls.drawn_mark(grower))
+step_action = partial(controls.run_action, "step")  # the quiz claims its press itself (claim_press)
 if sw.quiz and not sw.presenter:
     classroom_quiz.render_quiz(grower, step_action)
 

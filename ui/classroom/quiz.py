@@ -17,6 +17,7 @@ from engine.errors import EngineError
 from engine.teach.quiz import QuizAnswer, QuizScore, judge, make_question, reveal_table
 from engine.split.records import format_number
 from ui import state
+from ui.grow import controls
 from ui.widgets import flash, md_escape
 
 SCORE = "_quiz_score"  # QuizScore
@@ -63,13 +64,14 @@ def verdict_text(result) -> str:
     return f"Not this time: you picked {pick}; the winner is {winner}."
 
 
-def _answer(question, grower, step_action, drawn_steps: int | None = None) -> None:
+def _answer(question, grower, step_action, drawn: tuple) -> None:
     """Button callback: judge the pick, score it, take the step, keep the reveal.
 
-    A press of a question the tree has left (the same press delivered twice: see ui.grow.controls)
-    does nothing, so it is neither scored nor stepped twice."""
+    ``drawn`` is the button's :func:`ui.grow.controls.drawn_mark`: a press that does not act (the same
+    press delivered twice, or its copy in a fragment's poll: see :func:`ui.grow.controls.claim_press`)
+    is neither scored nor stepped."""
     ss = st.session_state
-    if drawn_steps is not None and grower.n_steps != drawn_steps:
+    if not controls.claim_press(drawn, grower):
         return
     feature = ss.get(_key(W_PICK))
     if feature is None:
@@ -149,4 +151,4 @@ def render_quiz(grower, step_action) -> None:
         elif question.ask_threshold and pick is None:
             st.caption("A numeric feature also needs a threshold.")
         st.button("Check and step", key="_w_quiz_check", type="primary", on_click=_answer,
-                  args=(question, grower, step_action, grower.n_steps), icon=":material/quiz:")
+                  args=(question, grower, step_action, controls.drawn_mark(grower)), icon=":material/quiz:")

@@ -131,20 +131,31 @@ def _in_fragment_run() -> bool:
     return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
-def run_action(name: str, drawn: tuple | None = None) -> None:
-    """Apply a toolbar action to the session's grower; engine errors are queued as messages.
+def claim_press(drawn: tuple | None, grower) -> bool:
+    """Whether this delivery of a press acts, and if so, move the session's revision (so that a second
+    copy of the press, or any button drawn before, finds its mark gone).
 
-    ``drawn`` is the :func:`drawn_mark` the pressed button was drawn with: a press whose tree has moved
-    on since (the same press delivered twice) does nothing. Play's ticks pass None.
+    ``drawn`` is the :func:`drawn_mark` the pressed button was drawn with; a copy carried by a
+    fragment's poll does not act (the press's own full run follows), nor a press whose tree has moved on.
+    ``None`` (Play's ticks) always acts. Every callback that changes the tree or the score calls this
+    first: the toolbar through :func:`run_action`, the quiz's Check and step itself.
     """
+    if drawn is not None and _in_fragment_run():
+        return False
+    with _CLAIM:
+        if drawn is not None and tuple(drawn) != drawn_mark(grower):
+            return False
+        st.session_state[REVISION] = int(st.session_state.get(REVISION, 0)) + 1
+        return True
+
+
+def run_action(name: str, drawn: tuple | None = None) -> None:
+    """Apply a toolbar action to the session's grower if the press acts (:func:`claim_press`); engine
+    errors are queued as messages."""
     try:
-        if drawn is not None and _in_fragment_run():
-            return  # a copy carried by a fragment's poll: the press's own full run follows
         grower = session_grower()
-        with _CLAIM:
-            if drawn is not None and tuple(drawn) != drawn_mark(grower):
-                return
-            st.session_state[REVISION] = int(st.session_state.get(REVISION, 0)) + 1
+        if not claim_press(drawn, grower):
+            return
         ACTIONS[name](grower)
     except EngineError as err:
         flash("error", md_escape(err))

@@ -163,3 +163,39 @@ def test_cart_quiz_threshold_window(threshold, right):
     assert (score.correct, score.features_correct) == (int(right), 1)
     text = " ".join(_plain(x.value) for x in [*at.success, *at.warning])
     assert "between 73.5 and 82.5" in text
+
+
+def _quiz_press_delivered_three_times():
+    """Script: one press of Check and step arrives three times with the mark it was drawn with: first in
+    a fragment poll's run (simulated), then in its own full run, then once more."""
+    import streamlit as st
+
+    from engine.teach.quiz import make_question
+    from ui import state
+    from ui.classroom import quiz
+    from ui.grow import controls
+
+    state.init_state()
+    g = state.current_grower()
+    question = make_question(g)
+    st.session_state[quiz._key(quiz.W_PICK)] = question.features[0]
+    mark = controls.drawn_mark(g)
+    in_fragment = controls._in_fragment_run
+    controls._in_fragment_run = lambda: True  # the copy a fragment's poll carried first
+    try:
+        quiz._answer(question, g, g.step, mark)
+    finally:
+        controls._in_fragment_run = in_fragment
+    after_poll = (g.n_steps, quiz.score().asked)
+    quiz._answer(question, g, g.step, mark)  # the press's own full run
+    quiz._answer(question, g, g.step, mark)  # another copy of the same press
+    st.session_state["seen"] = [after_poll, (g.n_steps, quiz.score().asked)]
+
+
+def test_a_quiz_press_scores_and_steps_once_however_often_it_arrives():
+    """The quiz claims its press as the toolbar does (ui.grow.controls.claim_press): the copy in a
+    fragment's poll (the live class panel beside the quiz in presenter view) neither scores nor steps,
+    the press's own full run does both once, a second copy nothing."""
+    at = AppTest.from_function(_quiz_press_delivered_three_times, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert at.session_state["seen"] == [(0, 0), (1, 1)]
