@@ -190,10 +190,10 @@ def render_reveal(room: dict, me: dict) -> None:
         if mine is not None:
             table["mark"] = [(m + " · " if m else "") + "◀ your pick" if f == mine["feature"] else m
                              for m, f in zip(table["mark"], table["feature"])]
-        st.table(reveal_table(table), hide_index=True, border="horizontal")
+        st.table(student_gain_table(table), hide_index=True, border="horizontal")
 
 
-def reveal_table(table: pd.DataFrame) -> pd.DataFrame:
+def student_gain_table(table: pd.DataFrame) -> pd.DataFrame:
     """The reveal's gain table as shown to a student: a static table (``st.table``: plain HTML, light on
     a phone, where ``st.dataframe``'s grid cost every student's page ~35 script files on the first
     reveal), every text cell escaped (``st.table`` reads cells as Markdown), gains to 3 decimals."""

@@ -46,14 +46,14 @@ def test_a_students_reveal_table_is_escaped_text_with_three_decimals():
     """``st.table`` reads every cell as Markdown: a hostile column name from an uploaded CSV stays text."""
     import pandas as pd
 
-    from ui.classroom.live_student import reveal_table
+    from ui.classroom.live_student import student_gain_table
 
     evil = "[x](http://evil.example) <img src=x onerror=alert(1)> *b*"
     raw = pd.DataFrame({"mark": ["★ winner", ""], "feature": [evil, "Wind"], "split": [f"{evil} <= 2.5", "Wind = ?"],
                         "gain": [0.24675, 0.048]})
-    shown = reveal_table(raw)
+    shown = student_gain_table(raw)
     assert list(shown.columns) == ["", "Feature", "Best split of the feature", "Gain"]
     assert list(shown["Gain"]) == ["0.247", "0.048"]
     for cell in (shown["Feature"][0], shown["Best split of the feature"][0]):
         assert "\\[x\\]" in cell and "\\<img" in cell and "\\*b\\*" in cell
-    assert "Best split of the feature" not in reveal_table(raw.drop(columns="split")).columns
+    assert "Best split of the feature" not in student_gain_table(raw.drop(columns="split")).columns
