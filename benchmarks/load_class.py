@@ -278,22 +278,30 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 page.on("request", lambda r: requests_seen.append(
                     (time.perf_counter() - t_start, id(page), r.resource_type, r.url.split("?")[0][-90:])))
 
+            async def keep_stuck(page, kind, log_suffix):
+                """A stuck student's evidence: the servers' stacks (once), a screenshot
+                (load-class-<kind>-NN.png), the page's trace beside it; returns (who, screenshot, page text)."""
+                i = students.index(page)
+                dump_servers(pids)
+                shot = ARTIFACTS / f"load-class-{kind}-{i:02d}.png"
+                await page.screenshot(path=str(shot))
+                shot.with_suffix(log_suffix).write_text("\n".join(logs.get(id(page), [])) + "\n")
+                text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
+                return f"student {i:02d}", shot, text
+
             async def waits_for(page, locator, what, latencies, t0):
                 """Until ``locator`` shows on a student's page (latency kept); else an error with a screenshot."""
                 try:
                     await locator.wait_for(timeout=timeout_ms)
                     latencies.append(time.perf_counter() - t0)
                 except Exception:  # noqa: BLE001 - one stuck student is an error, the class goes on
-                    i = students.index(page)
-                    dump_servers(pids)
-                    shot = ARTIFACTS / f"load-class-missed-{i:02d}.png"
-                    await page.screenshot(path=str(shot))
-                    shot.with_suffix(".log").write_text("\n".join(logs.get(id(page), [])) + "\n")
-                    state = await page.evaluate("document.querySelector(\"[data-testid='stApp']\")"
-                                                "?.getAttribute('data-test-script-state')")
-                    text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
-                    errors.add(f"student {i:02d}", f"{what} did not show in {args.timeout:.0f} s (script {state}; "
-                                                   f"{shot.name}): {text[:200]}")
+                    who, shot, text = await keep_stuck(page, "missed", ".log")
+                    errors.add(who, f"{what} did not show in {args.timeout:.0f} s (script {await script_state(page)}; "
+                                    f"{shot.name}): {text[:200]}")
+
+            async def check_all(where):
+                for i, pg in enumerate([teacher, *students]):
+                    await check(pg, "teacher" if i == 0 else f"student {i - 1:02d}", errors, where)
 
             where = "joining"
             gate = asyncio.Semaphore(4)  # students arrive a few at a time, as in a lecture hall
@@ -358,13 +366,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                 return
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
-                                who = f"student {students.index(page):02d}"
-                                dump_servers(pids)
-                                shot = ARTIFACTS / f"load-class-stuck-{students.index(page):02d}.png"
-                                await page.screenshot(path=str(shot))
-                                shot.with_suffix(f".{step:d}.{attempt:d}.log").write_text(
-                                    "\n".join(logs.get(id(page), [])) + "\n")
-                                text = " ".join((await page.locator("[data-testid='stMain']").inner_text()).split())
+                                who, shot, text = await keep_stuck(page, "stuck", f".{step:d}.{attempt:d}.log")
                                 errors.add(who, f"step {step}: no 'Answer received' 45 s after a guess "
                                                 f"(try {attempt}; {shot.name}): {text[:160]}")
 
@@ -408,8 +410,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                 await asyncio.gather(*(sees_step(s) for s in students))
                 phases.append(phase_cpu(f"step {step}: Step", t0, cpu0))
                 await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
-                for i, s in enumerate([teacher, *students]):
-                    await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, f"after step {step}")
+                await check_all(f"after step {step}")
             # the end of the lesson: every student sees that the class ended, with their score
             where = "end of class"
             t0, cpu0 = time.perf_counter(), cpu_now()
@@ -419,8 +420,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             phases.append(phase_cpu("End class", t0, cpu0))
             await idle(teacher, timeout_ms)
             await teacher.get_by_role("button", name="Start a live class").wait_for(timeout=timeout_ms)
-            for i, s in enumerate([teacher, *students]):
-                await check(s, "teacher" if i == 0 else f"student {i - 1:02d}", errors, "after the end of the class")
+            await check_all("after the end of the class")
         except Exception as exc:  # noqa: BLE001 - a stuck page is an error of the run
             errors.add("run", f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
