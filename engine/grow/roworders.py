@@ -311,11 +311,12 @@ class PackedOrders(_RangeOrders):
         one read of a small table (at most 2**LOW_TABLE_BITS entries), else a comparison."""
         if self.value_shift <= LOW_TABLE_BITS:
             table = self._tables.get(k)
-            if table is None:
-                code = np.arange(1 << self.value_shift, dtype=np.int32)
-                weight = code & ((1 << self.weight_bits) - 1) if self.weight_bits else 1
-                table = self._tables[k] = np.where(code >> self.label_shift == k, weight, 0).astype(np.int32)
+            if table is None:   # the comparison, once for every possible bit pattern
+                table = self._tables[k] = self._compare(np.arange(1 << self.value_shift, dtype=np.int32), k)
             return np.take(table, low)
+        return self._compare(low, k)
+
+    def _compare(self, low: np.ndarray, k: int) -> np.ndarray:
         weight = low & ((1 << self.weight_bits) - 1) if self.weight_bits else 1
         return np.where(low >> self.label_shift == k, weight, 0).astype(np.int32)
 
