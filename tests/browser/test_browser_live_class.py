@@ -126,6 +126,17 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
             ctx.close()
 
 
+#: a stopped poll, as the watchdog sees it: its lookups of the beat get a frozen copy (which still names the
+#: page's last run); window.__woke counts the presses of Refresh
+FREEZE_BEAT = """() => {
+    const query = document.querySelector.bind(document);
+    const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
+    document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
+    window.__woke = 0;
+    query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
+}"""
+
+
 def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idle):
     """The poll's hidden beat counts on; when it stops (simulated: the watchdog's lookups of the beat
     get a frozen copy, which still names the page's last run), the watchdog presses Refresh within
@@ -136,13 +147,7 @@ def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idl
         first = int(beat.text_content().split()[0])
         student.wait_for_timeout(4_000)
         assert int(beat.text_content().split()[0]) > first                    # the poll runs
-        student.evaluate("""() => {
-            const query = document.querySelector.bind(document);
-            const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
-            document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
-            window.__woke = 0;
-            query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
-        }""")
+        student.evaluate(FREEZE_BEAT)
         student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_SECONDS + 4) * 1000)
         wait_idle(student)
         expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
@@ -157,14 +162,10 @@ def test_a_student_page_waiting_on_a_slow_server_does_not_press(browser, app_url
     from ui.classroom.live_watchdog import WATCHDOG_SECONDS
     with _class_of_one(browser, app_url, wait_idle, "Di") as (student, dialogs):
         student.evaluate("""() => {
-            const query = document.querySelector.bind(document);
-            const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
-            document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
             window.__old = Date.now() - 3600e3;
             Object.defineProperty(window, '__dtxGot', {configurable: true, get: () => window.__old, set: () => {}});
-            window.__woke = 0;
-            query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
         }""")
+        student.evaluate(FREEZE_BEAT)
         student.wait_for_timeout((WATCHDOG_SECONDS + 3) * 1000)
         assert student.evaluate("window.__woke") == 0
         assert student.evaluate("Date.now() - window.__dtxSent") < 3000          # the poll kept asking
