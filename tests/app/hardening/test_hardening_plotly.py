@@ -193,7 +193,7 @@ def test_every_figure_of_every_page_escapes_user_text(hostile, hostile_regressio
     charts.check(at.radio(key="_w_grow_view").set_value("Prediction along one feature").run())
     for feature in [s for s in at.selectbox if s.label == "Feature"][0].options:  # the fit plot
         charts.check([s for s in at.selectbox if s.label == "Feature"][0].set_value(feature).run())
-    for method in ("reduced_error", "cost_complexity", "pessimistic", "bottom_up"):
+    for method in ("reduced_error", "cost_complexity", "pessimistic", "bottom_up", "manual"):
         at = open_page(hostile, "pages/prune.py", grow=0)
         charts.check(at.segmented_control(key="_w_prune_method").set_value(method).run())
         for button in [b for b in at.button if not b.proto.disabled and "cv" in (b.proto.id or "")][:1]:
@@ -204,8 +204,12 @@ def test_every_figure_of_every_page_escapes_user_text(hostile, hostile_regressio
             for button in [b for b in at.button if not b.proto.disabled][:2]:
                 charts.check(button.click().run())
     at = charts.check(open_page(hostile, "pages/rules.py", grow=0, **{"_w_rules_tab": "Decision list"}))
-    for key in ("_w_dl_run",):
-        charts.check(at.button(key=key).click().run(), errors_ok=True)
+    charts.check(at.button(key="_w_dl_run").click().run(), errors_ok=True)
+    at.session_state["_w_rules_tab"] = "k-DT"
+    charts.check(at.run())
+    charts.check(at.button(key="_w_kdt_build").click().run(), errors_ok=True)
+    at.session_state["_w_rules_tab"] = "Tree as rules"
+    charts.check(at.run())
     charts.check(open_page(hostile, "pages/theory.py", grow=0))
     for ds, method in ((hostile, "random_forest"), (hostile, "adaboost"), (hostile_regression, "random_forest")):
         at = charts.check(open_page(ds, "pages/ensembles.py", grow=0))
