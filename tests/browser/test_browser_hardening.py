@@ -59,7 +59,7 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
-    expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible(timeout=60_000)  # a busy machine
     wait_idle(page)
     # the loading note names the column '$x$' literally (not as a formula)
     expect(page.get_by_text("Column '$x$' counts the rows", exact=False)).to_be_visible()
