@@ -268,3 +268,13 @@ def test_the_widgets_and_the_links_share_their_limits():
     assert at.slider(key=panels.W_TEST).max == state.MAX_TEST_SIZE
     assert at.slider(key=panels.W_VALIDATION).max == state.MAX_VALIDATION_SIZE
     assert at.number_input(key=panels.W_SPLIT_SEED).max == state.MAX_SEED
+
+
+def test_bundled_lessons_stay_within_the_limits():
+    """A lesson link loads a split the Data page can show (its sliders stop at the same limits)."""
+    from ui.classroom.lessons import LESSONS
+    from ui.classroom.share import _split
+
+    for lesson in LESSONS:
+        if lesson.split is not None:
+            assert _split(",".join(str(v) for v in lesson.split)) == tuple(lesson.split), lesson.slug
