@@ -47,6 +47,11 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 }
 STUDENT_PAGE = "join"  # url path of the students' page: no sidebar, no data controls
 DEFAULT_PAGE = "pages/home.py"
+# The tab's icon ships with the app: Streamlit inlines a local .svg file as a data: URL. A Material
+# Symbol here (":material/account_tree:") made every visitor's browser fetch it from fonts.gstatic.com
+# (offline classrooms: an error on every page; elsewhere: Google told of every visit). Icons of st.Page,
+# st.page_link and alerts come from the font bundled with Streamlit and need no request.
+PAGE_ICON = ROOT / "ui" / "page_icon.svg"
 
 
 def existing_pages(pages: dict[str, list[tuple[str, str, str]]] = PAGES,
@@ -69,7 +74,7 @@ def build_navigation() -> dict[str, list]:
 def main() -> None:
     st.set_page_config(
         page_title="Decision-tree explorer",
-        page_icon=":material/account_tree:",
+        page_icon=str(PAGE_ICON),
         layout="wide",
         initial_sidebar_state="expanded",
     )

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, fields, replace
 
-from engine.checks import is_whole, shown
+from engine.checks import shown, whole
 from engine.errors import ConfigError
 
 # The impurity measures by name (engine.split.impurity.CRITERIA holds one Criterion for each of them).
@@ -51,14 +51,26 @@ PRESETS = {
     "c45": {"criterion": "entropy", "score": "gain_ratio", "categorical_split": "multiway"},
     "cart": {"criterion": "gini", "score": "gain", "categorical_split": "subset"},
 }
+#: A row count no data set reaches (the loader stops at 2,000,000 rows unless told otherwise): the upper
+#: limit of the settings that count rows or leaves.
+MAX_COUNT = 1_000_000_000
+#: (lowest, highest) of every whole-number setting. One place for these limits: TreeConfig refuses a
+#: value outside them, the Grow page's inputs stop at them (ui/grow/settings.py) and a shared link
+#: beyond them is refused with the warning every bad setting gets (ui/classroom/share.py).
+INT_LIMITS = {
+    "max_depth": (0, 10_000),
+    "min_samples_split": (2, MAX_COUNT),
+    "min_samples_leaf": (1, MAX_COUNT),
+    "max_leaf_nodes": (2, MAX_COUNT),
+    "max_bins": (2, 65_535),
+    "histogram_above_rows": (0, MAX_COUNT),
+    "random_state": (0, 2**63 - 1),
+}
 
 
-def _check_int(name, value, low, allow_none=False):
-    if value is None and allow_none:
-        return
-    if not is_whole(value) or value < low:
-        extra = " or None" if allow_none else ""
-        raise ConfigError(f"{name} must be a whole number >= {low}{extra}; got {shown(value)}.")
+def _check_int(name, value, allow_none=False):
+    low, high = INT_LIMITS[name]
+    whole(name, value, low, high, allow_none=allow_none)
 
 
 def _check_choice(name, value, allowed, allow_none=False):
@@ -98,15 +110,10 @@ class TreeConfig:
         _check_choice("criterion", self.criterion, CRITERION_NAMES, allow_none=True)
         _check_choice("score", self.score, SCORES, allow_none=True)
         _check_choice("categorical_split", self.categorical_split, CATEGORICAL_SPLITS, allow_none=True)
-        _check_int("max_depth", self.max_depth, 0, allow_none=True)
-        _check_int("min_samples_split", self.min_samples_split, 2)
-        _check_int("min_samples_leaf", self.min_samples_leaf, 1, allow_none=True)
-        _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
-        _check_int("max_bins", self.max_bins, 2)
-        _check_int("histogram_above_rows", self.histogram_above_rows, 0)
-        if self.max_bins > 65_535:
-            raise ConfigError(f"max_bins must be at most 65,535; got {self.max_bins!r}.")
-        _check_int("random_state", self.random_state, 0, allow_none=True)
+        for name in ("max_depth", "min_samples_split", "min_samples_leaf", "max_leaf_nodes", "max_bins",
+                     "histogram_above_rows", "random_state"):
+            _check_int(name, getattr(self, name), allow_none=name in ("max_depth", "min_samples_leaf",
+                                                                      "max_leaf_nodes", "random_state"))
         for name in ("min_impurity_decrease", "min_gain"):
             mid = getattr(self, name)
             if isinstance(mid, bool) or not isinstance(mid, numbers.Real) or not (mid >= 0) or mid == float("inf"):

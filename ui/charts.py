@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from engine.viz.regions import escape, short_label
 from ui.summaries import class_counts
 
 # Okabe & Ito's colour-blind safe palette (black left out), cycled for many classes.
@@ -25,12 +26,12 @@ def class_balance_figure(ds) -> go.Figure:
     table = class_counts(ds)
     labels = [f"{c:,} ({s:.0%})" for c, s in zip(table["count"], table["share"])]
     fig = go.Figure(go.Bar(
-        x=[_html_escape(c) for c in table["class"]], y=table["count"], text=labels, textposition="outside",
+        x=[escape(c) for c in table["class"]], y=table["count"], text=labels, textposition="outside",
         marker_color=class_colours(len(table)), cliponaxis=False,
         hovertemplate="class %{x}<br>%{y} rows<extra></extra>",
     ))
     fig.update_layout(
-        title=dict(text=f"Class balance of {_clip(ds.target)}"),
+        title=dict(text=f"Class balance of {short_label(ds.target)}"),
         xaxis=dict(title=dict(text="class"), type="category"),
         yaxis=dict(title=dict(text="rows"), rangemode="tozero"),
         margin=dict(t=60, b=40, l=40, r=20), height=360, showlegend=False,
@@ -64,8 +65,8 @@ def target_histogram_figure(ds, *, bins: int = 30) -> go.Figure:
         fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[5],
                       annotation_text=f"mean {mean:.4g}", annotation_position="top right")
     fig.update_layout(
-        title=dict(text=f"Distribution of {_clip(ds.target)}"),
-        xaxis=dict(title=dict(text=_clip(ds.target))), yaxis=dict(title=dict(text="rows")),
+        title=dict(text=f"Distribution of {short_label(ds.target)}"),
+        xaxis=dict(title=dict(text=short_label(ds.target))), yaxis=dict(title=dict(text="rows")),
         margin=dict(t=60, b=40, l=40, r=20), height=360, showlegend=False, bargap=0.05,
     )
     return fig
@@ -76,13 +77,3 @@ def target_figure(ds) -> go.Figure:
     if ds.task == "classification":
         return class_balance_figure(ds)
     return target_histogram_figure(ds)
-
-
-def _html_escape(text: object) -> str:
-    # Plotly text accepts a small HTML subset (<b>, <br>, entities): show user text literally.
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _clip(text: object, limit: int = 40) -> str:
-    s = " ".join(str(text).split())
-    return _html_escape(s if len(s) <= limit else s[: limit - 1] + "\u2026")

@@ -34,6 +34,11 @@ N_JOBS = "_w_n_jobs"  # 0 (automatic: all cores for big jobs) or the number of c
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
 DEFAULT_TEST_SIZE = 0.25
+# Limits of the split settings: the Data page's sliders and seed input and the sidebar's seed stop here,
+# and a shared link beyond them is refused (ui/classroom/share.py). One place for them.
+MAX_TEST_SIZE = 0.5
+MAX_VALIDATION_SIZE = 0.4
+MAX_SEED = 2**31 - 1
 # Below this many rows a data set is a textbook example: train on every row by default, so the gain
 # tables show the numbers printed in the books (e.g. Mitchell's 0.246 for Outlook).
 SMALL_DATA_ROWS = 30

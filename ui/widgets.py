@@ -101,7 +101,7 @@ def sidebar_summary() -> None:
         if st.session_state.get(_SEED_WIDGET) != state.current_seed():
             st.session_state[_SEED_WIDGET] = state.current_seed()
         st.number_input(
-            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=_SEED_WIDGET,
+            "Random seed", min_value=0, max_value=state.MAX_SEED, step=1, key=_SEED_WIDGET,
             on_change=_on_seed_change,
             help="Used for the train/test split, random feature subsets and ensembles. "
                  "The same seed gives the same results.",

@@ -189,7 +189,7 @@ def ensemble_region_figure(ensemble, frame: pd.DataFrame, labels, x: str, y: str
             scale += [[i / k, palette.tint(c, 0.08)], [(i + 1) / k - 1e-9, palette.tint(c, 0.6)]]
         scale[-1][0] = 1.0
         z = win + 0.999 * strength
-        text = np.asarray(classes, dtype=object)[win]
+        text = np.asarray([escape(c) for c in classes], dtype=object)[win]  # user text in every cell
         fig.add_trace(go.Heatmap(x=gx, y=gy, z=z, zmin=0, zmax=k, colorscale=scale, showscale=False,
                                  text=text, hovertemplate="%{text}<extra>vote</extra>"))
     else:

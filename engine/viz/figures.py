@@ -85,7 +85,7 @@ def threshold_scan_figure(scan_df: pd.DataFrame, chosen=None, *, score: str = "g
             "type": "scatter", "x": thr[keep], "y": values[keep], "name": label,
             "mode": "lines+markers" if keep.size <= 500 else "lines", "customdata": custom[keep],
             "line": {"color": WINNER, "width": 2.5}, "marker": {"size": 8, "color": WINNER},
-            "hovertemplate": f"{feature} <= %{{x:.6g}}<br>{label} = %{{y:.4f}}{extra}<extra></extra>"}, {
+            "hovertemplate": f"{feature} ≤ %{{x:.6g}}<br>{label} = %{{y:.4f}}{extra}<extra></extra>"}, {
             "type": "scatter", "x": [thr[best]], "y": [values[best]], "mode": "markers", "name": "best",
             "hoverinfo": "skip", "marker": {"size": 16, "symbol": "diamond", "color": palette.OKABE_ITO[1],
                                             "line": {"color": "black", "width": 1}}}]

@@ -7,8 +7,10 @@ rows on top, one trace per class with colour + marker symbol and the row positio
 WebGL; above ``max_points`` it draws a deterministic sample (``numpy.random.default_rng(seed)``) and
 says so.
 
-User text (feature names, class labels) is HTML-escaped before it reaches Plotly, which interprets
-tags such as ``<b>`` and ``<br>`` in titles, legends and hover labels.
+User text (feature names, class labels, category values) is escaped with :func:`escape` before it reaches
+Plotly, which draws a subset of HTML (``<a href>`` as a live link, ``<b>``, ``<i>``, ``<br>``, ``<span
+style>``, ``<sub>``, ``<sup>``, entities) in titles, tick labels, legends, hover labels and ``text``.
+:func:`escape` is the one escape for Plotly text in the app: every figure builder uses it.
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ WEBGL_POINTS = 5000
 
 def escape(text) -> str:
     """User text safe for Plotly labels and hover templates (``<``, ``>``, ``&``, ``%{`` and ``$``).
+
+    ``<``, ``>`` and ``&`` become entities, so no tag (``<a href>`` would be a live link) and no entity of
+    the user's is interpreted; ``%{`` gets a zero-width space, so it is not a hover-template field; a
+    newline becomes a space. Values put on a category axis must be escaped too: Plotly draws the
+    category values themselves as tick labels and puts them into ``%{x}`` / ``%{y}`` of hover templates.
 
     ``$`` becomes the entity ``&#36;``: Plotly treats a ``$...$`` pair as TeX and, without MathJax,
     drops it from the label (a column named ``$x$`` vanished from titles and notes).
@@ -381,9 +388,11 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
         line_x, line_y = edges, np.append(preds, preds[-1])
         shape = "hv"
     else:
-        xs = frame[feature].astype("string").to_numpy(dtype=object, na_value=None)
         cats = list(tree.schema.categories[tree.schema.index(feature)])
-        line_x, line_y, shape = cats, _predict_rows(tree, base, feature, cats), None
+        # the values are the axis' categories, so its tick labels and hover %{x}: escaped, once per value
+        codes = pd.Categorical(frame[feature].astype("string"))
+        xs = np.array([escape(c) for c in codes.categories] + [None], dtype=object)[codes.codes]
+        line_x, line_y, shape = [escape(c) for c in cats], _predict_rows(tree, base, feature, cats), None
     known = np.flatnonzero(pd.notna(pd.Series(xs)).to_numpy() & np.isfinite(target))
     shown = known[sample_rows(known.size, max_points, seed)]
     traces.append(_point_trace(
@@ -403,7 +412,8 @@ def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=N
     if query is not None and feature in query and (kind != "numeric" or _as_float(query[feature]) is not None):
         qrow = {**base, **{k: v for k, v in query.items() if k in base}}
         qy = _predict_rows(tree, qrow, feature, [query[feature]])[0]
-        traces.append(dict(type="scatter", x=[query[feature]], y=[qy], mode="markers", name="query",
+        qx = query[feature] if kind == "numeric" else escape(query[feature])
+        traces.append(dict(type="scatter", x=[qx], y=[qy], mode="markers", name="query",
                            hovertemplate="query: prediction %{y:.4g}<extra></extra>",
                            marker={"symbol": "star", "size": 22, "color": palette.PATH,
                                    "line": {"color": "black", "width": 1.5}}))

@@ -59,7 +59,7 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
-    expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible(timeout=60_000)  # a busy machine
     wait_idle(page)
     # the loading note names the column '$x$' literally (not as a formula)
     expect(page.get_by_text("Column '$x$' counts the rows", exact=False)).to_be_visible()
@@ -170,12 +170,19 @@ def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
         ours = [c for c in resp.headers.get_all("Set-Cookie") or [] if c.startswith("dtx_replica=")]
         for header, value in SECURITY_HEADERS.items():
             assert value in (resp.headers.get(header) or ""), (header, resp.headers.get(header))
+        assert resp.headers.get("Server") == "nginx", resp.headers.get("Server")  # server_tokens off: no version
+        policy = resp.headers.get("Permissions-Policy") or ""
+        assert all(f"{device}=()" in policy for device in NO_DEVICES), policy
         return resp.headers["X-Dtx-Replica"], (ours[0] if ours else None)
 
 
 # what deploy/nginx.conf adds to every answer (parts of the values)
 SECURITY_HEADERS = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'",
-                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
+                    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
+                    "Permissions-Policy": "camera=()"}
+# devices the app never uses, each refused by the Permissions-Policy header
+NO_DEVICES = ("camera", "microphone", "geolocation", "payment", "usb", "serial", "hid", "midi",
+              "accelerometer", "gyroscope", "magnetometer", "display-capture", "browsing-topics")
 
 
 def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas, browser, wait_idle, tmp_path):
@@ -193,8 +200,10 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=url)
     context.set_default_timeout(90_000)
     page = context.new_page()
-    refused = []  # the proxy's Content-Security-Policy must not block anything the app itself loads
-    page.on("console", lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None)
+    refused = []  # the proxy's Content-Security-Policy must not block anything the app itself loads, and
+    # every name in its Permissions-Policy must be one Chromium knows (an unknown one is a console error)
+    page.on("console", lambda msg: refused.append(msg.text) if (
+        "Content Security Policy" in msg.text or "Permissions-Policy" in msg.text) else None)
     try:
         page.goto("/")
         wait_idle(page)
@@ -220,6 +229,10 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
         cookies = {c["name"]: c["value"] for c in context.cookies()}
         assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
         assert refused == [], "\n".join(refused)
+        # the browser applies the Permissions-Policy: the page may use none of these devices
+        allowed = page.evaluate("f => f.filter(x => document.featurePolicy.allowedFeatures().includes(x))",
+                                list(NO_DEVICES))
+        assert allowed == [], allowed
     finally:
         context.close()
 

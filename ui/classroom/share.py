@@ -11,7 +11,11 @@ The query string carries, for bundled samples only (an uploaded file cannot trav
 - ``step``: how many automatic steps to replay (forced splits and collapses are not carried).
 
 Reading is forgiving: each bad piece is dropped with a warning sentence and the rest is used, so a
-mangled link never crashes the page. Decoding (:func:`decode_params`) is pure; only
+mangled link never crashes the page. A link is held to the limits of the widgets it stands for: the
+settings to :data:`engine.config.INT_LIMITS` (which ``TreeConfig`` itself checks, so a setting named
+twice or out of range drops the settings like any bad one), the split to the Data page's
+``ui.state.MAX_TEST_SIZE`` / ``MAX_VALIDATION_SIZE`` / ``MAX_SEED``. A parameter given more than
+once is read from its last copy, with a warning. Decoding (:func:`decode_params`) is pure; only
 :func:`apply_link_once` and :func:`sync_link` touch Streamlit.
 """
 
@@ -117,6 +121,8 @@ def decode_config(text: str) -> TreeConfig:
         name = CFG_KEYS.get(key.strip())
         if not sep or name is None:
             raise ConfigError(f"The link's setting {_echo(piece.strip())} is not one this app knows.")
+        if name in values:
+            raise ConfigError(f"The link gives the setting {_echo(key.strip())} more than once.")
         try:
             values[name] = _parse_value(name, raw)
         except ValueError:
@@ -148,14 +154,33 @@ class SharedState:
 
 
 def _first(value) -> str:
+    """The parameter's value; of a parameter given more than once, the last (as ``st.query_params``)."""
     if isinstance(value, (list, tuple)):
         return str(value[-1]) if value else ""
     return str(value)
 
 
+SPLIT_WARNING = (f"The link's train/test split could not be read (it needs a test share from 0 to "
+                 f"{state.MAX_TEST_SIZE:g}, a validation share from 0 to {state.MAX_VALIDATION_SIZE:g} and a "
+                 f"seed from 0 to {state.MAX_SEED:,}, as on the Data page); the default split is used.")
+
+
+def _split(text: str) -> tuple[float, float, int]:
+    """``test,validation,seed`` within the Data page's limits; ValueError otherwise."""
+    t, v, s = text.split(",")
+    split = (float(t), float(v), int(s))
+    if not (0 <= split[0] <= state.MAX_TEST_SIZE and 0 <= split[1] <= state.MAX_VALIDATION_SIZE
+            and 0 <= split[2] <= state.MAX_SEED):
+        raise ValueError(text)
+    return split
+
+
 def decode_params(params: Mapping) -> SharedState:
     """Read the link's parameters; never raises (bad pieces become warnings)."""
     warn: list[str] = []
+    repeated = [k for k in PARAMS if isinstance(params.get(k), (list, tuple)) and len(params[k]) > 1]
+    if repeated:
+        warn.append(f"The link gives {', '.join(repeated)} more than once; the last of each is used.")
     name = None
     if P_DATA in params:
         raw = _first(params[P_DATA]).strip()
@@ -173,13 +198,9 @@ def decode_params(params: Mapping) -> SharedState:
     split = None
     if P_SPLIT in params:
         try:
-            t, v, s = _first(params[P_SPLIT]).split(",")
-            split = (float(t), float(v), int(s))
-            if not (0 <= split[0] < 1 and 0 <= split[1] < 1 and split[2] >= 0):
-                raise ValueError
+            split = _split(_first(params[P_SPLIT]))
         except ValueError:
-            split = None
-            warn.append("The link's train/test split could not be read; the default split is used.")
+            warn.append(SPLIT_WARNING)
     feats = None
     if P_FEAT in params:
         parts = tuple(p.strip() for p in _first(params[P_FEAT]).split(","))

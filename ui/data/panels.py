@@ -270,12 +270,12 @@ def split_form() -> None:
                    W_VALIDATION: float(settings["validation_size"]),
                    W_SPLIT_SEED: int(settings["seed"])})
     with st.form("data_split_form", border=True):
-        st.slider("Test share", 0.0, 0.5, step=0.05, key=W_TEST,
+        st.slider("Test share", 0.0, state.MAX_TEST_SIZE, step=0.05, key=W_TEST,
                   help="Rows kept aside to measure accuracy on unseen data (0 = train on all rows).")
-        st.slider("Validation share", 0.0, 0.4, step=0.05, key=W_VALIDATION,
+        st.slider("Validation share", 0.0, state.MAX_VALIDATION_SIZE, step=0.05, key=W_VALIDATION,
                   help="Rows used to decide splits or pruning (reduced-error pruning, "
                        "validation stopping).")
-        st.number_input("Seed of the split", 0, 2**31 - 1, step=1, key=W_SPLIT_SEED,
+        st.number_input("Seed of the split", 0, state.MAX_SEED, step=1, key=W_SPLIT_SEED,
                         help="Also the app-wide seed shown in the sidebar.")
         st.form_submit_button("Apply split", on_click=_apply_split, icon=":material/check:")
 

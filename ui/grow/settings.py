@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from engine.config import C45_RULES, PRESETS, TreeConfig
+from engine.config import C45_RULES, INT_LIMITS, PRESETS, TreeConfig
 from engine.errors import ConfigError
 from ui import state
 from ui.widgets import flash, md_escape
@@ -211,9 +211,10 @@ def settings_panel(task: str, has_validation: bool) -> None:
                        help="multiway: one child per value; subset: best binary grouping; "
                             "equals: one value against the rest.")
         c = st.columns(4)
-        c[0].number_input("Max depth (empty = none)", min_value=0, value=None, step=1, key=W_DEPTH, **kw)
-        c[1].number_input("Min rows to split", min_value=2, step=1, key=W_MSS, **kw)
-        c[2].number_input("Min rows per leaf (empty = preset)", min_value=1, value=None, step=1, key=W_MSL,
+        c[0].number_input("Max depth (empty = none)", *INT_LIMITS["max_depth"], value=None, step=1, key=W_DEPTH, **kw)
+        c[1].number_input("Min rows to split", *INT_LIMITS["min_samples_split"], step=1, key=W_MSS, **kw)
+        c[2].number_input("Min rows per leaf (empty = preset)", *INT_LIMITS["min_samples_leaf"], value=None, step=1,
+                          key=W_MSL,
                           placeholder="preset (C4.5: 2, else 1)",
                           help="Each child needs at least this many rows (preset 1). With J48's rules on it "
                                "is J48's M (preset 2 on C4.5), counted in case weight: a row with a missing "
@@ -237,7 +238,7 @@ def settings_panel(task: str, has_validation: bool) -> None:
                               "0.3 × rows. All-value branches: a branch for every value of the feature; "
                               "empty ones predict their parent's classes.")
         c = st.columns(4)
-        c[0].number_input("Max leaves (empty = none)", min_value=2, value=None, step=1, key=W_LEAVES,
+        c[0].number_input("Max leaves (empty = none)", *INT_LIMITS["max_leaf_nodes"], value=None, step=1, key=W_LEAVES,
                           help="Forces best-first growth.", **kw)
         c[1].selectbox("χ² significance α", CHI2_LEVELS, key=W_CHI2, **kw,
                        help="Split only when the chi-square test of the split is significant at α.")
@@ -258,9 +259,9 @@ def settings_panel(task: str, has_validation: bool) -> None:
                             "cut once into at most 'max bins' quantile bins and thresholds sit at bin edges "
                             "(much faster on big data; gain tables are then at bin resolution). Nodes with no "
                             "more rows than bins are searched exactly.")
-        c[1].number_input("Max bins", min_value=2, max_value=65_535, step=1, key=W_BINS, **kw,
+        c[1].number_input("Max bins", *INT_LIMITS["max_bins"], step=1, key=W_BINS, **kw,
                           help="Bins per numeric feature for histogram search.")
-        c[2].number_input("Histogram above N rows", min_value=0, step=10_000, key=W_ABOVE, **kw,
+        c[2].number_input("Histogram above N rows", *INT_LIMITS["histogram_above_rows"], step=10_000, key=W_ABOVE, **kw,
                           help="Automatic search uses histograms when the training rows exceed this.")
         st.caption("Changing any setting starts a new tree.")
     if st.session_state.get(CONFIG_ERROR):

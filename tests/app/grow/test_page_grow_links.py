@@ -179,7 +179,7 @@ def test_link_with_split_and_seed():
 @pytest.mark.parametrize("params, warning", [
     ({"data": "no_such_sample"}, "not a bundled sample"),
     ({"data": "ski", "cfg": "alg:xgboost"}, "algorithm must be one of id3, c45, cart"),
-    ({"data": "ski", "cfg": "depth:-3"}, "max_depth must be a whole number >= 0"),
+    ({"data": "ski", "cfg": "depth:-3"}, "max_depth must be a whole number from 0 to 10,000"),
     ({"data": "ski", "cfg": "colour:blue"}, "not one this app knows"),
     ({"data": "ski", "cfg": "depth:deep"}, "cannot read"),
     ({"data": "ski", "step": "many"}, "step count"),

@@ -207,3 +207,74 @@ def test_settings_wrong_for_the_data_fall_back_to_the_defaults(cfg):
         at.switch_page(page)
         at.run()
         check(at)
+
+
+# ---------------------------------------------------------------- huge settings and repeated keys
+@pytest.mark.parametrize("params, words", [
+    ({"cfg": "alg:cart,mss:100000000000"}, "min_samples_split must be a whole number from 2 to 1,000,000,000"),
+    ({"cfg": "alg:cart,msl:100000000000"}, "min_samples_leaf must be a whole number from 1 to 1,000,000,000"),
+    ({"cfg": "alg:cart,depth:99999999"}, "max_depth must be a whole number from 0 to 10,000"),
+    ({"cfg": "alg:cart,leaves:10000000000000"}, "max_leaf_nodes must be a whole number from 2"),
+    ({"cfg": "alg:cart,search:auto,above:100000000000"}, "histogram_above_rows must be a whole number"),
+    ({"cfg": "alg:cart,depth:3,depth:5"}, "gives the setting 'depth' more than once"),
+    ({"split": "0.2,0,100000000000000"}, "a seed from 0 to 2,147,483,647"),
+    ({"split": "0.99,0,1"}, "a test share from 0 to 0.5"),
+    ({"split": "0.2,0.9,1"}, "a validation share from 0 to 0.4"),
+    ({"split": "0.2,nan,1"}, "the default split is used"),
+], ids=["mss", "msl", "depth", "leaves", "above", "twice-in-cfg", "seed", "test", "validation", "nan"])
+def test_huge_settings_in_a_link_are_refused_with_a_warning(params, words):
+    """A link holds the limits of the widgets it stands for: past them, the piece is dropped with a sentence."""
+    from ui.classroom.share import default_split
+
+    at = open_link(data="ski", step="2", **params)
+    check(at)
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any(words in w for w in warnings), warnings
+    if "cfg" in params:
+        assert at.session_state[state.TREE_CONFIG] is None  # the data set's defaults
+    else:
+        settings = at.session_state[state.SPLIT_SETTINGS]
+        assert (settings["test_size"], settings["validation_size"], settings["seed"]) == default_split("ski")
+    assert at.session_state[state.GROWER].n_steps == 2 or "cfg" in params
+    for page in ("pages/data.py", "pages/grow.py"):  # the widgets can show what was kept
+        at.switch_page(page)
+        check(at.run())
+
+
+def test_a_parameter_given_twice_is_read_once_with_a_warning():
+    at = open_link(data="ski", step=["1", "3"], split=["0.2,0,3", "0.3,0,4"])
+    check(at)
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("gives split, step more than once; the last of each is used" in w for w in warnings), warnings
+    assert at.session_state[state.GROWER].n_steps == 3
+    assert at.session_state[state.SPLIT_SETTINGS]["seed"] == 4
+
+
+def test_the_widgets_and_the_links_share_their_limits():
+    """One place for the limits: the Grow page's inputs and the Data page's split form stop where a link does."""
+    from engine.config import INT_LIMITS
+    from ui.data import panels
+    from ui.grow import settings as gs
+
+    at = open_link(data="ski")
+    at.session_state[gs.P + "settings_box"] = True
+    check(at.run())
+    for key, name in ((gs.W_DEPTH, "max_depth"), (gs.W_MSS, "min_samples_split"), (gs.W_MSL, "min_samples_leaf"),
+                      (gs.W_LEAVES, "max_leaf_nodes"), (gs.W_BINS, "max_bins"), (gs.W_ABOVE, "histogram_above_rows")):
+        box = at.number_input(key=key).proto
+        assert (box.min, box.max) == INT_LIMITS[name], name
+    at.switch_page("pages/data.py")
+    check(at.run())
+    assert at.slider(key=panels.W_TEST).max == state.MAX_TEST_SIZE
+    assert at.slider(key=panels.W_VALIDATION).max == state.MAX_VALIDATION_SIZE
+    assert at.number_input(key=panels.W_SPLIT_SEED).max == state.MAX_SEED
+
+
+def test_bundled_lessons_stay_within_the_limits():
+    """A lesson link loads a split the Data page can show (its sliders stop at the same limits)."""
+    from ui.classroom.lessons import LESSONS
+    from ui.classroom.share import _split
+
+    for lesson in LESSONS:
+        if lesson.split is not None:
+            assert _split(",".join(str(v) for v in lesson.split)) == tuple(lesson.split), lesson.slug

@@ -210,5 +210,16 @@ def test_config_validation_messages():
         engine.TreeConfig(criterion="variance").resolved("classification")
     assert engine.TreeConfig(algorithm="id3").resolved().criterion == "entropy"
     assert engine.TreeConfig(criterion="gini").resolved("regression").criterion == "variance"
+
+
+def test_config_whole_numbers_have_upper_limits():
+    """INT_LIMITS bounds every whole-number setting (the Grow page's inputs and share links use the same)."""
+    from engine.config import INT_LIMITS
+
+    for name, (low, high) in INT_LIMITS.items():
+        assert engine.TreeConfig(**{name: high}).to_dict()[name] == high
+        for bad in (low - 1, high + 1):
+            with pytest.raises(ConfigError, match=f"{name} must be a whole number from {low:,} to {high:,}"):
+                engine.TreeConfig(**{name: bad})
     cfg = engine.TreeConfig(max_depth=3)
     assert engine.TreeConfig.from_dict(cfg.to_dict()) == cfg

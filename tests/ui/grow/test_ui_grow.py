@@ -85,7 +85,7 @@ def test_default_config_link_is_just_the_algorithm():
     ("size:3", "not one this app knows"),
     ("depth:3.5", "cannot read"),
     ("val:maybe", "cannot read"),
-    ("mss:1", "min_samples_split must be a whole number >= 2"),
+    ("mss:1", "min_samples_split must be a whole number from 2 to 1,000,000,000"),
     ("chi2:2", "chi2_alpha must be between 0 and 1"),
     ("base:1", "entropy_base must be a number > 1"),
 ])
