@@ -78,8 +78,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     items, x, top = plan.items, plan.x, plan.top
     n_items = len(items)
     nodes = tree.nodes
-    open_ids = ({n.id for n in tree.leaves if n.stop_reason is None} if open_nodes is None
-                else {int(i) for i in open_nodes})
+    open_ids = ({nid for nid, kind in items if kind == NODE and nodes[nid].is_leaf and nodes[nid].stop_reason is None}
+                if open_nodes is None else {int(i) for i in open_nodes})  # only the drawn ones: O(boxes)
     path_ids = set() if path is None else {int(i) for i in path}
     grey, grey_tops = _grey_ids(tree, marked)
     regression = tree.task == "regression"
