@@ -99,11 +99,13 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
         if kind == FOLD:
             k = plan.hidden[i]
             fill[i], text_c[i], height_of[i] = FOLD_FILL, "#444444", size.line_h + 2 * size.pad
-            text[i] = escape(fit(f"+{k:,} nodes", inner_w, font))
-            hover[i] = f"{k:,} nodes below #{nid}<br>click to show them"
+            cut = nid in grey or all(c in grey for c in node.children)  # everything it stands for is marked
+            what = str(marked_label) if cut else "nodes"
+            text[i] = escape(fit(f"+{k:,} {what}", inner_w, font))
+            hover[i] = f"{k:,} nodes below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
             if nid in path_ids and any(c in path_ids for c in node.children):
                 line_c[i], line_w[i] = palette.PATH, 3.0
-            if nid in grey:
+            if cut:
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
         lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
