@@ -23,6 +23,48 @@ from ui.widgets import md_escape
 #: no box/lasso tools (a click selects a node), no autoscale (the axes are the planned view).
 CONFIG = {"scrollZoom": True, "displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
 WIDTH, HEIGHT = 560, 600  # default budget (CSS px): the chart gets at least this width on every page
+# Why a script: Streamlit 1.67 derives a chart's element id from its figure (``key_as_main_identity=False``
+# in st.plotly_chart), so a changed figure is a new chart in the browser and Plotly's ``uirevision`` has no
+# earlier plot to keep the zoom of. This page script remembers each tree chart's axis ranges (per
+# ``uirevision`` = chart key and planned size) when the user zooms or pans, and applies them to the next
+# plot of that chart through Plotly's own mode-bar handler (a GUI relayout, as if the user had zoomed).
+# Constant text: no user data reaches it.
+ZOOM_KEEPER = """<script>
+(() => {
+  if (window.__dtxTreeZoom) return;
+  window.__dtxTreeZoom = true;
+  const saved = {};
+  const keyOf = gd => {
+    const m = gd.layout && gd.layout.meta;
+    return m && m.plan_width !== undefined ? `${gd.layout.uirevision}|${m.plan_width}x${m.plan_height}` : null;
+  };
+  const relayout = (gd, attr, val) => {
+    const bar = gd._fullLayout && gd._fullLayout._modeBar;
+    const zoom = bar && bar.buttons.flat().find(b => b && b.name === "zoomIn2d");
+    if (!zoom) return false;
+    zoom.click(gd, {currentTarget: {getAttribute: n => (n === "data-attr" ? attr : val), setAttribute: () => {}}});
+    return true;
+  };
+  const hook = gd => {
+    const key = keyOf(gd);
+    if (!key || !gd._fullLayout) return;
+    if (!gd.__dtxHooked) {
+      gd.__dtxHooked = true;
+      gd.on("plotly_relayout", () => {
+        const k = keyOf(gd), fl = gd._fullLayout;
+        if (k && fl && fl.xaxis && gd.__dtxKey === k) saved[k] = {x: fl.xaxis.range.slice(), y: fl.yaxis.range.slice()};
+      });
+    }
+    if (gd.__dtxKey === key) return;
+    const s = saved[key];
+    if (s && !(relayout(gd, "xaxis.range", s.x.slice()) && relayout(gd, "yaxis.range", s.y.slice()))) return;
+    gd.__dtxKey = key;
+  };
+  const scan = () => document.querySelectorAll(".js-plotly-plot").forEach(hook);
+  new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
+  scan();
+})();
+</script>"""
 CRUMBS = 5  # breadcrumbs shown: the root and the last ones before the focus
 HELP = ("Click a box to inspect it; a “+k nodes” box shows the subtree below it, the buttons above lead back "
         "up. Drag to pan, zoom with the mode bar (or Ctrl + wheel), double-click to see the whole view again.")
@@ -132,7 +174,9 @@ def navigation(tree, plan, *, key: str, on_node=None) -> None:
 
 
 def show_figure(fig, *, key: str, tree=None, on_node=None):
-    """``st.plotly_chart`` of a tree figure whose clicks focus ``+k`` boxes and call ``on_node(node_id)``."""
+    """``st.plotly_chart`` of a tree figure whose clicks focus ``+k`` boxes and call ``on_node(node_id)``; the
+    page script :data:`ZOOM_KEEPER` carries the user's zoom and pan over to the next figure of this chart."""
+    st.html(ZOOM_KEEPER, unsafe_allow_javascript=True, width="content")
     return st.plotly_chart(fig, key=key, on_select=lambda: _on_click(tree, key, on_node), selection_mode="points",
                            width="stretch", config=CONFIG)
 
