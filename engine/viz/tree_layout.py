@@ -19,6 +19,9 @@ Two walks, as in the paper:
 The functions take the tree as a list of child lists (``children[i]`` = indices of node i's children,
 left to right, root = 0) so the caller decides what a "node" is (the figure adds "+k nodes" boxes).
 Both walks are iterative: a tree may be thousands of levels deep.
+
+:func:`plan_view` decides which nodes a view of the tree draws so that it fits a budget in CSS pixels at a
+font size (focus + context: the biggest subtrees below the focus first, the rest as "+k nodes" boxes).
 """
 
 from __future__ import annotations
