@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.viz.tree_labels import text_px, wrap2
+from engine.viz.tree_labels import BoxSize, box_size
 
-__all__ = ["tidy_layout", "plan_view", "ViewPlan", "BoxSize", "box_size", "subtree_sizes", "trail_to", "MAX_BOXES"]
+__all__ = ["tidy_layout", "plan_view", "ViewPlan", "subtree_sizes", "trail_to", "MAX_BOXES"]
 
 
 def tidy_layout(children: list[list[int]], *, distance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -178,27 +178,6 @@ EXACT_CHECKS = 24     # tidy layouts tried when the column count alone says "too
 _SIZES: "OrderedDict[tuple, np.ndarray]" = OrderedDict()  # subtree sizes per tree fingerprint (immutable)
 
 
-@dataclass(frozen=True)
-class BoxSize:
-    """Pixel sizes of one view: font, box, the label band above a box, one level, the gap between columns."""
-
-    font: float
-    lines: int
-    box_w: float
-    box_h: float
-    line_h: float
-    strip_h: float
-    label_h: float
-    level_h: float
-    gap_x: float
-    pad: float
-
-    @property
-    def pitch(self) -> float:
-        """Distance between the centres of two neighbouring columns."""
-        return self.box_w + self.gap_x
-
-
 @dataclass(frozen=True, repr=False)
 class ViewPlan:
     """What one view of a tree draws, where (box centres ``x``, box tops ``top``, px from the top-left).
@@ -266,29 +245,6 @@ def trail_to(tree, node_id: int) -> tuple[int, ...]:
         out.append(nid)
         nid = tree.nodes[nid].parent
     return tuple(reversed(out))
-
-
-def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True, name_chars: int = 9) -> BoxSize:
-    """Sizes for ``tree`` at ``font`` px: a box has the line ``#id n=rows``, one or two lines of a name (two
-    only if a feature or class name of the tree needs them), and the impurity unless ``compact``; it is as
-    wide as the widest first line (the biggest id and n), a ``+k nodes`` count, or ``name_chars`` average
-    characters of a name, plus padding; the label band is one line; a level is band + box + gap."""
-    schema = tree.schema
-    names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
-    lines = 1 + max([len(wrap2(n)) for n in names] + [1]) + (0 if compact else 1)
-    root = tree.root
-    first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + f"n={root.n_node_samples:,}"
-    widest = max(text_px(first, font), text_px(f"+{len(tree.nodes):,} nodes", font),
-                 text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
-    pad = max(4.0, round(font * 0.4))
-    line_h = round(font * 1.3, 1)
-    strip_h = max(4.0, round(font * 0.4))
-    box_h = lines * line_h + strip_h + 2 * pad
-    label_h = line_h + 2
-    gap_y = max(10.0, round(font * 0.9))
-    return BoxSize(font=float(font), lines=lines, box_w=float(np.ceil(widest + 2 * pad)), box_h=box_h, line_h=line_h,
-                   strip_h=strip_h, label_h=label_h, level_h=label_h + box_h + gap_y, gap_x=max(8.0, round(font * 0.7)),
-                   pad=pad)
 
 
 def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float = 11, compact: bool = False,
