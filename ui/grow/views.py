@@ -16,6 +16,7 @@ import streamlit as st
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.dot import dot_source
 from engine.viz.tree_figure import tree_figure
+from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
 from ui.widgets import md_escape, shorten
 
@@ -90,11 +91,11 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
     width. Returns the figure drawn. The view's focus moves only when the user selects a node that is not
     drawn while the tree stays the same (a Step selects its new node but keeps the view).
     """
-    compact = False
-    if tree.n_nodes > MEDIUM_TREE and not big:
+    compact, n_nodes = False, int(subtree_sizes(tree)[0])  # remembered per tree: no walk on a click
+    if n_nodes > MEDIUM_TREE and not big:
         compact_key = "_w_grow_compact"
         if compact_key not in st.session_state:
-            st.session_state[compact_key] = tree.n_nodes > COMPACT_TREE
+            st.session_state[compact_key] = n_nodes > COMPACT_TREE
         compact = st.toggle("Compact boxes", key=compact_key,
                             help="Only the test (or class) and n in each box; hover or the inspector shows the "
                                  "rest. Compact boxes leave room for more levels.")
