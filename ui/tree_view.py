@@ -153,10 +153,11 @@ def _go_to(tree, key: str, on_node) -> None:
             on_node(nid)
 
 
-def navigation(tree, plan, *, key: str, on_node=None) -> None:
-    """Breadcrumbs from the root to the focus (buttons) and a "Go to node" box, when part of the tree is
-    not drawn. Labels are node ids and the (escaped) branch into each node."""
-    if plan.focus == 0 and all(k == 0 for _, k in plan.items):
+def navigation(tree, plan, *, key: str, on_node=None, goto: bool = True) -> None:
+    """Breadcrumbs from the root to the focus (buttons) and a "Go to node" box (``goto``), when part of the
+    tree is not drawn. Labels are node ids and the (escaped) branch into each node."""
+    goto = goto and (plan.focus != 0 or any(k != 0 for _, k in plan.items))
+    if plan.focus == 0 and not goto:
         return
     row = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
     trail = plan.trail
@@ -168,6 +169,8 @@ def navigation(tree, plan, *, key: str, on_node=None) -> None:
         row.button(md_escape(label), key=f"{key}_crumb_{nid}", disabled=nid == plan.focus, type="tertiary",
                    on_click=set_focus, args=(tree, key, nid),
                    help="Show the tree from here" if nid != plan.focus else "The view starts here")
+    if not goto:
+        return
     row.number_input("Go to node #", min_value=0, max_value=len(tree.nodes) - 1, value=None, step=1,
                      key=f"{key}_goto", on_change=_go_to, args=(tree, key, on_node), width=150,
                      placeholder="node id", help="Show this node (and its siblings) and select it.")

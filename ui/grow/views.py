@@ -107,7 +107,7 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
     moved = last is not None and last_fp == fp and last != selected
     plan = tree_view.plan_for(tree, key=TREE_KEY, width=width, height=height, big=big, compact=compact,
                               keep=selected if moved else None)
-    tree_view.navigation(tree, plan, key=TREE_KEY, on_node=_select_clicked)
+    tree_view.navigation(tree, plan, key=TREE_KEY, on_node=_select_clicked, goto=not big)  # projector: the tree first
     fig = memo(("tree_fig", tree_fingerprint(tree), plan.focus, plan.expanded, highlight, tuple(path or ()), selected,
                 compact, big, width),
                lambda: tree_figure(tree, plan=plan, highlight=highlight, path=path, selected=selected,
