@@ -23,7 +23,7 @@ from ui.widgets import md_escape
 #: no box/lasso tools (a click selects a node), no autoscale (the axes are the planned view).
 CONFIG = {"scrollZoom": True, "displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
 WIDTH, HEIGHT = 560, 600  # default budget (CSS px): the chart gets at least this width on every page
-# Why a script: Streamlit 1.67 derives a chart's element id from its figure (``key_as_main_identity=False``
+# (Per focus: a new view after a click on "+k nodes" starts unzoomed.) Why a script: Streamlit 1.67 derives a chart's element id from its figure (``key_as_main_identity=False``
 # in st.plotly_chart), so a changed figure is a new chart in the browser and Plotly's ``uirevision`` has no
 # earlier plot to keep the zoom of. This page script remembers each tree chart's axis ranges (per
 # ``uirevision`` = chart key and planned size) when the user zooms or pans, and applies them to the next
@@ -36,7 +36,7 @@ ZOOM_KEEPER = """<script>
   const saved = {};
   const keyOf = gd => {
     const m = gd.layout && gd.layout.meta;
-    return m && m.plan_width !== undefined ? `${gd.layout.uirevision}|${m.plan_width}x${m.plan_height}` : null;
+    return m && m.plan_width !== undefined ? `${gd.layout.uirevision}|${m.plan_width}x${m.plan_height}|${m.focus}` : null;
   };
   const relayout = (gd, attr, val) => {
     const bar = gd._fullLayout && gd._fullLayout._modeBar;
