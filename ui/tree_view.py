@@ -190,6 +190,8 @@ def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, bi
     focus moves up to its parent if it is not)."""
     kw = dict(width=width, height=height, font=FONT_PX[big], compact=compact or big, show_ids=show_ids,
               fold=folded_ids(key))
+    valid = keep is not None and 0 <= keep < len(tree.nodes) and tree.nodes[keep] is not None
+    kw["prefer"] = trail_to(tree, keep) if valid else ()  # its path is opened first: drawn from the focus if it fits
     plan = plan_view(tree, focus=focus_of(tree, key), **kw)
     if keep is not None and 0 <= keep < len(tree.nodes) and tree.nodes[keep] is not None and keep not in plan.drawn:
         node = tree.nodes[keep]

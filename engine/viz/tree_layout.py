@@ -248,13 +248,14 @@ def trail_to(tree, node_id: int) -> tuple[int, ...]:
 
 
 def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float = 11, compact: bool = False,
-              show_ids: bool = True, fold=(), max_boxes: int = MAX_BOXES) -> ViewPlan:
+              show_ids: bool = True, fold=(), prefer=(), max_boxes: int = MAX_BOXES) -> ViewPlan:
     """Which nodes to draw below ``focus`` so that the view fits ``width`` x ``height`` CSS px at ``font``.
 
     Degree of interest: starting from the focus (always opened), the biggest drawn subtree is opened next,
     while its children fit the width (one column per box at the bottom of the view, or the tidy layout's
     exact width), the levels fit the height and at most ``max_boxes`` boxes are drawn; a subtree that is
-    not opened is one ``+k nodes`` box below its node. ``fold``: node ids never opened (folded by hand).
+    not opened is one ``+k nodes`` box below its node. ``fold``: node ids never opened (folded by hand);
+    ``prefer``: node ids opened before any other (a selected node's path, so that it is drawn if it fits).
     Costs O(boxes drawn) once :func:`subtree_sizes` is known for the tree.
     """
     nodes = tree.nodes
@@ -288,11 +289,12 @@ def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float 
         boxes = 2
         deepest = 1
         open_(focus)
-    heap = [(-int(sizes[c]), c) for c in nodes[focus].children if not nodes[c].is_leaf and c not in never]
+    first = {int(i) for i in prefer}
+    heap = [(c not in first, -int(sizes[c]), c) for c in nodes[focus].children if not nodes[c].is_leaf and c not in never]
     heapq.heapify(heap)
     exact_left = EXACT_CHECKS
     while heap:
-        _, nid = heapq.heappop(heap)
+        nid = heapq.heappop(heap)[-1]
         kids = nodes[nid].children
         new_cols = cols + len(kids) - 1
         new_boxes = boxes + len(kids) + sum(1 for c in kids if not nodes[c].is_leaf) - 1
@@ -309,7 +311,7 @@ def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float 
         open_(nid)
         for c in kids:
             if not nodes[c].is_leaf and c not in never:
-                heapq.heappush(heap, (-int(sizes[c]), c))
+                heapq.heappush(heap, (c not in first, -int(sizes[c]), c))
     items, children, hidden = _items(tree, focus, opened, sizes)
     x, depth = tidy_layout(children)
     used_w = float(x.max()) * size.pitch + size.box_w + 2 * margin

@@ -12,7 +12,7 @@ import pytest
 import engine
 from engine.viz.tree_figure import FOLD, NODE, tree_figure
 from engine.viz.tree_labels import branch_label, fit, text_px
-from engine.viz.tree_layout import plan_view, subtree_sizes
+from engine.viz.tree_layout import plan_view, subtree_sizes, trail_to
 
 
 def noisy_tree(rows: int, seed: int = 0):
@@ -134,3 +134,15 @@ def test_fit_cuts_with_an_ellipsis_to_the_width():
     cut = fit("alcalinity_of_ash", 60, 11)
     assert cut.endswith("…") and text_px(cut, 11) <= 60 and len(cut) < len("alcalinity_of_ash")
     assert text_px("WWW", 11) > text_px("iii", 11)  # measured per character, not counted
+
+
+def test_a_preferred_path_is_opened_first(big_tree):
+    """A selected node in a small subtree is drawn from the root when its path is preferred; biggest-first
+    alone leaves it inside a "+k nodes" box."""
+    plain = plan_view(big_tree, width=900, height=640)
+    hidden = [n for n in big_tree.walk() if n.depth <= 5 and n.id not in plain.drawn]
+    assert hidden
+    target = hidden[0]
+    preferred = plan_view(big_tree, width=900, height=640, prefer=trail_to(big_tree, target.id))
+    assert target.id in preferred.drawn and preferred.focus == 0
+    assert sum(1 for _, k in preferred.items if k == 0) + sum(preferred.hidden) == subtree_sizes(big_tree)[0]
