@@ -79,7 +79,7 @@ else:
     diagram_col, region_col = st.columns([3, 2] if sw.presenter else [1, 1], gap="large")
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
-                         big=sw.presenter)
+                         big=sw.presenter, wide=wide)
     classroom.render_narration(grower, sw.lang)
     if tree.leaves and any(n.stop_reason for n in tree.leaves):
         with st.expander("Why the leaves stopped"):

@@ -1,26 +1,28 @@
-"""The tree as an interactive Plotly figure: a tidy layout, one clickable box per node, zoom and pan.
+"""The tree as an interactive Plotly figure, planned in pixels so that every box drawn is readable.
 
-What is drawn (see :mod:`engine.viz.tree_layout` for where):
+What is drawn (:func:`engine.viz.tree_layout.plan_view` decides which nodes, and where):
 
-- every node is one bar of the ``nodes`` trace (a box in data units, so zooming in enlarges it) whose
-  ``customdata`` row is ``[node id, 0]``; a folded subtree is one ``+k nodes`` box whose row is
-  ``[id of the folded node, 1]``. :func:`clicked_node` reads a click back.
-- inside a box: ``#id`` and ``n``, the feature tested (the test's value sits on the branches) or the
-  predicted class or value of a leaf, and the impurity (not with ``compact``), in short lines; at its
-  foot a stacked bar of the class shares (regression: the mean against the target's range).
-- text is one pixel size everywhere (``uniformtext`` with ``mode="hide"``): a label that does not fit
-  its box at the current zoom is hidden, never shrunk; zooming in makes boxes larger until it fits.
-- branches are straight lines whose width grows with the share of the training weight flowing
-  through them (``1 + 8 * share`` pixels, rounded, one line trace per width), labelled with the test's
-  outcome (``<= 2.45``, ``Sunny``).
-- fills come from :mod:`engine.viz.palette` (majority class tinted by purity, Cividis for regression);
-  the last split's node gets a thick black outline, a query point's path magenta boxes and branches,
-  the selected node a thick blue outline, open leaves are hatched, ``marked`` subtrees (a pruning
-  preview) are grey.
-- above :data:`GL_BOXES` boxes the nodes become WebGL square markers without text (hover still tells
-  everything); pages fold deep levels instead so that a few hundred boxes are drawn.
+- a view of the tree below a *focus* node (the root by default): the biggest subtrees are opened first
+  while the boxes fit the width and the levels the height at the font (11 px, presenter 16 px); every
+  other subtree is one ``+k nodes`` box that shows its count. A click on a ``+k`` box makes that node the
+  focus (the page keeps it; see :mod:`ui.tree_view`).
+- every node is one bar of the ``nodes`` trace (in pixel units: the axes are the planned width and
+  height in CSS px, and cannot be zoomed out beyond them) whose ``customdata`` row is ``[node id, 0]``;
+  a ``+k nodes`` box's row is ``[id of the node it hangs below, 1]``. :func:`clicked_node` reads a click.
+- inside a box (the ``box text`` trace, text in fixed pixels): ``#id`` and ``n``, the feature tested or
+  the predicted class or value of a leaf, and the impurity (not with ``compact``), each line cut to fit
+  the box (:func:`engine.viz.tree_labels.fit`), never hidden; at its foot a stacked bar of the class
+  shares (regression: the mean against the target's range).
+- above each child box its branch label says what the parent tests (``≤ 2.45``, ``∈ {Thur, Fri}``), no
+  wider than the space between two boxes; branches are lines whose width grows with the share of the
+  training weight flowing through them (``1 + 8 * share`` px).
+- fills come from :mod:`engine.viz.palette`; the last split's node gets a thick black outline, a query
+  point's path magenta boxes and branches, the selected node a thick blue outline, open leaves are
+  hatched, ``marked`` subtrees (a pruning preview) are grey.
 
-Every label and hover text is user text escaped for Plotly (:func:`engine.viz.regions.escape`).
+The axes' ranges depend only on the planned width and height (not on the tree), so with a constant
+``uirevision`` Plotly keeps the user's zoom and pan across reruns. Every label and hover text is user
+text escaped for Plotly (:func:`engine.viz.regions.escape`).
 """
 
 from __future__ import annotations
@@ -31,53 +33,17 @@ import plotly.io as pio
 
 from engine.viz import palette
 from engine.viz.regions import TEMPLATE, escape, new_figure
-from engine.viz.tree_labels import box_text, fill_of, hover_text, short, short_branch
-from engine.viz.tree_layout import tidy_layout
+from engine.viz.tree_labels import FONT_FAMILY, box_lines, branch_label, fill_of, fit, hover_text, short
+from engine.viz.tree_layout import plan_view
 
-__all__ = ["tree_figure", "clicked_node", "visible_items", "GL_BOXES", "FOLD", "NODE"]
+__all__ = ["tree_figure", "clicked_node", "FOLD", "NODE", "FONT_PX", "WIDTH", "HEIGHT"]
 
 NODE, FOLD = 0, 1  # second column of customdata: a node's box, or a folded subtree's "+k nodes" box
-GL_BOXES = 1500  # more boxes than this: WebGL markers without text
 VALIDATE_BELOW = 400  # Plotly validates the figures of fewer boxes (a big one: ~0.1 ms a box, so not)
-BOX_W, BOX_H = 0.92, 0.6  # box size in layout units (siblings 1 apart, levels 1 apart)
-STRIP_H = 0.085  # the class-share bar at a box's foot
-LABEL_W, LABEL_H, LABEL_AT = 0.7, 0.2, 0.72  # branch labels (no background), 72% of the way to the child:
-# siblings 1 apart put theirs 0.72 apart, so labels never overlap (a longer one shows when zoomed in)
-LABEL_GAP = 0.065  # half the height of the break in a branch's line around its label's text
-LEVEL_PX = {False: 136, True: 170}  # pixels per level (normal, presenter)
-FONT_PX = {False: 11, True: 18}
+FONT_PX = {False: 11, True: 16}  # normal, presenter
+WIDTH, HEIGHT = 640, 640  # default budget in CSS px
 GREY_FILL, GREY_TEXT, FOLD_FILL, TEXT = "#EEEEEE", "#757575", "#FAFAFA", "#1A1A1A"
 SELECTED = "#1F5FA8"  # the app's primary colour: the node the inspector shows
-
-
-def visible_items(tree, *, folded=(), max_depth=None):
-    """What is drawn: ``(items, children, hidden)`` in pre-order.
-
-    ``items[i] = (node id, NODE)`` or ``(folded node's id, FOLD)``; ``children[i]``: item indices of
-    its children; ``hidden[i]``: the nodes a fold box stands for (0 for a node).
-    """
-    fold = {int(i) for i in folded}
-    items, children, hidden = [], [], []
-    stack = [(tree.root.id, -1)]
-    while stack:
-        nid, parent = stack.pop()
-        i = len(items)
-        items.append((nid, NODE))
-        children.append([])
-        hidden.append(0)
-        if parent >= 0:
-            children[parent].append(i)
-        node = tree.nodes[nid]
-        if node.is_leaf:
-            continue
-        if nid in fold or (max_depth is not None and node.depth >= max_depth):
-            items.append((nid, FOLD))
-            children.append([])
-            hidden.append(sum(1 for _ in tree.walk(nid)) - 1)
-            children[i].append(i + 1)
-            continue
-        stack.extend((c, i) for c in reversed(node.children))
-    return items, children, hidden
 
 
 def _grey_ids(tree, marked) -> tuple[set, set]:
@@ -90,58 +56,62 @@ def _grey_ids(tree, marked) -> tuple[set, set]:
     return grey, {m for m in tops if tree.nodes[m].parent not in grey}
 
 
-def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=None, folded=(), max_depth=None,
-                marked=(), marked_label="pruned", compact=False, show_ids=True, big=False,
-                max_height=1500, uirevision="tree", title=None):
-    """The tree as a ``plotly.graph_objects.Figure`` (see the module docstring for what it shows).
+def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, fold=(), plan=None,
+                highlight=None, path=None, selected=None, open_nodes=None, marked=(), marked_label="pruned",
+                compact=False, show_ids=True, big=False, uirevision="tree", title=None):
+    """The view of ``tree`` below ``focus`` as a ``plotly.graph_objects.Figure`` (see the module docstring).
 
-    highlight: the node the last step split (thick black outline). path: node ids of a query point's
-    path (magenta). selected: the node the inspector shows (thick blue outline). open_nodes: ids of
-    the open leaves (default: leaves without a stop reason). folded: node ids whose subtrees are drawn
-    as one ``+k nodes`` box; max_depth: fold every node at this depth. marked: subtrees greyed with
-    ``marked_label`` on their top (pruning preview). compact: fewer lines per box. big: presenter
-    sizes (larger type and levels). max_height: pixels; a deeper tree is zoomed into, not shrunk.
-    uirevision: Plotly keeps the user's zoom while it stays the same (across Steps).
+    width, height: the budget in CSS px (the chart must get at least ``width``: its x axis spans it);
+    fit_height: the figure only as tall as the levels drawn (else ``height``, which keeps the axes, and so
+    the user's zoom, the same across Steps). fold: node ids never opened. plan: a
+    :class:`~engine.viz.tree_layout.ViewPlan` made already (the other sizing arguments are then unused).
+    highlight: the node the last step split (thick black outline). path: node ids of a query point's path
+    (magenta). selected: the node the inspector shows (thick blue outline). open_nodes: ids of the open
+    leaves (default: leaves without a stop reason). marked: subtrees greyed with ``marked_label`` on their
+    top (pruning preview). compact: no impurity line. big: presenter sizes (16 px text).
     """
-    items, children, hidden = visible_items(tree, folded=folded, max_depth=max_depth)
-    x, depth = tidy_layout(children)
-    y = -depth.astype(float)
+    font = FONT_PX[big]
+    if plan is None:
+        plan = plan_view(tree, focus=focus, width=width, height=height, font=font, compact=compact or big,
+                         show_ids=show_ids, fold=fold)
+    size = plan.size
+    items, x, top = plan.items, plan.x, plan.top
+    n_items = len(items)
     nodes = tree.nodes
-    open_ids = ({n.id for n in tree.leaves if n.stop_reason is None} if open_nodes is None
-                else {int(i) for i in open_nodes})
+    open_ids = ({nid for nid, kind in items if kind == NODE and nodes[nid].is_leaf and nodes[nid].stop_reason is None}
+                if open_nodes is None else {int(i) for i in open_nodes})  # only the drawn ones: O(boxes)
     path_ids = set() if path is None else {int(i) for i in path}
     grey, grey_tops = _grey_ids(tree, marked)
     regression = tree.task == "regression"
     classes = tree.schema.classes
-    root_w = float(tree.root.weight) or 1.0
+    vmin = vmax = 0.0
     if regression:
-        vals = np.array([float(n.value[0]) for n in tree.walk()])
-        vmin, vmax = float(vals.min()), float(vals.max())
-    n_items = len(items)
-    gl = n_items > GL_BOXES
-    fills: dict = {}
+        vals = np.array([float(nodes[nid].value[0]) for nid, _ in items])
+        root_v = float(tree.root.value[0])
+        vmin, vmax = min(float(vals.min()), root_v), max(float(vals.max()), root_v)
     names = [escape(short(c, 20)) for c in classes] if not regression else []
-    fill, line_c, line_w, pattern, text, text_c, hover = ([None] * n_items for _ in range(7))
-    parent = np.full(n_items, -1)
-    for i, kids in enumerate(children):
-        parent[kids] = i
+    fills: dict = {}
+    inner_w = size.box_w - 2 * size.pad
+    fill, line_c, line_w, pattern, text, text_c, hover, height_of = ([None] * n_items for _ in range(8))
     for i, (nid, kind) in enumerate(items):
         node = nodes[nid]
-        line_c[i], line_w[i], pattern[i], text_c[i] = palette.BORDER, 1.0, "", TEXT
+        line_c[i], line_w[i], pattern[i], text_c[i], height_of[i] = palette.BORDER, 1.0, "", TEXT, size.box_h
         if kind == FOLD:
-            fill[i], text[i], text_c[i] = FOLD_FILL, f"+{hidden[i]:,} nodes", "#555555"
-            hover[i] = f"{hidden[i]:,} nodes below #{nid} are folded<br>click to unfold"
-            on_path = bool(path_ids) and nid in path_ids and any(nodes[c].id in path_ids for c in node.children)
-            if on_path:
+            k = plan.hidden[i]
+            fill[i], text_c[i], height_of[i] = FOLD_FILL, "#444444", size.line_h + 2 * size.pad
+            cut = nid in grey or all(c in grey for c in node.children)  # everything it stands for is marked
+            what = str(marked_label) if cut else "nodes"
+            text[i] = escape(fit(f"+{k:,} {what}", inner_w, font))
+            hover[i] = f"{k:,} nodes below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
+            if nid in path_ids and any(c in path_ids for c in node.children):
                 line_c[i], line_w[i] = palette.PATH, 3.0
-            if nid in grey:
+            if cut:
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
-        if not gl:  # WebGL markers carry no text
-            lines = box_text(tree, node, compact=compact, show_ids=show_ids, open_ids=open_ids)
-            if node.id in grey_tops:
-                lines.append(escape(short(marked_label)))
-            text[i] = "<br>".join(lines)
+        lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
+        if node.id in grey_tops:
+            lines = lines[: size.lines - 1] + [str(marked_label)]
+        text[i] = "<br>".join(escape(fit(s, inner_w, font)) for s in lines)
         hover[i] = hover_text(tree, node, open_ids, names)
         if not node.is_leaf:
             fill[i] = palette.INTERNAL_FILL
@@ -159,42 +129,43 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
             line_c[i], line_w[i] = palette.HIGHLIGHT, 3.5
         if selected is not None and node.id == selected:
             line_c[i], line_w[i] = SELECTED, 4.0
-    ids = np.array([nid for nid, _ in items], dtype=np.int64)
-    kinds = np.array([k for _, k in items], dtype=np.int64)
-    custom = np.column_stack([ids, kinds])
-    traces = _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl)
-    if gl:
-        traces.append(dict(type="scattergl", name="nodes", x=x, y=y, mode="markers", customdata=custom,
-                           marker=dict(symbol="square", size=9, color=fill, line=dict(color=line_c, width=line_w)),
-                           hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
-    else:
-        font = FONT_PX[big]
-        traces.append(dict(
-            type="bar", name="nodes", x=x, base=y - BOX_H / 2, y=np.full(n_items, BOX_H), width=BOX_W,
-            customdata=custom, text=text, textposition="inside", insidetextanchor="end", textangle=0,
-            textfont=dict(size=font, color=text_c), cliponaxis=False,
-            marker=dict(color=fill, line=dict(color=line_c, width=line_w),
-                        # overlay on the fill: in "replace" mode Plotly reads the per-box fill list as one colour
-                        # and warns "Invalid color specifier" in the browser console
-                        pattern=dict(shape=pattern, fgcolor="#BDBDBD", fgopacity=0.5, size=7, solidity=0.15,
-                                     fillmode="overlay", bgcolor="rgba(0,0,0,0)")),
-            hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-            selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
-        traces += _share_traces(tree, items, x, y, grey, vmin if regression else 0, vmax if regression else 0)
-        traces.append(_branch_labels(tree, items, parent, x, y, font))
-    levels = int(depth.max()) + 1
-    height = int(min(max(60 + levels * LEVEL_PX[big], 240), max_height))
+    h = np.asarray(height_of, dtype=float)
+    custom = np.array([[nid, kind] for nid, kind in items], dtype=np.int64).reshape(-1, 2)
+    text_y = np.where(custom[:, 1] == FOLD, -(top + h / 2), -(top + (h - size.strip_h) / 2))
+    parent = np.full(n_items, -1)
+    for i, kids in enumerate(plan.children):
+        parent[list(kids)] = i
+    traces = _edge_traces(tree, plan, parent, path_ids, grey, h)
+    traces.append(dict(
+        type="bar", name="nodes", x=x, base=-(top + h), y=h, width=size.box_w, customdata=custom,
+        marker=dict(color=fill, line=dict(color=line_c, width=line_w),
+                    # overlay on the fill: in "replace" mode Plotly reads the per-box fill list as one colour
+                    # and warns "Invalid color specifier" in the browser console
+                    pattern=dict(shape=pattern, fgcolor="#BDBDBD", fgopacity=0.5, size=7, solidity=0.15,
+                                 fillmode="overlay", bgcolor="rgba(0,0,0,0)")),
+        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+        selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
+    traces += _share_traces(tree, plan, grey, vmin, vmax)
+    traces.append(dict(type="scatter", name="box text", x=x, y=text_y, mode="text", text=text,
+                       textposition="middle center", textfont=dict(size=font, color=text_c, family=FONT_FAMILY),
+                       customdata=custom, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+                       cliponaxis=True))
+    traces.append(_branch_labels(tree, plan, parent, font))
+    fig_h = float(plan.height)
+    if fit_height:
+        fig_h = min(fig_h, (int(plan.level.max()) + 1) * size.level_h + size.gap_x)
+    top_margin = int(font * 2.2) if title else 0
     layout = dict(
-        height=height, margin=dict(l=8, r=8, t=36 if title else 8, b=8), showlegend=False, barmode="overlay",
-        dragmode="pan", hovermode="closest", clickmode="event+select", uirevision=uirevision,
-        uniformtext=dict(minsize=FONT_PX[big] - 1, mode="hide"), font=dict(size=FONT_PX[big]),
-        hoverlabel=dict(font=dict(size=13), align="left", bgcolor="white"),
-        xaxis=dict(visible=False, range=[-0.6, float(x.max()) + 0.6], zeroline=False),
-        yaxis=dict(visible=False, range=[-(levels - 1) - 0.5, 0.5], zeroline=False),
-        meta=dict(boxes=n_items, width_units=float(x.max()) + 1.2, webgl=gl),
+        height=int(np.ceil(fig_h)) + top_margin, margin=dict(l=0, r=0, t=top_margin, b=0), showlegend=False,
+        barmode="overlay", dragmode="pan", hovermode="closest", clickmode="event+select", uirevision=uirevision,
+        font=dict(size=font, family=FONT_FAMILY), hoverlabel=dict(font=dict(size=13), align="left", bgcolor="white"),
+        xaxis=dict(visible=False, range=[0, plan.width], minallowed=0, maxallowed=plan.width, zeroline=False),
+        yaxis=dict(visible=False, range=[-fig_h, 0], minallowed=-fig_h, maxallowed=0, zeroline=False),
+        meta=dict(boxes=n_items, focus=plan.focus, font=font, box_w=size.box_w, box_h=size.box_h,
+                  plan_width=plan.width, plan_height=fig_h, trail=list(plan.trail)),
         plot_bgcolor="white", paper_bgcolor="white")
     if title:
-        layout["title"] = dict(text=escape(title), x=0.01, font=dict(size=FONT_PX[big] + 2))
+        layout["title"] = dict(text=escape(title), x=0.01, font=dict(size=font + 2))
     if n_items < VALIDATE_BELOW:
         return new_figure(*traces, layout=layout)
     fig = go.Figure(data=traces, layout=layout, _validate=False)  # built here from known keys: skip the checks
@@ -202,10 +173,11 @@ def tree_figure(tree, *, highlight=None, path=None, selected=None, open_nodes=No
     return fig
 
 
-def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[dict]:
-    """Branches as line traces: one per width (rows flowing through), the path's, the greyed ones."""
+def _edge_traces(tree, plan, parent, path_ids, grey, h) -> list[dict]:
+    """Branches as line traces from a parent's foot to the top of its child's label (one trace per width)."""
     groups: dict = {}
-    nodes = tree.nodes
+    nodes, items, x, top, size = tree.nodes, plan.items, plan.x, plan.top, plan.size
+    root_w = float(nodes[plan.focus].weight) or 1.0
     for i, (nid, kind) in enumerate(items):
         p = parent[i]
         if p < 0:
@@ -218,18 +190,9 @@ def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[
         elif nid in path_ids and items[p][0] in path_ids:
             style = ("path", 1 + int(round(8 * node.weight / root_w)) + 2)
         else:
-            style = ("plain", 1 + int(round(8 * node.weight / root_w)))
-        gap = 0.0 if gl else BOX_H / 2
-        x0, y0, x1, y1 = x[p], y[p] - gap, x[i], y[i] + gap
-        segs = groups.setdefault(style, [])
-        if gl or kind == FOLD:
-            segs.append((x0, y0, x1, y1))
-            continue
-        # broken where the branch label sits (lines are drawn above bars, so they would cross its text): only
-        # inside the label's box, so a long diagonal branch keeps its line and loses just the label's width
-        dt = min(LABEL_GAP / (y0 - y1), (LABEL_W / 2) / abs(x1 - x0)) if x1 != x0 else LABEL_GAP / (y0 - y1)
-        for t_a, t_b in ((0.0, LABEL_AT - dt), (LABEL_AT + dt, 1.0)):
-            segs.append((x0 + t_a * (x1 - x0), y0 + t_a * (y1 - y0), x0 + t_b * (x1 - x0), y0 + t_b * (y1 - y0)))
+            style = ("plain", 1 + int(round(8 * min(node.weight / root_w, 1.0))))
+        end = top[i] if kind == FOLD else top[i] - size.label_h
+        groups.setdefault(style, []).append((x[p], -(top[p] + h[p]), x[i], -end))
     traces = []
     colours = {"path": palette.PATH, "grey": palette.MUTED, "fold": "#9E9E9E", "plain": "#8A8A8A"}
     for (kind, width), segs in sorted(groups.items(), key=lambda kv: (kv[0][0] == "path", kv[0][1])):
@@ -237,30 +200,31 @@ def _edge_traces(tree, items, parent, x, y, path_ids, grey, root_w, gl) -> list[
         xs = np.column_stack([seg[:, 0], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
         ys = np.column_stack([seg[:, 1], seg[:, 3], np.full(len(seg), np.nan)]).ravel()
         line = dict(color=colours[kind], width=width)
-        if kind in ("grey", "fold") and not gl:
+        if kind in ("grey", "fold"):
             line["dash"] = "dot"
-        traces.append(dict(type="scattergl" if gl else "scatter", x=xs, y=ys, mode="lines", line=line,
-                           hoverinfo="skip", name=f"branches {kind}"))
+        traces.append(dict(type="scatter", x=xs, y=ys, mode="lines", line=line, hoverinfo="skip",
+                           name=f"branches {kind}"))
     return traces
 
 
-def _share_traces(tree, items, x, y, grey, vmin, vmax) -> list[dict]:
+def _share_traces(tree, plan, grey, vmin, vmax) -> list[dict]:
     """The stacked class-share bar at the foot of each node's box (regression: mean in the range)."""
-    idx = np.array([i for i, (_, kind) in enumerate(items) if kind == NODE])
-    nodes = [tree.nodes[items[i][0]] for i in idx]
-    inner = BOX_W - 0.08
-    left = x[idx] - inner / 2
-    base = y[idx] - BOX_H / 2 + 0.035
+    size = plan.size
+    idx = np.array([i for i, (_, kind) in enumerate(plan.items) if kind == NODE], dtype=np.int64)
+    nodes = [tree.nodes[plan.items[i][0]] for i in idx]
+    inner = size.box_w - 2 * size.pad
+    left = plan.x[idx] - inner / 2
+    base = -(plan.top[idx] + size.box_h - size.pad / 2)
     custom = np.column_stack([[n.id for n in nodes], np.zeros(len(nodes), dtype=np.int64)])
-    common = dict(type="bar", base=base, y=np.full(len(idx), STRIP_H), customdata=custom, hoverinfo="skip",
+    common = dict(type="bar", base=base, y=np.full(len(idx), size.strip_h), customdata=custom, hoverinfo="skip",
                   marker_line_width=0, selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
-    muted = np.array([n.id in grey for n in nodes])
+    muted = np.array([n.id in grey for n in nodes], dtype=bool)
     if tree.task == "regression":
         means = np.array([float(n.value[0]) for n in nodes])
         span = vmax - vmin
         frac = np.clip((means - vmin) / span, 0.0, 1.0) if span > 0 else np.full(len(nodes), 0.5)
         colors = [palette.MUTED if m else palette.value_color(v, vmin, vmax) for v, m in zip(means, muted)]
-        return [dict(common, name="range", x=x[idx], width=inner, marker_color="#E0E0E0"),
+        return [dict(common, name="range", x=plan.x[idx], width=inner, marker_color="#E0E0E0"),
                 dict(common, name="mean", x=left + frac * inner / 2, width=np.maximum(frac * inner, 1e-3),
                      marker_color=colors)]
     stats = np.array([n.stats for n in nodes], dtype=float).reshape(len(nodes), -1)
@@ -275,23 +239,19 @@ def _share_traces(tree, items, x, y, grey, vmin, vmax) -> list[dict]:
     return traces
 
 
-def _branch_labels(tree, items, parent, x, y, font) -> dict:
-    """The test's outcome on each branch (hidden when it does not fit; its line is broken around it)."""
-    rows = [(i, p) for i, p in enumerate(parent) if p >= 0 and items[i][1] == NODE]
-    i = np.array([r[0] for r in rows], dtype=np.int64)
-    p = np.array([r[1] for r in rows], dtype=np.int64)
-    y0, y1 = y[p] - BOX_H / 2, y[i] + BOX_H / 2
-    lx = x[p] + LABEL_AT * (x[i] - x[p]) if len(rows) else np.zeros(0)
-    ly = y0 + LABEL_AT * (y1 - y0) if len(rows) else np.zeros(0)
-    branches = [tree.nodes[items[k][0]].branch for k in i]
-    ids = [items[k][0] for k in i]
-    return dict(type="bar", name="branches", x=lx, base=ly - LABEL_H / 2, y=np.full(len(rows), LABEL_H), width=LABEL_W,
-                text=[escape(short(short_branch(b), 13)) for b in branches], textposition="inside", insidetextanchor="middle",
-                textangle=0, textfont=dict(size=font, color="#333333"), marker=dict(color="rgba(255,255,255,0)",
-                                                                                   line=dict(width=0)),
+def _branch_labels(tree, plan, parent, font) -> dict:
+    """What the parent tests, above each child's box, cut to the space between two boxes (hover: in full)."""
+    size = plan.size
+    rows = [i for i, p in enumerate(parent) if p >= 0 and plan.items[i][1] == NODE]
+    labels = [branch_label(tree, tree.nodes[plan.items[i][0]]) for i in rows]
+    room = size.pitch - max(4.0, size.gap_x / 2)
+    ids = [plan.items[i][0] for i in rows]
+    return dict(type="scatter", name="branches", mode="text", x=plan.x[rows] if rows else [],
+                y=-(plan.top[rows] - size.label_h / 2) if rows else [],
+                text=[escape(fit(s, room, font)) for s, _ in labels], textposition="middle center",
+                textfont=dict(size=font, color="#333333", family=FONT_FAMILY),
                 customdata=np.column_stack([ids, np.zeros(len(ids), dtype=np.int64)]) if ids else None,
-                hovertext=[escape(b) for b in branches], hovertemplate="%{hovertext}<extra></extra>",
-                selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1)))
+                hovertext=[escape(full) for _, full in labels], hovertemplate="%{hovertext}<extra></extra>")
 
 
 def clicked_node(event) -> tuple[int, int] | None:

@@ -3,12 +3,19 @@
 A box holds ``#id n=rows``, then what the node tests (its feature: the test's value sits on the
 branches) or predicts, on at most two lines of :data:`LINE_CHARS` characters, then its impurity; the
 hover holds everything the DOT box shows (branch, test, n, counts or mean, impurity, stop reason).
-Every piece of user text is escaped for Plotly (:func:`engine.viz.regions.escape`).
+Branch labels say what they test (:func:`branch_label`): ``≤ 2.45`` / ``> 2.45``, ``Sunny``,
+``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}`` (a long subset shortened with ``+2 more``).
+
+Text is measured, not guessed (:func:`text_px`): the diagram's font is Verdana / DejaVu Sans (the same
+metrics), whose advance widths per character are in :data:`EM`; :func:`fit` cuts a line with an
+ellipsis until it fits a width in CSS pixels, so a planned box always holds its whole text.
+Every piece of user text is escaped for Plotly (:func:`engine.viz.regions.escape`) after it is fitted.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +23,17 @@ from engine.grow.stopping import STOP_REASONS
 from engine.viz import palette
 from engine.viz.regions import escape
 
-__all__ = ["box_text", "hover_text", "fill_of", "short_branch", "short", "LINE_CHARS"]
+__all__ = ["box_lines", "wrap2", "hover_text", "fill_of", "short_branch", "short", "branch_label", "text_px", "fit",
+           "FONT_FAMILY", "LINE_CHARS", "BoxSize", "box_size"]
+
+FONT_FAMILY = "Verdana, 'DejaVu Sans', 'Bitstream Vera Sans', sans-serif"  # one metric: EM below
+# advance widths of ASCII 32..126 in DejaVu Sans (= Verdana's metrics), in 1/100 em, rounded up
+_EM_ASCII = (32, 41, 46, 84, 64, 96, 78, 28, 40, 40, 50, 84, 32, 37, 32, 34, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
+             34, 34, 84, 84, 84, 54, 100, 69, 69, 70, 78, 64, 58, 78, 76, 30, 30, 66, 56, 87, 75, 79, 61, 79, 70,
+             64, 62, 74, 69, 99, 69, 62, 69, 40, 34, 40, 84, 50, 50, 62, 64, 55, 64, 62, 36, 64, 64, 28, 28, 58,
+             28, 98, 64, 62, 64, 64, 42, 53, 40, 64, 60, 82, 60, 60, 53, 64, 34, 64, 84)
+EM = {chr(32 + i): w / 100 for i, w in enumerate(_EM_ASCII)}
+SAFETY = 1.06  # fonts differ a little (Verdana vs DejaVu, hinting): plan 6% wider than measured
 
 LINE_CHARS = 9  # longest line of text inside a box
 IMPURITY_SHORT = {"entropy": "H", "gini": "gini", "misclassification": "err", "variance": "var"}
@@ -36,12 +53,58 @@ def short(text, limit: int = LINE_CHARS) -> str:
     return s if len(s) <= limit else s[: max(limit - 1, 1)] + "…"
 
 
+def text_px(text: str, font: float) -> float:
+    """Width of ``text`` (one line, unescaped) in CSS pixels at ``font`` px; a character outside ASCII
+    counts as 1 em (``≤ ∈ …`` are 0.84-1 em), so the estimate never falls short."""
+    return SAFETY * font * sum(EM.get(c, 1.0) for c in str(text))
+
+
+def fit(text: str, max_px: float, font: float) -> str:
+    """``text`` if it fits ``max_px`` at ``font``, else its longest prefix that fits with ``…`` after it."""
+    s = str(text)
+    if text_px(s, font) <= max_px:
+        return s
+    budget = max_px / (SAFETY * font) - EM.get("…", 1.0)
+    used, k = 0.0, 0
+    for k, c in enumerate(s):
+        used += EM.get(c, 1.0)
+        if used > budget:
+            break
+    return s[:k].rstrip() + "…" if k else "…"
+
+
+def branch_label(tree, node) -> tuple[str, str]:
+    """``(short, full)`` label of the branch into ``node``: what its parent's test says for this child.
+
+    Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals: ``= v`` / ``≠ v``; subset:
+    ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, a long subset shortened to two values and ``+k more``; the
+    full form is the whole condition (``day ∈ {Thur, Fri, Sat}``) for the hover.
+    """
+    if node.parent is None:
+        return "", ""
+    split = tree.nodes[node.parent].split
+    kids = tree.nodes[node.parent].children
+    if split is None or node.id not in kids:
+        return short_branch(node.branch), str(node.branch)
+    child = list(kids).index(node.id)
+    full = short_branch(split.condition(child)).replace(" not in ", " ∉ ").replace(" in ", " ∈ ").replace("!=", "≠")
+    if split.kind == "subset":
+        cats = list(split.categories)
+        shown = ", ".join(cats[:2]) + (f", +{len(cats) - 2} more" if len(cats) > 2 else "")
+        return f"{'∈' if child == 0 else '∉'} {{{shown}}}", full
+    if split.kind == "equals":
+        return f"{'=' if child == 0 else '≠'} {split.categories[0]}", full
+    if split.kind == "multiway":
+        return str(split.categories[child]), full
+    return short_branch(split.branch_labels()[child]), full
+
+
 def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
 
 
 
-def _wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
+def wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
     """``text`` on at most two lines of ``width`` characters, broken after a space, ``_``, ``-`` or ``.``
     (``petal_`` / ``length``); a word a little too long is cut with an ellipsis (``versicol…``), a long one
     without a break goes on in the second line; what is left over is cut with an ellipsis."""
@@ -55,11 +118,11 @@ def _wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
     return [text[:cut].rstrip(), short(text[cut:].lstrip(), width)]
 
 
-def box_text(tree, node, *, compact, show_ids, open_ids) -> list[str]:
+def box_lines(tree, node, *, compact, show_ids, open_ids) -> list[str]:
     """``#id n=rows`` / what the node tests or predicts (two short lines at most) / impurity (not compact).
 
-    Every line keeps to about :data:`LINE_CHARS` characters, so the boxes of a 30-node tree carry their
-    text at 1366 pixels wide; hover shows the whole test and numbers."""
+    Unescaped (the figure fits each line to its box, then escapes it); a name keeps to about
+    :data:`LINE_CHARS` characters a line; hover shows the whole test and numbers."""
     first = (f"#{node.id} " if show_ids else "") + f"n={node.n_node_samples:,}"
     if not node.is_leaf:
         name = str(node.split.feature)
@@ -69,7 +132,7 @@ def box_text(tree, node, *, compact, show_ids, open_ids) -> list[str]:
         name = _num(float(node.prediction))
     else:
         name = str(node.prediction)
-    lines = [first] + [escape(s) for s in _wrap2(name)]
+    lines = [first] + wrap2(name)
     if not compact:
         value = f"{node.impurity:.4g}" if tree.task == "regression" else f"{node.impurity:.3f}"
         lines.append(f"{IMPURITY_SHORT.get(node.criterion, node.criterion[:4])} {value}")
@@ -92,7 +155,7 @@ def fill_of(value, classes, memo: dict) -> str:
 
 def hover_text(tree, node, open_ids, names) -> str:
     """Everything the DOT box shows: branch, test or prediction, n, counts or mean, impurity, stop reason."""
-    lines = [f"branch: {escape(node.branch)}"] if node.parent is not None and node.branch else []
+    lines = [f"branch: {escape(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
     if not node.is_leaf:
         lines.append(f"#{node.id}  {escape(node.split.describe())}")
     elif node.id in open_ids:
@@ -116,3 +179,47 @@ def hover_text(tree, node, open_ids, names) -> str:
 
 def _count(v: float) -> str:
     return str(int(round(v))) if abs(v - round(v)) < 1e-9 else f"{v:.1f}"
+
+
+@dataclass(frozen=True)
+class BoxSize:
+    """Pixel sizes of one view: font, box, the label band above a box, one level, the gap between columns."""
+
+    font: float
+    lines: int
+    box_w: float
+    box_h: float
+    line_h: float
+    strip_h: float
+    label_h: float
+    level_h: float
+    gap_x: float
+    pad: float
+
+    @property
+    def pitch(self) -> float:
+        """Distance between the centres of two neighbouring columns."""
+        return self.box_w + self.gap_x
+
+
+def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True, name_chars: int = 9) -> BoxSize:
+    """Sizes for ``tree`` at ``font`` px: a box has the line ``#id n=rows``, one or two lines of a name (two
+    only if a feature or class name of the tree needs them), and the impurity unless ``compact``; it is as
+    wide as the widest first line (the biggest id and n), a ``+k nodes`` count, or ``name_chars`` average
+    characters of a name, plus padding; the label band is one line; a level is band + box + gap."""
+    schema = tree.schema
+    names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
+    lines = 1 + max([len(wrap2(n)) for n in names] + [1]) + (0 if compact else 1)
+    root = tree.root
+    first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + f"n={root.n_node_samples:,}"
+    widest = max(text_px(first, font), text_px(f"+{len(tree.nodes):,} nodes", font),
+                 text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
+    pad = max(4.0, round(font * 0.4))
+    line_h = round(font * 1.3, 1)
+    strip_h = max(4.0, round(font * 0.4))
+    box_h = lines * line_h + strip_h + 2 * pad
+    label_h = line_h + 2
+    gap_y = max(10.0, round(font * 0.9))
+    return BoxSize(font=float(font), lines=lines, box_w=float(np.ceil(widest + 2 * pad)), box_h=box_h, line_h=line_h,
+                   strip_h=strip_h, label_h=label_h, level_h=label_h + box_h + gap_y, gap_x=max(8.0, round(font * 0.7)),
+                   pad=pad)

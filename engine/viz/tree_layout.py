@@ -19,13 +19,22 @@ Two walks, as in the paper:
 The functions take the tree as a list of child lists (``children[i]`` = indices of node i's children,
 left to right, root = 0) so the caller decides what a "node" is (the figure adds "+k nodes" boxes).
 Both walks are iterative: a tree may be thousands of levels deep.
+
+:func:`plan_view` decides which nodes a view of the tree draws so that it fits a budget in CSS pixels at a
+font size (focus + context: the biggest subtrees below the focus first, the rest as "+k nodes" boxes).
 """
 
 from __future__ import annotations
 
+import heapq
+from collections import OrderedDict
+from dataclasses import dataclass
+
 import numpy as np
 
-__all__ = ["tidy_layout"]
+from engine.viz.tree_labels import BoxSize, box_size
+
+__all__ = ["tidy_layout", "plan_view", "ViewPlan", "subtree_sizes", "trail_to", "MAX_BOXES"]
 
 
 def tidy_layout(children: list[list[int]], *, distance: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -158,3 +167,184 @@ def tidy_layout(children: list[list[int]], *, distance: float = 1.0) -> tuple[np
             offset[w] = offset[v] + mod[v]
     x -= x.min()
     return x, np.asarray(depth, dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------ the view planner
+# A view is planned in CSS pixels so that what is drawn is readable by construction: every box is as wide
+# as its longest line of text at the font (lines are cut to fit), a branch label is never wider than the
+# space between two sibling boxes, and only as many levels and columns are drawn as fit the budget.
+MAX_BOXES = 260       # a view never draws more boxes than this (the figure of 200 boxes takes tens of ms)
+EXACT_CHECKS = 24     # tidy layouts tried when the column count alone says "too wide"
+_SIZES: "OrderedDict[tuple, np.ndarray]" = OrderedDict()  # subtree sizes per tree fingerprint (immutable)
+
+
+@dataclass(frozen=True, repr=False)
+class ViewPlan:
+    """What one view of a tree draws, where (box centres ``x``, box tops ``top``, px from the top-left).
+
+    ``items[i] = (node id, kind)``, kind 0 a node's box, 1 a ``+k nodes`` box for the subtree below that
+    node (``hidden[i]`` nodes); ``children[i]``: item indices below item i; ``trail``: root .. focus.
+    ``width``/``height``: the figure's axes in px (the budget, or more if the focus alone needs more).
+    """
+
+    focus: int
+    trail: tuple[int, ...]
+    items: tuple[tuple[int, int], ...]
+    children: tuple[tuple[int, ...], ...]
+    hidden: tuple[int, ...]
+    x: np.ndarray
+    top: np.ndarray
+    level: np.ndarray
+    size: BoxSize
+    width: float
+    height: float
+    focus_nodes: int
+
+    @property
+    def expanded(self) -> frozenset:
+        """Node ids whose children are drawn."""
+        return frozenset(self.items[i][0] for i, kids in enumerate(self.children)
+                         if kids and self.items[kids[0]][1] == 0)
+
+    @property
+    def drawn(self) -> frozenset:
+        """Node ids drawn as their own box."""
+        return frozenset(nid for nid, kind in self.items if kind == 0)
+
+    def __repr__(self) -> str:
+        folds = sum(1 for _, k in self.items if k == 1)
+        return (f"ViewPlan(focus={self.focus}, boxes={len(self.items) - folds}, folds={folds}, "
+                f"levels={int(self.level.max()) + 1 if len(self.level) else 0}, {self.width:.0f}x{self.height:.0f}px, "
+                f"font={self.size.font:g}px)")
+
+
+def subtree_sizes(tree) -> np.ndarray:
+    """``sizes[id]``: nodes in the subtree of node ``id`` (itself included); 0 for ids not in the tree.
+    One O(n) walk per tree, remembered per fingerprint (trees are immutable), so a click costs O(boxes)."""
+    key = (tree.fingerprint, len(tree.nodes))
+    got = _SIZES.get(key)
+    if got is not None:
+        _SIZES.move_to_end(key)
+        return got
+    order = [(n.id, n.parent) for n in tree.walk()]
+    sizes = np.zeros(len(tree.nodes), dtype=np.int64)
+    for nid, parent in reversed(order):
+        sizes[nid] += 1
+        if parent is not None:
+            sizes[parent] += sizes[nid]
+    _SIZES[key] = sizes
+    while len(_SIZES) > 16:
+        _SIZES.popitem(last=False)
+    return sizes
+
+
+def trail_to(tree, node_id: int) -> tuple[int, ...]:
+    """Node ids from the root down to ``node_id``."""
+    out, nid = [], node_id
+    while nid is not None:
+        out.append(nid)
+        nid = tree.nodes[nid].parent
+    return tuple(reversed(out))
+
+
+def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float = 11, compact: bool = False,
+              show_ids: bool = True, fold=(), prefer=(), max_boxes: int = MAX_BOXES) -> ViewPlan:
+    """Which nodes to draw below ``focus`` so that the view fits ``width`` x ``height`` CSS px at ``font``.
+
+    Degree of interest: starting from the focus (always opened), the biggest drawn subtree is opened next,
+    while its children fit the width (one column per box at the bottom of the view, or the tidy layout's
+    exact width), the levels fit the height and at most ``max_boxes`` boxes are drawn; a subtree that is
+    not opened is one ``+k nodes`` box below its node. ``fold``: node ids never opened (folded by hand);
+    ``prefer``: node ids opened before any other (a selected node's path, so that it is drawn if it fits).
+    Costs O(boxes drawn) once :func:`subtree_sizes` is known for the tree.
+    """
+    nodes = tree.nodes
+    focus = int(focus) if 0 <= int(focus) < len(nodes) and nodes[int(focus)] is not None else 0
+    sizes = subtree_sizes(tree)
+    size = box_size(tree, font=font, compact=compact, show_ids=show_ids)
+    margin = size.gap_x
+    max_cols = max(1, int((width - 2 * margin + size.gap_x) // size.pitch))
+    max_levels = max(1, int((height - size.gap_x) // size.level_h))
+    never = {int(i) for i in fold} - {focus}
+    level = {focus: 0}
+    opened: set[int] = set()
+    cols, deepest, boxes = 1, 0, 1  # bottom items, deepest level used, items drawn
+
+    def bottom_level(nid: int) -> int:
+        return level[nid] + (0 if nodes[nid].is_leaf else 1)
+
+    def open_(nid: int) -> None:
+        nonlocal cols, deepest, boxes
+        opened.add(nid)
+        kids = nodes[nid].children
+        cols += len(kids) - 1
+        boxes += len(kids) + sum(1 for c in kids if not nodes[c].is_leaf) - 1
+        for c in kids:
+            level[c] = level[nid] + 1
+            deepest = max(deepest, bottom_level(c))
+
+    if nodes[focus].is_leaf:
+        deepest = 0
+    else:
+        boxes = 2
+        deepest = 1
+        open_(focus)
+    first = {int(i) for i in prefer}
+    heap = [(c not in first, -int(sizes[c]), c) for c in nodes[focus].children if not nodes[c].is_leaf and c not in never]
+    heapq.heapify(heap)
+    exact_left = EXACT_CHECKS
+    while heap:
+        nid = heapq.heappop(heap)[-1]
+        kids = nodes[nid].children
+        new_cols = cols + len(kids) - 1
+        new_boxes = boxes + len(kids) + sum(1 for c in kids if not nodes[c].is_leaf) - 1
+        new_deep = max(deepest, level[nid] + 1 + (1 if any(not nodes[c].is_leaf for c in kids) else 0))
+        if new_deep + 1 > max_levels or new_boxes > max_boxes:
+            continue
+        if new_cols > max_cols:
+            if exact_left <= 0:
+                continue
+            exact_left -= 1
+            _, ch, _ = _items(tree, focus, opened | {nid}, sizes)
+            if tidy_layout(ch)[0].max() + 1 > max_cols:
+                continue
+        open_(nid)
+        for c in kids:
+            if not nodes[c].is_leaf and c not in never:
+                heapq.heappush(heap, (c not in first, -int(sizes[c]), c))
+    items, children, hidden = _items(tree, focus, opened, sizes)
+    x, depth = tidy_layout(children)
+    used_w = float(x.max()) * size.pitch + size.box_w + 2 * margin
+    used_h = (int(depth.max()) + 1) * size.level_h + size.gap_x
+    w, h = max(float(width), used_w), max(float(height), used_h)
+    left = (w - used_w) / 2 + margin + size.box_w / 2
+    return ViewPlan(focus=focus, trail=trail_to(tree, focus), items=tuple(items),
+                    children=tuple(tuple(c) for c in children), hidden=tuple(hidden), x=left + x * size.pitch,
+                    top=size.gap_x / 2 + depth * size.level_h + size.label_h, level=depth, size=size, width=w,
+                    height=h, focus_nodes=int(sizes[focus]))
+
+
+def _items(tree, focus, opened, sizes):
+    """Pre-order items of a view: each drawn node, and a ``+k nodes`` item below each unopened inner node."""
+    nodes = tree.nodes
+    items, children, hidden = [], [], []
+    stack = [(focus, -1)]
+    while stack:
+        nid, parent = stack.pop()
+        i = len(items)
+        items.append((nid, 0))
+        children.append([])
+        hidden.append(0)
+        if parent >= 0:
+            children[parent].append(i)
+        node = nodes[nid]
+        if node.is_leaf:
+            continue
+        if nid not in opened:
+            items.append((nid, 1))
+            children.append([])
+            hidden.append(int(sizes[nid]) - 1)
+            children[i].append(i + 1)
+            continue
+        stack.extend((c, i) for c in reversed(node.children))
+    return items, children, hidden

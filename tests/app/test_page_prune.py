@@ -14,6 +14,7 @@ from engine.prune.reduced_error import prune_reduced_error
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_path, prune_ccp
 from ui import state
+from ui.prune import views as pv
 from tests.app.tree_charts import click_node, tree_charts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,16 +252,14 @@ def test_open_tree_regression_and_grow_to_the_end():
 def test_big_tree_diagram_controls(moons):
     at, split, grower = _open(moons)
     assert grower.tree.n_nodes > 50
-    depth = at.select_slider(key="_w_prune_depth")
-    assert depth.value < grower.tree.depth and 1 in _chart(at, 0)["kinds"]  # folded: "+k nodes" boxes
-    depth.set_value(2).run()
-    assert not at.exception
-    assert {0, 1} <= set(_chart(at, 0)["ids"])
+    side = _chart(at, 0)
+    assert 1 in side["kinds"] and side["layout"]["meta"]["plan_width"] == pv.SIDE_WIDTH  # "+k nodes" boxes
     compact = _text(at, 0)
     at.toggle(key="_w_prune_compact").set_value(False).run()
-    assert len(_text(at, 0)) > len(compact) and "gini" in _text(at, 0)
-    at.toggle(key="_w_prune_side").set_value(False).run()
+    assert not at.exception and "gini" in _text(at, 0) and "gini" not in compact
+    at.toggle(key="_w_prune_side").set_value(False).run()  # the whole width: more of the tree is drawn
     assert not at.exception and len(tree_charts(at)) == 2
+    assert len(_chart(at, 0)["ids"]) > len(side["ids"]) and _chart(at, 0)["layout"]["meta"]["plan_width"] == pv.FULL_WIDTH
 
 
 def test_small_tree_has_no_diagram_controls():

@@ -26,7 +26,8 @@ def decode(value):
 
 def tree_charts(at) -> list[dict]:
     """One dict per tree diagram: chart ``id``, node ``ids`` and ``kinds`` (0 box, 1 "+k"), ``text``,
-    ``hover``, ``fill``, ``line`` (outline colours), ``highlighted`` (ids with a thick outline), ``layout``."""
+    ``hover``, ``fill``, ``line`` (outline colours), ``highlighted`` (ids with a thick outline), ``layout`` (its
+    ``meta`` holds the view's ``focus`` and ``trail``, ``font``, box sizes)."""
     found = []
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
@@ -34,12 +35,13 @@ def tree_charts(at) -> list[dict]:
         if not nodes:
             continue
         t = nodes[0]
+        text = next((x for x in spec["data"] if x.get("name") == "box text"), {})  # one text point per box
         custom = np.asarray(decode(t["customdata"]))
         marker = t.get("marker", {})
         widths = np.asarray(decode(marker.get("line", {}).get("width", [])), dtype=float)
         found.append({
             "id": chart.proto.id, "ids": [int(v) for v in custom[:, 0]], "kinds": [int(v) for v in custom[:, 1]],
-            "text": list(t.get("text") or []), "hover": list(t.get("hovertext") or []),
+            "text": list(text.get("text") or []), "hover": list(t.get("hovertext") or []),
             "fill": list(marker.get("color") or []), "line": list(marker.get("line", {}).get("color") or []),
             "highlighted": [int(i) for i, w in zip(custom[:, 0], widths) if w > 2], "layout": spec.get("layout", {}),
         })

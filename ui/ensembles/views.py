@@ -24,7 +24,8 @@ MEMO = "_ens_memo"
 W_MEMBER, W_SOURCE, W_ROW = "_w_ens_member", "_w_ens_source", "_w_ens_row"
 W_X, W_Y, W_PERM = "_w_ens_x", "_w_ens_y", "_w_ens_perm"
 SOURCES = {"test": "a test row", "train": "a training row", "query": "a query point"}
-BIG_TREE = 80
+BIG_TREE = 80  # more nodes than this: compact boxes
+MEMBER_WIDTH = 560  # CSS px the member tree is planned for (the narrowest width the page gives it)
 
 
 def memo(key, compute):
@@ -48,11 +49,11 @@ def member_picker(ens, label: str = "Member", where=None) -> int:
 
 
 def member_diagram(tree, *, path=None) -> None:
-    """The member tree as the interactive diagram (deep trees folded below a readable depth; a click on a
-    “+k nodes” box opens it); ``path``: node ids of the row's path, drawn in magenta."""
-    # one chart per member tree: its folds opened by hand and its zoom belong to that tree
-    tree_view.tree_chart(tree, key=f"ens_member_tree_{tree.fingerprint & 0xFFFFFFFF:x}", max_boxes=BIG_TREE,
-                         path=path, selected=path[-1] if path else None)
+    """The member tree as the interactive diagram (a planned view with readable boxes; a click on a “+k nodes”
+    box shows its subtree); ``path``: node ids of the row's path, drawn in magenta, its leaf always shown."""
+    # one chart per member tree: its focus and its zoom belong to that tree
+    tree_view.tree_chart(tree, key=f"ens_member_tree_{tree.fingerprint & 0xFFFFFFFF:x}", width=MEMBER_WIDTH,
+                         compact=tree.n_nodes > BIG_TREE, path=path, selected=path[-1] if path else None)
 
 
 # ------------------------------------------------------------------------------------------ vote

@@ -235,7 +235,7 @@ def _diagram_buttons(grower, node) -> None:
         if st.button(f"Open node {node.id}'s subtree" if folded else f"Fold node {node.id}'s subtree",
                      key="_w_grow_fold", icon=":material/unfold_more:" if folded else ":material/unfold_less:",
                      help="Only the diagram changes: a folded subtree is one “+k nodes” box (click it to open)."):
-            tree_view.set_folded(views.TREE_KEY, node.id, not folded)
+            tree_view.set_folded(views.TREE_KEY, node.id, not folded, grower.tree)
             st.rerun()
 
 

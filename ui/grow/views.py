@@ -14,8 +14,9 @@ import pandas as pd
 import streamlit as st
 
 from engine.grow.stopping import STOP_REASONS
-from engine.viz.dot import dot_source, fold_depth_for
+from engine.viz.dot import dot_source
 from engine.viz.tree_figure import tree_figure
+from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
 from ui.widgets import md_escape, shorten
 
@@ -53,7 +54,12 @@ def memo(key, compute):
 
 # ------------------------------------------------------------------------------------- diagram
 TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under this key)
-PRESENTER_HEIGHT = 620  # pixels: presenter view fits the diagram to a projector's height
+# CSS px each diagram is planned for: the narrowest width the page gives it at 1366 px (measured in Chromium:
+# half the page 421 px, the whole page 940 px; presenter view the whole page 1176 px, three fifths 690 px)
+DIAGRAM_WIDTH, WIDE_WIDTH = 420, 900
+PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
+DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
+PRESENTER_HEIGHT = 520  # presenter view: fits a 768 px high screen below the class bar
 
 
 def diagram_source(tree, **kw) -> str:
@@ -66,58 +72,51 @@ def _select_clicked(node_id: int) -> None:
     state.select_node(node_id)
 
 
-DIAGRAM_DEPTH = "_grow_diagram_depth"  # the fold depth drawn last (the inspector's fold button reads it)
 DRAWN_SELECTED = "_grow_diagram_selected"  # the node the diagram outlined last
+DRAWN_TREE = "_grow_diagram_tree"  # the fingerprint of the tree it drew
 
 
-def diagram_depth() -> int | None:
-    """The fold depth the diagram used in this run (None: no level folded)."""
-    return st.session_state.get(DIAGRAM_DEPTH)
+def diagram_depth() -> None:
+    """Kept for callers of the old fold-by-depth diagram: the view is planned, no depth is folded."""
+    return None
 
 
-def render_diagram(tree, *, highlight=None, path=None, big: bool = False):
-    """Draw the tree as the interactive Plotly diagram; bigger trees get compact boxes and folded levels.
+def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: bool = False):
+    """Draw the tree as the interactive Plotly diagram: a planned view whose every box is readable.
 
     ``highlight``: node drawn with a thick black outline (the last split); ``path``: node ids of a query
-    point's path; the inspector's node gets a blue outline. A click selects a node in the inspector, a
-    click on a ``+k nodes`` box opens it. ``big``: presenter view (large type, fits the screen's
-    height). Returns the figure drawn.
+    point's path; the inspector's node gets a blue outline (and is always drawn: the view's focus moves up
+    to its parent if needed). A click selects a node in the inspector, a click on a ``+k nodes`` box shows
+    the subtree below it. ``big``: presenter view (16 px text). ``wide``: the diagram has the page's whole
+    width. Returns the figure drawn. The view's focus moves only when the user selects a node that is not
+    drawn while the tree stays the same (a Step selects its new node but keeps the view).
     """
-    max_depth, compact = None, False
-    if tree.n_nodes > MEDIUM_TREE and not big:
-        c2, c1, c3 = st.columns([1.3, 2, 2.5], vertical_alignment="bottom")
+    compact, n_nodes = False, int(subtree_sizes(tree)[0])  # remembered per tree: no walk on a click
+    if n_nodes > MEDIUM_TREE and not big:
         compact_key = "_w_grow_compact"
         if compact_key not in st.session_state:
-            st.session_state[compact_key] = tree.n_nodes > COMPACT_TREE
-        compact = c2.toggle("Compact boxes", key=compact_key,
-                            help="Only the test (or class) and n in each box; hover or the inspector shows the rest.")
-        note = f"{tree.n_nodes:,} nodes."
-        if tree.n_nodes > BIG_TREE:
-            depth_key = "_w_grow_depth"
-            options = list(range(1, tree.depth + 1))
-            if st.session_state.get(depth_key) not in options:
-                fold = fold_depth_for(tree, BIG_TREE)
-                st.session_state[depth_key] = fold if fold in options else options[0]
-            max_depth = c1.select_slider("Show levels down to depth", options, key=depth_key,
-                                         help="Deeper subtrees are folded into “+k nodes” boxes; click one to open it.")
-            max_depth = None if max_depth >= tree.depth else max_depth
-            note += " Deeper levels are folded into “+k nodes” boxes; the export holds the whole tree."
-        c3.caption(note)
-    elif big:  # presenter: large type in boxes of three lines, a big tree folded
-        compact = True
-        max_depth = fold_depth_for(tree, BIG_TREE) if tree.n_nodes > BIG_TREE else None
-    st.session_state[DIAGRAM_DEPTH] = max_depth
-    folded = tree_view.folded_ids(tree, key=TREE_KEY, max_depth=max_depth)
-    selected = st.session_state[DRAWN_SELECTED] = state.selected_node()
-    fig = memo(("tree_fig", tree_fingerprint(tree), highlight, tuple(path or ()), selected, folded, compact, big),
-               lambda: tree_figure(tree, highlight=highlight, path=path, selected=selected, folded=folded,
-                                   compact=compact, big=big, max_height=PRESENTER_HEIGHT if big else 1500,
-                                   uirevision=TREE_KEY))
-    tree_view.show_figure(fig, key=TREE_KEY, on_node=_select_clicked)
+            st.session_state[compact_key] = n_nodes > COMPACT_TREE
+        compact = st.toggle("Compact boxes", key=compact_key,
+                            help="Only the test (or class) and n in each box; hover or the inspector shows the "
+                                 "rest. Compact boxes leave room for more levels.")
+    width = (PRESENTER_WIDE if wide else PRESENTER_WIDTH) if big else (WIDE_WIDTH if wide else DIAGRAM_WIDTH)
+    height = PRESENTER_HEIGHT if big else DIAGRAM_HEIGHT
+    selected, last = state.selected_node(), st.session_state.get(DRAWN_SELECTED)
+    fp, last_fp = tree_fingerprint(tree), st.session_state.get(DRAWN_TREE)
+    st.session_state[DRAWN_SELECTED], st.session_state[DRAWN_TREE] = selected, fp
+    moved = last is not None and last_fp == fp and last != selected
+    plan = tree_view.plan_for(tree, key=TREE_KEY, width=width, height=height, big=big, compact=compact,
+                              keep=selected if moved else None)
+    tree_view.navigation(tree, plan, key=TREE_KEY, on_node=_select_clicked, goto=not big)  # projector: the tree first
+    fig = memo(("tree_fig", tree_fingerprint(tree), plan.focus, plan.expanded, highlight, tuple(path or ()), selected,
+                compact, big, width),
+               lambda: tree_figure(tree, plan=plan, highlight=highlight, path=path, selected=selected,
+                                   compact=compact, big=big, uirevision=TREE_KEY))
+    tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked)
     if not big:
-        st.caption("Click a box to inspect it (an open leaf can be split right away); a “+k nodes” box opens "
-                   "its subtree. Wheel to zoom, drag to pan, double-click for the whole tree. Black outline: "
-                   "the last split; blue: the node in the inspector.")
+        st.caption("Click a box to inspect it (an open leaf can be split right away); a “+k nodes” box shows "
+                   "the subtree below it, the buttons above lead back up. Drag to pan, zoom with the mode bar, "
+                   "double-click for the whole view. Black outline: the last split; blue: the node in the inspector.")
     return fig
 
 

@@ -18,7 +18,6 @@ from engine.prune.reduced_error import prune_manual, prune_reduced_error
 from engine.prune.bottom_up import EVALUATIONS, prune_bottom_up
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, prune_ccp
-from engine.viz.dot import fold_depth_for
 from engine.viz.tree_figure import tree_figure
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
 from ui import state, tree_view
@@ -31,7 +30,7 @@ MANUAL, CV = "_prune_manual", "_prune_cv"
 W_USE_TEST, W_ALPHA, W_K = "_w_prune_use_test", "_w_prune_alpha", "_w_prune_k"
 W_CF, W_RAISE, W_COLLAPSE = "_w_prune_cf", "_w_prune_raise", "_w_prune_collapse"
 W_EVAL, W_DELTA, W_NODE = "_w_prune_eval", "_w_prune_delta", "_w_prune_node"
-W_DEPTH, W_SIDE, W_COMPACT = "_w_prune_depth", "_w_prune_side", "_w_prune_compact"
+W_SIDE, W_COMPACT = "_w_prune_side", "_w_prune_compact"
 
 
 def memo(key, compute):
@@ -225,31 +224,30 @@ def _pick_for_manual_cut(node_id: int) -> None:
     st.session_state[W_NODE] = node_id  # the manual panel's node (it keeps only nodes that can be cut)
 
 
-def _diagram(tree, *, key: str, max_depth, compact, marked=(), marked_label="pruned") -> None:
-    """The interactive diagram (cut subtrees greyed when ``marked``); a click on a node picks it for the manual
-    cut, a click on a “+k nodes” box opens it."""
-    depth = max_depth if max_depth is not None and max_depth < tree.depth else None
-    folded = tree_view.folded_ids(tree, key=key, max_depth=depth)
-    fig = memo(("tree_fig", key, tree_fingerprint(tree), folded, compact, tuple(marked)),
-               lambda: tree_figure(tree, folded=folded, compact=compact, marked=marked, marked_label=marked_label,
-                                   uirevision=key))
-    tree_view.show_figure(fig, key=key, on_node=_pick_for_manual_cut)
+def _diagram(tree, *, key: str, compact, width, marked=(), marked_label="pruned") -> None:
+    """The interactive diagram (cut subtrees greyed when ``marked``), planned for ``width`` CSS px so every box
+    is readable; a click on a node picks it for the manual cut, a click on a “+k nodes” box shows its subtree."""
+    plan = tree_view.plan_for(tree, key=key, width=width, height=DIAGRAM_HEIGHT, compact=compact)
+    tree_view.navigation(tree, plan, key=key, on_node=_pick_for_manual_cut)
+    fig = memo(("tree_fig", key, tree_fingerprint(tree), plan.focus, plan.expanded, compact, width, tuple(marked)),
+               lambda: tree_figure(tree, plan=plan, fit_height=True, compact=compact, marked=marked,
+                                   marked_label=marked_label, uirevision=key))
+    tree_view.show_figure(fig, key=key, tree=tree, on_node=_pick_for_manual_cut)
 
 
-def diagram_options(tree) -> tuple[bool, int | None, bool]:
-    """(side by side, depth to fold below, compact boxes): controls shown for big trees only."""
+DIAGRAM_HEIGHT = 560  # CSS px: at most this tall; a view is planned for the width of its column
+SIDE_WIDTH, FULL_WIDTH = 420, 880  # the narrowest width a half / the whole page gives a diagram
+
+
+def diagram_options(tree) -> tuple[bool, bool]:
+    """(side by side, compact boxes): controls shown for big trees only."""
     if tree.n_nodes <= BIG_TREE // 2:
-        return True, None, False
-    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-    options = list(range(1, tree.depth + 1))
-    if st.session_state.get(W_DEPTH) not in options:
-        fold = fold_depth_for(tree, BIG_TREE // 2)
-        st.session_state[W_DEPTH] = fold if fold in options else options[-1]
-    depth = c1.select_slider("Show levels down to depth", options, key=W_DEPTH,
-                             help="Deeper levels are folded into “+k nodes” boxes.")
-    side = c2.toggle("Side by side", value=True, key=W_SIDE)
+        return True, False
+    c2, c3 = st.columns(2, vertical_alignment="bottom")
+    side = c2.toggle("Side by side", value=True, key=W_SIDE,
+                     help="Off: each diagram takes the whole width and shows more of the tree.")
     compact = c3.toggle("Compact boxes", value=True, key=W_COMPACT)
-    return side, depth, compact
+    return side, compact
 
 
 def _fmt(v) -> str:
@@ -277,15 +275,16 @@ def render_result(result, parts: dict) -> None:
     scores = result.scores(parts)
     if len(scores):
         st.dataframe(scores.round(4), hide_index=True, width="content")
-    side, depth, compact = diagram_options(before)
+    side, compact = diagram_options(before)
+    width = SIDE_WIDTH if side else FULL_WIDTH
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
         st.markdown(f"**Before** · {before.n_leaves:,} leaves, greyed parts are cut")
-        _diagram(before, key="prune_tree_before", max_depth=depth, compact=compact, marked=result.marked,
+        _diagram(before, key="prune_tree_before", compact=compact, width=width, marked=result.marked,
                  marked_label="pruned")
     with right:
         st.markdown(f"**After** · {after.n_leaves:,} leaves")
-        _diagram(after, key="prune_tree_after", max_depth=depth, compact=compact)
+        _diagram(after, key="prune_tree_after", compact=compact, width=width)
     st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",

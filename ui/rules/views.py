@@ -21,6 +21,7 @@ from ui.widgets import shorten
 
 DL, KDT = "rules_dl", "rules_kdt"
 W_RULE = "_w_rules_leaf"
+KDT_WIDTH = 480  # CSS px: the k-DT tree sits in the left 3/5 of the page
 W_DL_K, W_DL_T, W_DL_NEG = "_w_dl_k", "_w_dl_thresholds", "_w_dl_negations"
 W_KDT_K, W_KDT_T, W_KDT_ALG = "_w_kdt_k", "_w_kdt_thresholds", "_w_kdt_algorithm"
 
@@ -173,7 +174,7 @@ def render_kdt(split) -> None:
         c: st.column_config.NumberColumn(format="%.3f") for c in ("train", "test")})
     left, right = st.columns([3, 2], gap="large")
     with left:
-        tree_view.tree_chart(tree, key="rules_kdt_tree", max_boxes=80)
+        tree_view.tree_chart(tree, key="rules_kdt_tree", width=KDT_WIDTH)
         st.caption("A node tests one conjunction: “<= 0.5” is the branch where it is false, “> 0.5” where it is true.")
     with right:
         st.code("\n".join(res.rules()), language=None, wrap_lines=True)

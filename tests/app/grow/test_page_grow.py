@@ -438,10 +438,15 @@ def test_fold_a_subtree_and_open_it_by_clicking_its_box():
     assert (inner, 1) in zip(chart["ids"], chart["kinds"])
     hidden = len(tree.subtree_ids(inner)) - 1
     assert chart["text"][list(zip(chart["ids"], chart["kinds"])).index((inner, 1))] == f"+{hidden} nodes"
-    click_node(at, gv.TREE_KEY, inner, kind=1)
+    click_node(at, gv.TREE_KEY, inner, kind=1)  # a "+k" box: the view shows the subtree below it
     ok(at)
     chart = tree_charts(at)[0]
-    assert 1 not in chart["kinds"] and len(chart["ids"]) == tree.n_nodes
+    assert chart["layout"]["meta"]["focus"] == inner and 1 not in chart["kinds"]
+    assert sorted(chart["ids"]) == sorted(tree.subtree_ids(inner))
+    at.button(key=f"{gv.TREE_KEY}_crumb_0").click().run()  # the breadcrumb leads back to the root
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert chart["layout"]["meta"]["focus"] == 0 and len(chart["ids"]) == tree.n_nodes
 
 
 def _one_press_delivered_twice():
@@ -469,3 +474,45 @@ def test_one_press_acts_once_even_when_delivered_twice():
     at = AppTest.from_function(_one_press_delivered_twice, default_timeout=60).run()
     ok(at)
     assert at.session_state["seen"] == [1, 2, 1, 4, 3, 0, 0, 1]  # play_tennis is finished after 4 steps
+
+
+def _fold_on(chart, path):
+    return next(nid for nid, kind in zip(chart["ids"], chart["kinds"]) if kind == 1 and nid in path)
+
+
+def test_a_big_tree_is_navigated_by_focus_breadcrumbs_and_node_ids():
+    at = open_link(data="noisy_moons", cfg="alg:cart", step="40")
+    ok(at)
+    tree = grower(at).tree
+    chart = tree_charts(at)[0]
+    assert 1 in chart["kinds"] and chart["layout"]["meta"]["focus"] == 0  # a planned view with "+k" boxes
+    assert all(t for t in chart["text"]), "every drawn box has text"
+    deepest = max(tree.leaves, key=lambda n: n.depth)
+    path = set(gv_path := [deepest.id])
+    while tree.nodes[gv_path[-1]].parent is not None:
+        gv_path.append(tree.nodes[gv_path[-1]].parent)
+    path.update(gv_path)
+    fold = _fold_on(chart, path)
+    click_node(at, gv.TREE_KEY, fold, kind=1)  # a "+k" box on the deepest leaf's path
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert chart["layout"]["meta"]["focus"] == fold and chart["ids"][0] == fold
+    assert chart["layout"]["meta"]["trail"][0] == 0 and at.button(key=f"{gv.TREE_KEY}_crumb_0")
+    # focus survives a Step (and its axes stay the same, so does the user's zoom)
+    ranges = (chart["layout"]["xaxis"]["range"], chart["layout"]["yaxis"]["range"])
+    assert not grower(at).done
+    n_before = grower(at).tree.n_nodes
+    at.button(key="_w_grow_step").click().run()
+    ok(at)
+    after = tree_charts(at)[0]
+    assert grower(at).tree.n_nodes > n_before and after["layout"]["meta"]["focus"] == fold
+    assert (after["layout"]["xaxis"]["range"], after["layout"]["yaxis"]["range"]) == ranges
+    # "Go to node": the view shows it (focus on its parent) and the inspector selects it
+    at.number_input(key=f"{gv.TREE_KEY}_goto").set_value(deepest.id).run()
+    ok(at)
+    chart = tree_charts(at)[0]
+    assert deepest.id in chart["ids"] and chart["layout"]["meta"]["focus"] == deepest.parent
+    assert at.session_state[state.SELECTED_NODE] == deepest.id
+    at.button(key=f"{gv.TREE_KEY}_crumb_0").click().run()  # back to the root
+    ok(at)
+    assert tree_charts(at)[0]["layout"]["meta"]["focus"] == 0
