@@ -94,13 +94,13 @@ class _Scan:
             self.header_done = has_end
         self.line_start = self._longest(b, is_end, self.line_start, self.max_line, self._line_error)
         self.cell_start = self._longest(b, bound, self.cell_start, self.max_cell, self._cell_error)
-        last = len(b) - int(is_end[::-1].argmax()) if has_end else 0  # where the open line starts
+        last = self.line_start - self.offset if has_end else 0  # where the open line starts in this piece
         self.line_delimiters = ((0 if has_end else self.line_delimiters)
                                 + int(np.count_nonzero(b[last:] == ord(self.delimiter))))
         found = None
         if not self.odd_line:
             hits = b == 34
-            if hits.any():
+            if hits.any() or (self.open_quotes and has_end):  # a line may close with an odd count
                 found = self._odd_line(b, hits, is_end)
             self.tail = (b"" if has_end else self.tail) + b[last:].tobytes()
         self.lines += int(np.count_nonzero(b == 10))
@@ -112,11 +112,11 @@ class _Scan:
         ends = np.flatnonzero(is_end)
         starts = np.concatenate(([0], ends + 1))
         starts = starts[starts < len(b)]
-        counts = np.add.reduceat(hits.view(np.uint8), starts, dtype=np.int64)  # quotes per line
+        counts = np.add.reduceat(hits.view(np.uint8), starts, dtype=np.uint8)  # quotes per line, mod 256
         counts[0] += self.open_quotes
         odd = np.flatnonzero(counts[:len(ends)] & 1)
         if len(odd) == 0:
-            self.open_quotes = int(counts[-1]) if len(counts) > len(ends) else 0
+            self.open_quotes = int(counts[-1]) & 1 if len(counts) > len(ends) else 0
             return None
         start = int(starts[odd[0]])
         self.odd_line, self.quote_line = True, self.lines + int(np.count_nonzero(b[:start] == 10))
@@ -132,7 +132,8 @@ class _Scan:
         block = max(1, limit // 2)
         n = len(cut)
         if n and np.logical_or.reduceat(cut, np.arange(0, n, block)).all():
-            first, last = int(cut.argmax()), n - 1 - int(cut[::-1].argmax())
+            final = (n - 1) // block * block  # the last block holds the last cut
+            first, last = int(cut.argmax()), final + int(np.flatnonzero(cut[final:])[-1])
             if self.offset + first - open_start > limit:
                 error(b, open_start - self.offset)
             return self.offset + last + 1

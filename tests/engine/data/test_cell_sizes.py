@@ -86,3 +86,12 @@ def test_a_utf16_file_is_checked_after_decoding():
 
 def test_gz_stream_packs_without_holding_the_text():
     assert gzip.decompress(gz_stream(b"h\n", b"ab", 3, b"\n")) == b"h\nababab\n"
+
+
+@pytest.mark.parametrize("size", [1, 5, 333, 1 << 20])
+def test_a_quoted_cell_across_lines_is_found_however_the_file_is_cut(size):
+    rows = b'1,"say ""hi""",a\r\n' * 3000  # even quotes per line: the csv reader is not needed here
+    long = b'2,"' + b"ab, cd\r\n" * (MAX_CELL_BYTES // 8 + 1) + b'",b\r\n'
+    with pytest.raises(DataError, match=r"^Line 3,002, column 2 \('note'\)"):
+        check_sizes(pieces_of(b"x,note,y\r\n" + rows + long + rows, size))
+    check_sizes(pieces_of(b"x,note,y\r\n" + rows + long.replace(b"ab, cd\r\n", b"ab\r\n", 5000) + rows, size))
