@@ -10,7 +10,7 @@ load, in MB, and the wall time. Bombs (built compressed, never held unpacked her
 - hugecell: a 2-row CSV whose one cell holds 5 MB (uncompressed);
 - hugecell.gz: the same, gzip-compressed.
 
-Run: ``python benchmarks/bench_upload_bombs.py [names...]``.
+Run: ``python benchmarks/bench_upload_bombs.py [names...]``; ``longlinex4`` loads four at once (threads).
 """
 
 from __future__ import annotations
@@ -73,15 +73,23 @@ def vm(key):
         if line.startswith(key):
             return int(line.split()[1]) / 1024
 
-data = bomb(sys.argv[2])
+from concurrent.futures import ThreadPoolExecutor
+
+kind, times = sys.argv[2].split("x") if "x" in sys.argv[2] else (sys.argv[2], "1")
+data = bomb(kind)
 open("/proc/self/clear_refs", "w").write("5")  # reset the peak (VmHWM) to the current RSS
 before = vm("VmRSS")
 t = time.perf_counter()
-try:
-    load_csv(data)
-    outcome = "loaded"
-except DataError as err:
-    outcome = str(err)
+
+def one(_):
+    try:
+        load_csv(data)
+        return "loaded"
+    except DataError as err:
+        return str(err)
+
+with ThreadPoolExecutor(int(times)) as pool:  # "longlinex4": four uploads at once, as four tabs
+    outcome = list(pool.map(one, range(int(times))))[0]
 print(json.dumps({"peak_mb": vm("VmHWM") - before, "seconds": time.perf_counter() - t, "outcome": outcome}))
 """
 
@@ -94,7 +102,7 @@ def measure(kind: str) -> dict:
 
 def main(argv=None) -> None:
     kinds = (argv if argv is not None else sys.argv[1:]) or ["quoted", "quotedcommas", "quotedlines", "longline", "commas", "hugecell",
-                                                           "hugecell.gz"]
+                                                           "hugecell.gz", "longlinex4", "quotedx4"]
     for kind in kinds:
         r = measure(kind)
         print(f"{kind:12s} +{r['peak_mb']:6.0f} MB peak  {r['seconds']:6.1f} s  {r['outcome'][:110]}")
