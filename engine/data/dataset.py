@@ -29,6 +29,7 @@ from engine.data.rows import class_codes, encoded_features, take_rows
 from engine.errors import ConfigError, DataError
 from engine.data.samples import SAMPLES, SampleInfo, sample_path
 from engine.data.schema import FeatureSchema, _listing
+from engine.data.sizes import check_sizes, pieces_of, text_pieces, wide_text
 from engine.data.textio import MAX_UNPACKED_BYTES, decode, refuse_binary, source_bytes, unpack, utf8_head
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
@@ -48,6 +49,8 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     if not data or data.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)
+    if not notes and not wide_text(data[:4096]):  # a gzip file's sizes were checked while unpacking
+        check_sizes(pieces_of(data))  # before any parser: a huge cell or line costs a piece, not a parse
     raw = _read_raw(data, name, limits, notes)
     del data
     return Dataset._from_table(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
@@ -63,6 +66,8 @@ def _read_raw(data: bytes, name: str, limits, notes):
         return read_table(head, name=name, encoding=encoding, max_columns=limits.max_columns,
                           max_rows=limits.max_rows, notes=notes, data=data)
     text, encoding = decode(data)
+    if encoding.startswith(("utf-16", "utf-32")):
+        check_sizes(text_pieces(text))
     return read_table(text, name=name, encoding=encoding, max_columns=limits.max_columns,
                       max_rows=limits.max_rows, notes=notes)
 

@@ -3,7 +3,9 @@
 1. ``source_bytes``: a path, bytes or a binary file object (Streamlit's UploadedFile) -> bytes + name;
 2. ``unpack``: gzip is unpacked in 1 MB pieces (magic bytes ``1f 8b``), refused as soon as it passes
    the unpacked-size cap (by default the app's 200 MB upload limit), the row or column limit or a
-   16 MB first line, so a "zip bomb" costs memory up to the cap, never its full unpacked size;
+   16 MB first line, so a "zip bomb" costs memory up to the cap, never its full unpacked size; cells
+   and lines are measured as the pieces arrive (``engine.data.sizes``), so a long cell or line is
+   refused after a piece or two;
 3. ``refuse_binary``: images, PDFs, Excel workbooks (ZIP or OLE), archives and databases are refused
    with a sentence saying what to do;
 4. ``decode``: a BOM decides (UTF-8, UTF-16 LE/BE, UTF-32), UTF-16 without BOM is recognised by its
@@ -17,6 +19,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import itertools
 import os
 import zipfile
 import zlib
@@ -24,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data.sizes import check_sizes, wide_text
 from engine.errors import DataError
 
 #: Unpacked gzip files larger than this are refused (protects the server from "zip bombs"); the same
@@ -107,7 +111,8 @@ def unpack(data: bytes, *, max_bytes: int = MAX_UNPACKED_BYTES, max_rows: int | 
 def _gunzip(data: bytes, max_bytes: int, max_rows: int | None, max_columns: int | None) -> bytes:
     out = io.BytesIO()
     count = _LineCount(max_rows, max_columns)
-    try:
+
+    def pieces():
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
             while piece := gz.read(UNPACK_CHUNK):
                 if out.tell() + len(piece) > max_bytes:
@@ -115,6 +120,16 @@ def _gunzip(data: bytes, max_bytes: int, max_rows: int | None, max_columns: int 
                                     "too much to load: use a sample of the rows.")
                 count.add(piece, first=out.tell() == 0)
                 out.write(piece)
+                yield piece
+
+    try:
+        source = pieces()
+        first = next(source, b"")
+        if wide_text(first) or first[:2] == b"\x1f\x8b":  # UTF-16/32: checked after decoding; .gz.gz: inside
+            for _ in source:
+                pass
+        else:  # cells and lines, while unpacking: a bomb is refused before it is held whole
+            check_sizes(itertools.chain([first], source))
     except (OSError, EOFError, zlib.error):
         raise DataError("The file is gzip-compressed but damaged or cut off: compress it again.") from None
     return out.getvalue()
@@ -138,7 +153,7 @@ class _LineCount:
         self.exact = True  # no quotes (a quoted cell may hold a line break) and not UTF-16/32
 
     def add(self, piece: bytes, *, first: bool) -> None:
-        if first and (b"\x00" in piece[:4096] or piece.startswith((b"\xff\xfe", b"\xfe\xff"))):
+        if first and wide_text(piece):
             self.exact = False  # UTF-16/32: a 0x0A byte may be half of another character
         if self.exact and b'"' in piece:
             self.exact = False

@@ -48,7 +48,7 @@ class FakeUploads:
 @pytest.fixture
 def world(monkeypatch):
     mgr, uploads, cleared = FakeManager(), FakeUploads(), []
-    monkeypatch.setattr(cache, "clear_upload_cache", lambda: cleared.append(1) or 1)
+    monkeypatch.setattr(cache, "release_uploads", lambda live: cleared.append(set(live)) or 0)
     runtime = SimpleNamespace(_session_mgr=mgr, uploaded_file_mgr=uploads)
     return memory.Janitor(runtime, ttl=120), mgr, uploads, cleared
 
@@ -62,7 +62,7 @@ def test_a_closed_tab_is_shut_down_one_sweep_before_streamlit_would_forget_it(wo
     did = janitor.sweep(now=120 - memory.sweep_seconds(120))
     assert did["closed"] == 1 and mgr.closed == ["b"]
     assert "a" in uploads.file_storage  # the open tab keeps its file
-    assert cleared == []  # a session is left: the cache stays
+    assert cleared[-1] == {"a"}  # the registry keeps what the open tab holds, drops the rest
 
 
 def test_a_reconnected_tab_is_left_alone(world):
@@ -76,12 +76,12 @@ def test_a_reconnected_tab_is_left_alone(world):
     assert janitor.sweep(now=100 + 120)["closed"] == 1
 
 
-def test_uploads_of_forgotten_sessions_go_and_the_cache_empties_when_nobody_is_left(world):
+def test_uploads_of_forgotten_sessions_go_and_the_registry_hears_that_nobody_is_left(world):
     janitor, mgr, uploads, cleared = world
     uploads.file_storage = {"gone": {"f": b"x" * 10}}  # forgotten by Streamlit without a shutdown
     did = janitor.sweep(now=0)
-    assert did == {"closed": 0, "orphan_uploads": 1, "cache_cleared": 1}
-    assert uploads.file_storage == {} and cleared == [1]
+    assert did == {"closed": 0, "orphan_uploads": 1, "datasets_freed": 0}
+    assert uploads.file_storage == {} and cleared == [set()]
 
 
 def test_sweep_period_and_allocator():
@@ -107,3 +107,52 @@ def test_release_empties_a_shut_down_sessions_state_fragments_and_widget_metadat
     assert "dataset" not in state and not state._new_widget_state.widget_metadata
     assert fragments.cleared == [True]
     memory.release(SimpleNamespace())  # anything else: nothing to do
+
+
+# ------------------------------------------------------------- parsed uploads tied to their sessions
+def _loads(registry, key, session, made):
+    return registry.get(key, session, lambda: made.append(key) or object())
+
+
+def test_a_closed_sessions_upload_is_freed_while_another_session_stays():
+    """Issue 25, 8: the shared cache kept up to 4 files until no session was left at all."""
+    registry, made = cache.UploadRegistry(), []
+    a1 = _loads(registry, ("d1", "a.csv"), "a", made)
+    assert _loads(registry, ("d1", "a.csv"), "a", made) is a1  # a session's reruns share it
+    b1 = _loads(registry, ("d2", "b.csv"), "b", made)
+    shared = _loads(registry, ("d3", "c.csv"), "c", made)
+    assert _loads(registry, ("d3", "c.csv"), "b", made) is shared  # b moves on to c's file: shared
+    assert made == [("d1", "a.csv"), ("d2", "b.csv"), ("d3", "c.csv")]
+    assert set(registry.sessions()) == {("d1", "a.csv"), ("d3", "c.csv")}  # nobody holds b's first file
+    assert registry.release({"b", "c"}) == 1  # a's tab closed; b and c still connected
+    assert registry.sessions() == {("d3", "c.csv"): frozenset({"b", "c"})}
+    assert registry.release({"c"}) == 0  # b gone, c still holds the shared file
+    assert registry.release(set()) == 1 and registry.sessions() == {}
+    del a1, b1
+
+
+def test_a_refused_file_is_not_kept_and_nothing_is_held_for_it():
+    from engine.errors import DataError
+
+    registry = cache.UploadRegistry()
+
+    def bad():
+        raise DataError("no")
+
+    with pytest.raises(DataError):
+        registry.get(("d", "x.csv"), "a", bad)
+    assert registry.sessions() == {}
+
+
+def test_the_janitor_frees_a_closed_tabs_upload_while_another_tab_is_open(world, monkeypatch):
+    janitor, mgr, _, _ = world
+    registry = cache.UploadRegistry()
+    monkeypatch.setattr(cache, "release_uploads", registry.release)
+    big = {s: registry.get((s, "f.csv"), s, object) for s in ("a", "b", "c")}
+    mgr.active, mgr.stored = {"c"}, {"a", "b"}  # two tabs closed, one open
+    janitor.sweep(now=0)
+    assert set(registry.sessions()) == {("a", "f.csv"), ("b", "f.csv"), ("c", "f.csv")}  # may reconnect
+    did = janitor.sweep(now=120)
+    assert did["closed"] == 2 and did["datasets_freed"] == 2
+    assert registry.sessions() == {("c", "f.csv"): frozenset({"c"})}
+    del big

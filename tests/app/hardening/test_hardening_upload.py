@@ -158,3 +158,24 @@ def test_a_200_mb_upload_shows_the_row_limit_sentence_and_keeps_the_data(session
     assert at.session_state[state.DATASET_NAME] == before
     at.file_uploader(key=panels.W_UPLOAD).clear().run()
     ok_page(at)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_huge_cell_is_one_sentence_on_the_data_page_and_the_data_stays(session, gz):
+    """Issue 25, 5: a 2-row file with a 3 MB cell loaded (22 s in the browser); now one st.error
+    naming the line and column, before anything is parsed."""
+    import gzip
+
+    data = b"x,note,y\n1,ok,a\n2," + b"w" * (3 << 20) + b",b\n"
+    name = "huge.csv.gz" if gz else "huge.csv"
+    at = session
+    before = at.session_state[state.DATASET_NAME]
+    at.file_uploader(key=panels.W_UPLOAD).set_value(
+        (name, gzip.compress(data) if gz else data, MIME[Path(name).suffix])).run()
+    ok_page(at)
+    errors = [e.value.replace("\\", "") for e in at.error]  # the page escapes Markdown
+    assert len(errors) == 1 and errors[0].startswith("Line 3, column 2 ('note')"), errors
+    assert "longer than 100 kB" in errors[0]
+    assert at.session_state[state.DATASET_NAME] == before
+    at.file_uploader(key=panels.W_UPLOAD).clear().run()
+    ok_page(at)
