@@ -171,6 +171,13 @@ def test_the_teachers_own_guess_is_marked_on_the_chart_after_reveal():
     assert live_store._STORE.load(code)["scores"]["ana"] == [1, 1]  # the teacher's guess is not scored
 
 
+def test_the_join_page_links_back_to_the_app():
+    for at in (student(None), student("abc")):
+        links = {link.label: link.proto.page for link in at.page_link}
+        # the Introduction, the app's default page (its url path is "")
+        assert links.get("Back to the explorer (leaves the class page)") == "", links
+
+
 def test_wrong_code_full_room_duplicate_and_bad_nicknames(fresh_store):
     s = student("ABCDEF" if True else None)
     assert any("No class has that code" in e for e in texts(s, "error"))
