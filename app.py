@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import memory, state
+from ui import memory, state, wheel
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
 from ui.widgets import show_flashes, sidebar_summary
@@ -76,6 +76,7 @@ def main() -> None:
     page = st.navigation(build_navigation(), position="sidebar", expanded=True)
     memory.start_janitor()  # once per server: gives memory back when tabs close (ui/memory.py)
     try:
+        wheel.install()  # first in the main area (same place on every run): the wheel scrolls past charts
         state.init_state()
         if page.url_path != STUDENT_PAGE:  # a student's phone gets only the class, not the data controls
             apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once
