@@ -1,4 +1,4 @@
-"""The student's page of a live class (``/join?room=CODE``): join, follow the teacher's tree, answer.
+"""The student's page of a live class (``<app>/?room=CODE``, or ``/join``): join, follow the teacher's tree, answer.
 
 Made for phones: one column, no sidebar, big buttons. The page reads the room from the store
 (:mod:`live.store`) and a small fragment polls it every :data:`REFRESH_SECONDS`; when the teacher moved
