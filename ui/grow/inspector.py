@@ -211,7 +211,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
     with right:
-        _override_buttons(grower, node, split)
+        _override_buttons(grower, node, split, narrow=narrow)
 
 
 def _diagram_buttons(grower, node) -> None:
@@ -239,9 +239,9 @@ def _diagram_buttons(grower, node) -> None:
             st.rerun()
 
 
-def _override_buttons(grower, node, split: Split | None) -> None:
+def _override_buttons(grower, node, split: Split | None, *, narrow: bool = False) -> None:
     applied = split is not None and node.split is not None and split.same_test(node.split)
-    c1, c2 = st.columns(2)
+    c1, c2 = (st.container(), st.container()) if narrow else st.columns(2)  # beside the diagram: one a line
     if c1.button(f"Split node {node.id} this way", key="_w_grow_force", disabled=split is None or applied,
                  type="primary", help="Replaces the node's subtree (if any) by this split; its children "
                                       "stay open for Step.", icon=":material/call_split:"):
