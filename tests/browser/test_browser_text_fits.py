@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 expect.set_options(timeout=60_000)
@@ -18,10 +19,20 @@ CUT = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filter(e
   && getComputedStyle(e).textOverflow === 'ellipsis').map(e => e.textContent.trim())"""
 
 
-def _laptop(browser, app_url):
+@pytest.fixture
+def laptop(browser, app_url):
+    """A tab at 1366x768 (the laptop of the issue's walk)."""
     context = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=app_url)
     context.set_default_timeout(60_000)
-    return context, context.new_page()
+    yield context.new_page()
+    context.close()
+
+
+def _open_and_press(page, wait_idle, path: str, button: str) -> None:
+    page.goto(path)
+    wait_idle(page)
+    page.get_by_role("button", name=button).click()
+    wait_idle(page, timeout=180_000)
 
 
 def _overlap(a: dict, b: dict) -> bool:
@@ -29,57 +40,42 @@ def _overlap(a: dict, b: dict) -> bool:
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
 
 
-def test_grow_page_labels_and_the_region_plots_note_fit(browser, app_url, wait_idle, screenshot):
-    context, page = _laptop(browser, app_url)
-    try:
-        page.goto("/grow?data=wine&step=6")  # the tree also tests other features: the plot carries a note
-        wait_idle(page)
-        expect(page.locator(".st-key-_w_grow_undo button")).to_be_visible()
-        assert page.evaluate(CUT) == []  # no label shortened with an ellipsis
-        plot = page.locator(".st-key-grow_regions .js-plotly-plot").first
-        plot.scroll_into_view_if_needed()
-        note = plot.locator(".annotation-text").filter(has_text="also splits on other features").first
-        expect(note).to_be_visible()
-        figure, text = plot.locator(".main-svg").first.bounding_box(), note.bounding_box()
-        assert text["x"] + text["width"] <= figure["x"] + figure["width"], (text, figure)
-        screenshot(page, "text-fits-grow-1366", full_page=False)
-    finally:
-        context.close()
+def test_grow_page_labels_and_the_region_plots_note_fit(laptop, wait_idle, screenshot):
+    page = laptop
+    page.goto("/grow?data=wine&step=6")  # the tree also tests other features: the plot carries a note
+    wait_idle(page)
+    expect(page.locator(".st-key-_w_grow_undo button")).to_be_visible()
+    assert page.evaluate(CUT) == []  # no label shortened with an ellipsis
+    plot = page.locator(".st-key-grow_regions .js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    note = plot.locator(".annotation-text").filter(has_text="also splits on other features").first
+    expect(note).to_be_visible()
+    figure, text = plot.locator(".main-svg").first.bounding_box(), note.bounding_box()
+    assert text["x"] + text["width"] <= figure["x"] + figure["width"], (text, figure)
+    screenshot(page, "text-fits-grow-1366", full_page=False)
 
 
-def test_the_live_class_qr_code_stays_inside_its_card(browser, app_url, wait_idle, screenshot):
-    context, page = _laptop(browser, app_url)
-    try:
-        page.goto("/grow?presenter=true&data=iris&step=2")
-        wait_idle(page)
-        page.get_by_role("button", name="Start a live class").click()
-        wait_idle(page)
-        card = page.locator(".st-key-live_panel").first
-        qr = card.get_by_test_id("stImage").locator("img").first
-        expect(qr).to_be_visible()
-        c, q = card.bounding_box(), qr.bounding_box()
-        assert c["x"] < q["x"] and q["x"] + q["width"] <= c["x"] + c["width"] - 1, (q, c)
-        assert q["width"] >= 120  # still big enough to scan from a seat
-        card.scroll_into_view_if_needed()
-        screenshot(page, "text-fits-qr-1366", full_page=False)
-    finally:
-        context.close()
+def test_the_live_class_qr_code_stays_inside_its_card(laptop, wait_idle, screenshot):
+    page = laptop
+    _open_and_press(page, wait_idle, "/grow?presenter=true&data=iris&step=2", "Start a live class")
+    card = page.locator(".st-key-live_panel").first
+    qr = card.get_by_test_id("stImage").locator("img").first
+    expect(qr).to_be_visible()
+    c, q = card.bounding_box(), qr.bounding_box()
+    assert c["x"] < q["x"] and q["x"] + q["width"] <= c["x"] + c["width"] - 1, (q, c)
+    assert q["width"] >= 120  # still big enough to scan from a seat
+    card.scroll_into_view_if_needed()
+    screenshot(page, "text-fits-qr-1366", full_page=False)
 
 
-def test_the_vote_charts_half_weight_label_covers_no_bar(browser, app_url, wait_idle, screenshot):
-    context, page = _laptop(browser, app_url)
-    try:
-        page.goto("/ensembles?lesson=random-forest-votes&method=random_forest")
-        wait_idle(page)
-        page.get_by_role("button", name="Train").click()
-        wait_idle(page, timeout=180_000)
-        chart = page.locator(".st-key-ens_vote_chart .js-plotly-plot").first
-        chart.scroll_into_view_if_needed()
-        label = chart.locator(".annotation-text").filter(has_text="vote weight").first
-        expect(label).to_be_visible()
-        text = label.bounding_box()
-        bars = [b for b in (p.bounding_box() for p in chart.locator("g.point path").all()) if b and b["height"] > 0]
-        assert bars and not [b for b in bars if _overlap(text, b)], text
-        screenshot(page, "text-fits-vote-1366", full_page=False)
-    finally:
-        context.close()
+def test_the_vote_charts_half_weight_label_covers_no_bar(laptop, wait_idle, screenshot):
+    page = laptop
+    _open_and_press(page, wait_idle, "/ensembles?lesson=random-forest-votes&method=random_forest", "Train")
+    chart = page.locator(".st-key-ens_vote_chart .js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    label = chart.locator(".annotation-text").filter(has_text="vote weight").first
+    expect(label).to_be_visible()
+    text = label.bounding_box()
+    bars = [b for b in (p.bounding_box() for p in chart.locator("g.point path").all()) if b and b["height"] > 0]
+    assert bars and not [b for b in bars if _overlap(text, b)], text
+    screenshot(page, "text-fits-vote-1366", full_page=False)
