@@ -19,7 +19,7 @@ SIDE_KEY = "grow_side"
 SIDE_CSS = ("<style>[data-testid='stColumn']:has(.st-key-grow_side) { position: sticky; top: 3.75rem; "
             "align-self: flex-start; max-height: calc(100vh - 4.5rem); overflow-y: auto; overflow-x: hidden; }"
             "</style>")
-SIDE_RATIO = [3, 2]  # diagram : inspector
+SIDE_RATIO = [3, 2]  # diagram : inspector (at [2, 1] the gain column is scrolled out of view at 1366 px)
 
 
 def areas(*, presenter: bool, wide: bool):
