@@ -13,9 +13,10 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import memory, state
+from ui import memory, state, wheel
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
+from ui.classroom.live import ROOM_PARAM  # a student's link is <app>/?room=CODE
 from ui.widgets import show_flashes, sidebar_summary
 
 ROOT = Path(__file__).resolve().parent
@@ -46,6 +47,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 STUDENT_PAGE = "join"  # url path of the students' page: no sidebar, no data controls
+STUDENT_SCRIPT = "pages/join.py"
 DEFAULT_PAGE = "pages/home.py"
 # The tab's icon ships with the app: Streamlit inlines a local .svg file as a data: URL. A Material
 # Symbol here (":material/account_tree:") made every visitor's browser fetch it from fonts.gstatic.com
@@ -62,10 +64,21 @@ def existing_pages(pages: dict[str, list[tuple[str, str, str]]] = PAGES,
     return {section: entries for section, entries in found.items() if entries}
 
 
-def build_navigation() -> dict[str, list]:
-    """``st.Page`` objects per section for the page files that exist."""
+def root_page(query: dict) -> str:
+    """The page served at the app's root address: the students' page for a student's link
+    (``<app>/?room=CODE``), else the Introduction.
+
+    Students' links and QR codes point at the root, not at ``/join``: when a page is loaded from any other
+    path, Streamlit's frontend first tries that path as the app's base path (``/join/_stcore/health`` and
+    ``/join/_stcore/host-config``, two 404s on every load) before it falls back to ``/``.
+    """
+    return STUDENT_SCRIPT if query.get(ROOM_PARAM) else DEFAULT_PAGE
+
+
+def build_navigation(default: str = DEFAULT_PAGE) -> dict[str, list]:
+    """``st.Page`` objects per section for the page files that exist (``default`` is served at the root)."""
     return {
-        section: [st.Page(path, title=title, icon=icon, default=(path == DEFAULT_PAGE))
+        section: [st.Page(path, title=title, icon=icon, default=(path == default))
                   for path, title, icon in entries]
         for section, entries in existing_pages().items()
     }
@@ -78,11 +91,14 @@ def main() -> None:
         layout="wide",
         initial_sidebar_state="expanded",
     )
-    page = st.navigation(build_navigation(), position="sidebar", expanded=True)
+    default = root_page(st.query_params)
+    page = st.navigation(build_navigation(default), position="sidebar", expanded=True)
+    student = page.url_path == STUDENT_PAGE or (page.url_path == "" and default == STUDENT_SCRIPT)
     memory.start_janitor()  # once per server: gives memory back when tabs close (ui/memory.py)
     try:
+        wheel.install()  # first in the main area (same place on every run): the wheel scrolls past charts
         state.init_state()
-        if page.url_path != STUDENT_PAGE:  # a student's phone gets only the class, not the data controls
+        if not student:  # a student's phone gets only the class, not the data controls
             apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once
             sidebar_summary()
         show_flashes()

@@ -11,6 +11,7 @@ from ui.classroom import live_teacher, presenter as classroom, quiz as classroom
 from ui.grow import exports, inspector, query
 from ui import state, tree_view
 from ui.grow import controls as controls
+from ui.grow import layout as layout
 from ui.grow import settings as settings
 from ui.grow import views as views
 from ui.errors import show_engine_error
@@ -21,8 +22,8 @@ W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
 st.title("Grow")
-st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Every split shows "
-           "its gain table and arithmetic below; you can force another split or collapse a subtree.")
+st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the inspector "
+           "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")
 
 share.apply_link_once()
 
@@ -60,8 +61,8 @@ if sw.presenter and not teaching:
 elif teaching and not sw.presenter:
     live_teacher.render_compact()
 if not sw.presenter:
-    wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the region plot "
-                                                    f"moves below it (always from {views.WIDE_LEAVES} leaves).")
+    wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the node inspector "
+                                                    "and the other tabs move below it.")
 feats = controls.two_features()
 if feats:
     st.caption(f"Two-feature mode: growing on {md_escape(feats[0])} and {md_escape(feats[1])} only "
@@ -71,12 +72,13 @@ step_action = partial(controls.run_action, "step")  # the quiz claims its press 
 if sw.quiz and not sw.presenter:
     classroom_quiz.render_quiz(grower, step_action)
 
-wide = ((bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)
-         or tree.n_leaves >= views.WIDE_LEAVES) and not (sw.presenter and (sw.quiz or teaching)))
-if wide:
-    diagram_col, region_col = st.container(), st.container()
-else:
-    diagram_col, region_col = st.columns([3, 2] if sw.presenter else [1, 1], gap="large")
+if sw.presenter:  # projector: the diagram beside the region plot or the class's panel (unless it is big)
+    wide = ((bool(st.session_state.get(W_WIDE)) or not views.has_region_plot(grower)
+             or tree.n_leaves >= views.WIDE_LEAVES) and not (sw.quiz or teaching))
+else:  # the inspector's tabs beside the diagram, unless the user asks for the whole width
+    wide = bool(st.session_state.get(W_WIDE))
+diagram_col, side_col = layout.areas(presenter=sw.presenter, wide=wide)
+region_col = side_col if sw.presenter else diagram_col
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
                          big=sw.presenter, wide=wide)
@@ -90,42 +92,41 @@ with region_col:
     if sw.quiz and sw.presenter:  # projector: the question beside the diagram
         classroom_quiz.render_quiz(grower, step_action)
     if views.has_region_plot(grower) or not sw.presenter:
-        views.render_regions(grower, highlight=views.region_focus(tree, state.selected_node(), last), query=query_values, two_features=feats,
-                             set_two_features=controls.set_two_features, big=sw.presenter)
+        views.render_regions(grower, highlight=views.region_focus(tree, state.selected_node(), last),
+                             query=query_values, two_features=feats, set_two_features=controls.set_two_features,
+                             big=sw.presenter)
 
 if sw.presenter:  # projector: nothing below the pictures
     share.sync_link(grower)
     st.stop()
 
-tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
-with tabs[0]:
-    if tabs[0].open is not False:
-        # a fragment: choosing a node, a candidate or a threshold reruns only the inspector
-        st.fragment(inspector.render_inspector)(grower)
-with tabs[1]:
-    if tabs[1].open is not False:
-        views.render_step_log(grower)
-        classroom.render_narrated_log(grower, sw.lang)
-with tabs[2]:
-    if tabs[2].open is not False:
-        left, right = st.columns([3, 2], gap="large")
-        with left:
+with side_col:
+    tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
+    with tabs[0]:
+        if tabs[0].open is not False:
+            # a fragment: choosing a node, a candidate or a threshold reruns only the inspector
+            st.fragment(inspector.render_inspector)(grower, narrow=not wide)
+    with tabs[1]:
+        if tabs[1].open is not False:
+            views.render_step_log(grower)
+            classroom.render_narrated_log(grower, sw.lang)
+    with tabs[2]:
+        if tabs[2].open is not False:
             query.render_query_form(grower.dataset)
-        with right:
             query.render_query_result(tree, grower.dataset)
-with tabs[3]:
-    if tabs[3].open is not False:
-        st.subheader("Download")
-        exports.render_downloads(tree, views.diagram_source(tree), views.cached_step_log(grower),
-                                 state.current_dataset_name())
-        st.subheader("Share a link")
-        wanted = share.current_params(grower)
-        kind, sentence = share.share_note(grower, wanted)
-        getattr(st, kind)(sentence)
-        if wanted:
-            st.code(share.link_for(st.context.url, {**wanted, **classroom.link_params()}), language=None,
-                    wrap_lines=True)
-        st.subheader("Import a tree")
-        exports.render_import(lambda t: tree_view.tree_chart(t, key="grow_import_tree"))
+    with tabs[3]:
+        if tabs[3].open is not False:
+            st.subheader("Download")
+            exports.render_downloads(tree, views.diagram_source(tree), views.cached_step_log(grower),
+                                     state.current_dataset_name())
+            st.subheader("Share a link")
+            wanted = share.current_params(grower)
+            kind, sentence = share.share_note(grower, wanted)
+            getattr(st, kind)(sentence)
+            if wanted:
+                st.code(share.link_for(st.context.url, {**wanted, **classroom.link_params()}), language=None,
+                        wrap_lines=True)
+            st.subheader("Import a tree")
+            exports.render_import(lambda t: tree_view.tree_chart(t, key="grow_import_tree"))
 
 share.sync_link(grower)

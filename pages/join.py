@@ -1,4 +1,4 @@
-"""Join a live class: a student's own screen (phone-sized), opened as /join?room=CODE."""
+"""Join a live class: a student's own screen (phone-sized), opened as <app>/?room=CODE (app.py serves it at the root for a room) or /join."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ if not grower.done:
 st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes:,} nodes, {tree.n_leaves:,} leaves, depth {tree.depth:d} · "
             f"{len(grower.dataset):,} training rows")
 
-default = views.default_method(grower)       # C4.5 trees: J48's pruning (pessimistic, subtree raising)
+default = views.default_method(grower, split)  # C4.5: J48's pruning; no validation rows: one needing none
 method = st.segmented_control("Method", list(METHODS), key=W_METHOD, format_func=LABELS.get,
                               default=default, selection_mode="single", width="stretch")
 method = method or default

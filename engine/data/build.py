@@ -109,7 +109,7 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
     """Target, task, classes, kinds and categories of the table ``full`` (natural column forms)."""
     names = list(full.columns)
     if target is None:
-        target = names[-1]
+        target = col.guess_target(full, natural)
     if target is not None and not isinstance(target, str):
         raise DataError(f"The target must be a column name (a text), not {type(target).__name__}.")
     if target not in names:

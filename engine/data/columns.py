@@ -13,6 +13,8 @@ Then :func:`feature_kind` and :func:`infer_task` apply the rules of the data con
 
 - a text column with a different value in every row (an id like ``D1..D14``) is ignored, because it
   would win every gain comparison; a column without any value is ignored too;
+- an unnamed target is guessed (:func:`guess_target`): the last column when it holds a few labels, else the
+  last text or yes/no column that does (tips: ``time``, not the party ``size`` at the end), else the last column;
 - the target is a classification target when it is text/boolean, or integer-valued with at most 20
   distinct values that are fewer than 5% of the rows (or just two distinct values); else regression.
 """
@@ -29,6 +31,8 @@ from engine.data.schema import clean_text, factorize_labels
 ID_MIN_ROWS = 6
 #: Integer targets with at most this many distinct values (and < 5% of rows) are classes.
 MAX_INT_CLASSES = 20
+#: A column "of a few labels", a likely target when none is named, has 2 to this many distinct values.
+MAX_GUESS_LABELS = 10
 
 _US = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+"
 _EU = r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?|[+-]?,\d+"
@@ -250,3 +254,29 @@ def infer_task(values: pd.Series, natural: str) -> str:
     if distinct <= 2 or (distinct <= MAX_INT_CLASSES and distinct < 0.05 * present.size):
         return "classification"
     return "regression"
+
+
+def holds_few_labels(values: pd.Series, natural: str, *, least: int = 1) -> bool:
+    """A column of a few labels: text or yes/no with ``least`` to ``MAX_GUESS_LABELS`` distinct values, or
+    numbers with at most two (a 0/1 outcome)."""
+    distinct = values.nunique(dropna=True)
+    return least <= distinct <= (2 if natural == "numeric" else MAX_GUESS_LABELS)
+
+
+def guess_target(full: pd.DataFrame, natural: dict) -> str:
+    """The column to predict when none is named.
+
+    The last column when it holds a few labels (:func:`holds_few_labels`); else the last text or yes/no
+    column with 2 to ``MAX_GUESS_LABELS`` labels (a count or a measurement at the end of the file is a
+    feature more often than the thing to predict: plotly's tips data ends with the party ``size``, 1 to 6,
+    and its labels are ``sex``, ``smoker``, ``day`` and ``time``); else the last column (all-numeric tables,
+    where it is usually the target, as in most exported data sets).
+    """
+    names = list(full.columns)
+    last = names[-1]
+    if holds_few_labels(full[last], natural[last]):
+        return last
+    for name in reversed(names[:-1]):
+        if natural[name] != "numeric" and holds_few_labels(full[name], natural[name], least=2):
+            return name
+    return last

@@ -5,7 +5,9 @@
 
 - numbers -> "numeric"; text and booleans -> "categorical"; a text column with a different value in
   every row -> "ignore" (with a note); ``kinds`` overrides any of them;
-- the target is the last column unless named; rows without a target value are dropped (with a note);
+- the target is guessed unless named (``columns.guess_target``: the last column if it holds a few
+  labels, else the last text column that does, else the last column); rows without a target value are
+  dropped (with a note);
 - classification for a text/boolean target or an integer one with few distinct values, else
   regression; ``task`` overrides;
 - ``inf`` counts as a missing value (with a note); missing feature values stay NaN in ``X``.

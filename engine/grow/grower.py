@@ -51,7 +51,7 @@ class StepRecord:
 
     index: int
     action: str  # "split" | "forced" | "collapse" | "finish"
-    node_id: int | None
+    node_id: int | None  # a "finish" record's node: the leaf chosen by step(node_id) that closed, others still open
     split: Split | None
     children: tuple[int, ...]
     stopped: tuple[tuple[int, str], ...]
@@ -567,7 +567,9 @@ class Grower:
             self._history.append(rec)
             return rec
         if stopped:
-            rec = StepRecord(len(self._history), "finish", None, None, (), tuple(stopped))
+            # the chosen leaf closed while others stay open: the record names it (the tree is not finished)
+            closed = first if first is not None and self._frontier else None
+            rec = StepRecord(len(self._history), "finish", closed, None, (), tuple(stopped))
             self._history.append(rec)
             return rec
         return None

@@ -190,7 +190,9 @@ def narrate_step_lines(record, grower, *, lang: str = "en", noun: str | None = N
     tree = grower.tree
     task, score, crit = tree.schema.task, grower.config.score, grower.crit.name
     lines = narrate_stops(tree, record.stopped, lang=lang, noun=noun, digits=digits)
-    if record.action == "finish":
+    if record.action == "finish" and record.node_id is not None:
+        lines.append(t("still_open", lang))  # the leaf chosen by hand closed; others are still open
+    elif record.action == "finish":
         lines.append(plural("finish", tree.n_leaves, lang, leaves=tree.n_leaves, depth=tree.depth))
     elif record.action == "collapse":
         node = tree.node(record.node_id)

@@ -43,12 +43,16 @@ def vote_figure(breakdown, *, height: int = 380) -> go.Figure:
                 hovertemplate="member %{customdata[0]}: weight %{y:.3f}<extra>" + escape(cls) + "</extra>"))
         fig.update_layout(barmode="stack", showlegend=False)
         total = float(m["weight"].sum())
+        # the label sits in the right margin, beside the line: inside the plot it covered the first bar
         fig.add_hline(y=total / 2, line={"dash": "dot", "color": "#666666"},
-                      annotation_text="half of the vote weight", annotation_position="top left")
-        return _layout(fig, height, title={"text": f"Vote: {escape(breakdown.winner)} wins"},
+                      annotation_text="half of the<br>vote weight", annotation_position="right",
+                      annotation_font_size=12)
+        fig = _layout(fig, height, title={"text": f"Vote: {escape(breakdown.winner)} wins"},
                        xaxis={"title": {"text": "class"}, "categoryorder": "array",
                               "categoryarray": [escape(c) for c in classes]},
                        yaxis={"title": {"text": "vote weight (stacked over members)"}})
+        fig.layout.margin.r = 90
+        return fig
     fig.add_trace(go.Bar(x=m["member"], y=m["prediction"], name="members",
                          marker={"color": palette.OKABE_ITO[0]},
                          hovertemplate="member %{x}: %{y:.4g}<extra></extra>"))

@@ -125,7 +125,12 @@ def _point_trace(gl: bool, **kw) -> dict:
     return {"type": "scattergl" if gl else "scatter", **kw}
 
 
-def _note_lines(notes: list[str], width: int = 95) -> list[str]:
+#: characters per line of the notes above the plot: 55 at 13 px is ~360 px, so a note fits beside the legend
+#: in a plot ~500 px wide (the Grow page's diagram column at 1366 px); 95 ran past the right edge there
+NOTE_WIDTH = 55
+
+
+def _note_lines(notes: list[str], width: int = NOTE_WIDTH) -> list[str]:
     return [line for note in notes for line in textwrap.wrap(note, width)]
 
 

@@ -110,11 +110,17 @@ def test_reduced_error_shows_numbers_diagrams_and_log(moons):
 
 def test_missing_validation_rows_test_rows_or_a_new_share(moons):
     at, split, grower = _open(moons, validation_size=0.0)
+    # without validation rows the page opens on a method that needs none, not on a warning
+    assert at.segmented_control(key=METHOD).value == "pessimistic" and not at.warning
+    assert len(tree_charts(at)) == 2
+    _method(at, "reduced_error")
     assert any("no validation rows" in w.value for w in at.warning)
     assert "Set a validation share on the Data page" in [link.label for link in at.page_link]
     assert not tree_charts(at)
     at.checkbox(key="_w_prune_use_test").check().run()
     assert not at.exception and not at.error
+    assert not at.warning, [w.value for w in at.warning]  # the test rows are used: no warning any more
+    assert any("test rows" in i.value for i in at.info)
     expected = prune_reduced_error(grower.tree, split.test)
     assert _metrics(at)["Leaves"] == str(expected.tree.n_leaves)
     at.checkbox(key="_w_prune_use_test").uncheck().run()
@@ -129,6 +135,7 @@ def test_small_data_without_test_rows_offers_only_a_validation_share():
     ds = engine.load_sample("play_tennis")
     at, split, grower = _open(ds, test_size=0.0, validation_size=0.0, config=engine.TreeConfig(algorithm="id3"))
     assert not at.exception
+    _method(at, "reduced_error")
     assert not at.checkbox and at.button(key="prune_set_validation")
     _method(at, "pessimistic")  # needs no held-out rows
     assert len(tree_charts(at)) == 2

@@ -67,6 +67,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
 
     # clicking a point selects the leaf it falls in for the node inspector
     point = page.locator(".st-key-grow_regions g.points path.point").nth(7)
+    point.scroll_into_view_if_needed()  # the region plot is under the diagram (the inspector beside it)
     box = point.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()

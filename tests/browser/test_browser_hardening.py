@@ -226,6 +226,9 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
         expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
         # the interactive tree diagram draws under the CSP (no console message about it, see `refused`)
         expect(page.locator(".st-key-grow_diagram [data-testid='stPlotlyChart']").first).to_be_visible()
+        # the wheel script (ui/wheel.py) ran under the policy too: its listeners are on the page
+        assert page.evaluate("() => Object.keys(window.__dtxWheel || {}).sort()") == [
+            "pointerdown", "pointermove", "wheel"]
         cookies = {c["name"]: c["value"] for c in context.cookies()}
         assert "dtx_replica" in cookies and "_streamlit_xsrf" in cookies
         assert refused == [], "\n".join(refused)

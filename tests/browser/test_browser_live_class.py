@@ -72,7 +72,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
     l_ctx, laptop, l_dialogs = _context(browser, app_url, {"width": 1280, "height": 800})
     try:
         address = _start_class(teacher, wait_idle)
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/join\?room=[A-Z2-9]{6}", address), address
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?room=[A-Z2-9]{6}", address), address
         expect(teacher.get_by_test_id("stImage")).to_have_count(1)  # the QR code
         assert "teacher=" in teacher.url  # the teacher can reopen the class from this address
 

@@ -27,7 +27,6 @@ from live.backend import get_store
 from ui.widgets import md_escape
 
 ENV_PUBLIC_URL = "DTX_PUBLIC_URL"
-JOIN_PATH = "join"
 ROOM_PARAM = "room"
 TREE_CACHE = "_live_tree_cache"  # student session: (round, tree)
 
@@ -101,13 +100,17 @@ def draw_tree(tree, highlight: int | None, key: str) -> None:
 
 # ------------------------------------------------------------------------------------- address
 def join_address(code: str, page_url: str | None = None) -> str:
-    """``<app>/join?room=CODE``: from ``DTX_PUBLIC_URL`` when set, else from the page's own address."""
+    """``<app>/?room=CODE``: from ``DTX_PUBLIC_URL`` when set, else from the page's own address.
+
+    The app's root serves the students' page for a ``room`` (app.py's ``root_page``): a link to ``/join``
+    would cost two 404s on every load (Streamlit's frontend tries ``/join`` as the app's base path first).
+    """
     base = os.environ.get(ENV_PUBLIC_URL, "").strip()
     if not base:
         parts = urllib.parse.urlsplit(page_url or "http://localhost:8501/")
         path = parts.path.rsplit("/", 1)[0] if "/" in parts.path else ""
         base = urllib.parse.urlunsplit((parts.scheme or "http", parts.netloc or "localhost:8501", path, "", ""))
-    return f"{base.rstrip('/')}/{JOIN_PATH}?{urllib.parse.urlencode({ROOM_PARAM: code})}"
+    return f"{base.rstrip('/')}/?{urllib.parse.urlencode({ROOM_PARAM: code})}"
 
 
 def is_local_address(url: str) -> bool:

@@ -1,4 +1,4 @@
-"""The student's page of a live class (``/join?room=CODE``): join, follow the teacher's tree, answer.
+"""The student's page of a live class (``<app>/?room=CODE``, or ``/join``): join, follow the teacher's tree, answer.
 
 Made for phones: one column, no sidebar, big buttons. The page reads the room from the store
 (:mod:`live.store`) and a small fragment polls it every :data:`REFRESH_SECONDS`; when the teacher moved
@@ -230,8 +230,16 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
         live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
 
 
+def back_link() -> None:
+    """The way back to the app (this page has no sidebar): small and above the title, not among the class's
+    controls, and saying what it leaves."""
+    st.page_link("pages/home.py", label="Back to the explorer (leaves the class page)", icon=":material/arrow_back:",
+                 help="For the teacher: the app's pages. Students stay on this page during the class.")
+
+
 def render_join_page() -> None:
     st.html(STUDENT_CSS)
+    back_link()
     st.title("Live class")
     raw = st.query_params.get(live.ROOM_PARAM, "")
     if not raw:

@@ -289,7 +289,8 @@ def render_panel(grower, status: str) -> None:
             if live.is_local_address(address):
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
-        right.image(live.qr_png(address), caption="Scan to join", width=170)
+        # as wide as its column (a fixed 170 px ran over the card's border in a narrow presenter column)
+        right.image(live.qr_png(address), caption="Scan to join", width="stretch")
         revealed = room is not None and room["stage"]["status"] == "revealed"
         if question is None and not read_only:
             st.caption("No question now: the tree is finished." if grower.done

@@ -171,7 +171,7 @@ def toolbar(grower) -> None:
     """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line."""
     done, empty = grower.done, grower.n_steps == 0
     mark = drawn_mark(grower)
-    cols = st.columns([1, 1, 1.3, 1, 1.3, 1.1, 1.4], vertical_alignment="bottom")  # Reset + its key hint
+    cols = st.columns([1, 1, 1.3, 1.2, 1.3, 1.1, 1.3], vertical_alignment="bottom")  # Undo, Reset: + key hints
     cols[0].button("Step", key=P + "step", shortcut="Right", type="primary", disabled=done, on_click=run_action,
                    args=("step", mark), width="stretch", icon=":material/skip_next:")
     cols[1].button("Step ×5", key=P + "step5", disabled=done, on_click=run_action, args=("step5", mark),

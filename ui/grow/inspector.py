@@ -140,8 +140,8 @@ def _explain(grower, node, split: Split) -> None:
                  column_config={"weight": st.column_config.NumberColumn("rows", format="%.4g")})
 
 
-def render_inspector(grower) -> None:
-    """The node inspector (see module docstring)."""
+def render_inspector(grower, *, narrow: bool = False) -> None:
+    """The node inspector (see module docstring); ``narrow`` (beside the diagram): its two columns stacked."""
     tree = grower.tree
     # The labels change as the tree grows, so the widget is keyed on the tree (selection kept in state).
     key = f"{W_NODE}_{tree_fingerprint(tree)}"
@@ -155,7 +155,6 @@ def render_inspector(grower) -> None:
     pred = node.prediction if isinstance(node.prediction, str) else format_number(round(node.prediction, 4))
     st.text(f"{node.n_node_samples:,} rows · {grower.crit.name} {node.impurity:.3f} · predicts {pred}"
             + (f" · stopped: {STOP_REASONS.get(node.stop_reason, node.stop_reason)}" if node.stop_reason else ""))
-    _diagram_buttons(grower, node)
     table = grower.gain_table(sel)
     if table.empty:
         st.info("No feature can split this node (every feature takes one value here, or the children "
@@ -176,7 +175,8 @@ def render_inspector(grower) -> None:
         st.download_button("Gain table (CSV)", partial(csv_bytes, view), key="_w_grow_dl_gain", on_click="ignore",
                            file_name=f"{file_stem(state.current_dataset_name())}_gain_node{sel}.csv",
                            mime="text/csv", icon=":material/download:")
-    left, right = st.columns([1, 1], gap="large")
+    _diagram_buttons(grower, node)  # after the table: beside the diagram the table comes first, in view
+    left, right = (st.container(), st.container()) if narrow else st.columns([1, 1], gap="large")
     with left:
         fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
         st.plotly_chart(fig, key="grow_class_dist", width="stretch")
@@ -211,7 +211,7 @@ def render_inspector(grower) -> None:
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
     with right:
-        _override_buttons(grower, node, split)
+        _override_buttons(grower, node, split, narrow=narrow)
 
 
 def _diagram_buttons(grower, node) -> None:
@@ -239,9 +239,9 @@ def _diagram_buttons(grower, node) -> None:
             st.rerun()
 
 
-def _override_buttons(grower, node, split: Split | None) -> None:
+def _override_buttons(grower, node, split: Split | None, *, narrow: bool = False) -> None:
     applied = split is not None and node.split is not None and split.same_test(node.split)
-    c1, c2 = st.columns(2)
+    c1, c2 = (st.container(), st.container()) if narrow else st.columns(2)  # beside the diagram: one a line
     if c1.button(f"Split node {node.id} this way", key="_w_grow_force", disabled=split is None or applied,
                  type="primary", help="Replaces the node's subtree (if any) by this split; its children "
                                       "stay open for Step.", icon=":material/call_split:"):

@@ -48,6 +48,22 @@ def preset_rules(algorithm) -> tuple[str, ...]:
     return C45_RULES if algorithm == "c45" else ()
 
 # ------------------------------------------------------------------------------- pure helpers
+def option_label(value: str) -> str:
+    """A settings option as shown: the same text whatever the algorithm.
+
+    The browser sends a selectbox's choice back as its shown text, so a label that followed the
+    algorithm ("preset (entropy)" becoming "preset (gini)" on CART) came back as an unknown option and
+    every later run failed with "criterion must be one of ...". The preset's value goes in the widget's
+    label instead (:func:`preset_label`).
+    """
+    return value.replace("_", " ")
+
+
+def preset_label(name: str, preset_value: str | None) -> str:
+    """``Impurity (preset: gini)``: the widget's label names what "preset" means for this algorithm."""
+    return f"{name} (preset: {preset_value.replace('_', ' ')})" if preset_value else name
+
+
 def widget_values(cfg: TreeConfig) -> dict:
     """The settings widgets' values showing ``cfg`` (None fields shown as "preset")."""
     return {
@@ -201,13 +217,12 @@ def settings_panel(task: str, has_validation: bool) -> None:
             c[1].selectbox("Impurity", ["variance"], disabled=True, key=P + "variance",
                            help="Regression trees always use the variance of the target.")
         else:
-            c[1].selectbox("Impurity", [PRESET, *CRITERIA], key=W_CRIT, **kw,
-                           format_func=lambda v: f"preset ({preset.get('criterion')})" if v == PRESET else v)
-        c[2].selectbox("Score", [PRESET, *SCORES], key=W_SCORE, **kw,
-                       format_func=lambda v: f"preset ({preset.get('score', '').replace('_', ' ')})"
-                       if v == PRESET else v.replace("_", " "))
-        c[3].selectbox("Categorical split", [PRESET, *CAT_SPLITS], key=W_CAT, **kw,
-                       format_func=lambda v: f"preset ({preset.get('categorical_split')})" if v == PRESET else v,
+            c[1].selectbox(preset_label("Impurity", preset.get("criterion")), [PRESET, *CRITERIA], key=W_CRIT,
+                           format_func=option_label, **kw)
+        c[2].selectbox(preset_label("Score", preset.get("score")), [PRESET, *SCORES], key=W_SCORE,
+                       format_func=option_label, **kw)
+        c[3].selectbox(preset_label("Categorical split", preset.get("categorical_split")), [PRESET, *CAT_SPLITS],
+                       key=W_CAT, format_func=option_label, **kw,
                        help="multiway: one child per value; subset: best binary grouping; "
                             "equals: one value against the rest.")
         c = st.columns(4)

@@ -64,12 +64,14 @@ def held_out_rows(split, *, needed: bool):
         return split.validation, "validation"
     if not needed:
         return None, None
-    st.warning("The current split has no validation rows, and this method checks each cut on them.",
-               icon=":material/warning:")
     has_test = split.test is not None and len(split.test) > 0
+    notice = st.empty()  # the warning, or (once the test rows are used) what that costs
     if has_test and st.checkbox(f"Use the {len(split.test):,} test rows as validation rows", key=W_USE_TEST):
-        st.caption("The test rows then help choose the tree, so their score is no longer an unbiased estimate.")
+        notice.info("This method checks each cut on the test rows (the split has no validation rows), so "
+                    "their score is no longer an unbiased estimate.", icon=":material/info:")
         return split.test, "test"
+    notice.warning("The current split has no validation rows, and this method checks each cut on them.",
+                   icon=":material/warning:")
     c1, c2 = st.columns(2)
     c1.page_link("pages/data.py", label="Set a validation share on the Data page", icon=":material/table_view:")
     c2.button("Use 20% of the rows for validation now (the tree is grown again)", key="prune_set_validation",
@@ -135,10 +137,16 @@ def ccp_panel(tree, grower, split):
     return memo(("ccp", fp, alpha), lambda: prune_ccp(tree, alpha))
 
 
-def default_method(grower) -> str:
-    """The method the page opens with: C4.5's own (pessimistic pruning, as J48 prunes) for a C4.5 tree,
-    reduced-error pruning otherwise."""
-    return "pessimistic" if grower.config.algorithm == "c45" and grower.task == "classification" else "reduced_error"
+def default_method(grower, split) -> str:
+    """The method the page opens with: C4.5's own (pessimistic pruning, as J48 prunes) for a C4.5 tree;
+    reduced-error pruning when the split has validation rows; else a method that needs none (pessimistic
+    pruning for classification, cost complexity for regression), so the page does not open on a warning."""
+    classification = grower.task == "classification"
+    if grower.config.algorithm == "c45" and classification:
+        return "pessimistic"
+    if split.validation is not None and len(split.validation):
+        return "reduced_error"
+    return "pessimistic" if classification else "cost_complexity"
 
 
 def pessimistic_panel(tree, grower, split):

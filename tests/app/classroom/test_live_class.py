@@ -96,7 +96,7 @@ def answer(at: AppTest, feature: str, threshold: float | None = None) -> AppTest
 def test_a_whole_question_from_start_to_scores():
     t, code = start_class()
     assert len(code) == rooms.CODE_LENGTH
-    assert any(f"join?room={code}" in c.value for c in t.code)  # the join address, with its QR image
+    assert any(c.value.endswith(f"/?room={code}") for c in t.code)  # the join address, with its QR image
     assert t.get("imgs") or t.get("image")
     ana = student(code, "Ana")
     ben = student(code, "Ben")
@@ -169,6 +169,13 @@ def test_the_teachers_own_guess_is_marked_on_the_chart_after_reveal():
     assert labels == ["Outlook<br><b>✓ right</b>", "Temperature", "Humidity", "Wind<br>teacher"]
     assert not [s for s in t.selectbox if s.key and s.key.startswith(live_teacher.W_PICK)]  # gone once revealed
     assert live_store._STORE.load(code)["scores"]["ana"] == [1, 1]  # the teacher's guess is not scored
+
+
+def test_the_join_page_links_back_to_the_app():
+    for at in (student(None), student("abc")):
+        links = {link.label: link.proto.page for link in at.page_link}
+        # the Introduction: "home", or "" while it is the page served at the root (no room in the address)
+        assert links.get("Back to the explorer (leaves the class page)") in ("", "home"), links
 
 
 def test_wrong_code_full_room_duplicate_and_bad_nicknames(fresh_store):

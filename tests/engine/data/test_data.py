@@ -179,6 +179,31 @@ def test_target_default_last_and_named():
         load("a,b\n1,x\n", target="zz")
 
 
+def _tips_like(rows: int = 244) -> str:
+    """plotly's tips data in shape: two amounts, four label columns, and the party size (1-6) last."""
+    rng = np.random.default_rng(0)
+    days, lines = ("Thur", "Fri", "Sat", "Sun"), ["total_bill,tip,sex,smoker,day,time,size"]
+    for i in range(rows):
+        bill = round(float(rng.uniform(3, 50)), 2)
+        lines.append(f"{bill},{round(bill * 0.15, 2)},{('Female', 'Male')[i % 2]},{('No', 'Yes')[i % 3 == 0]},"
+                     f"{days[i % 4]},{('Lunch', 'Dinner')[i % 4 > 1]},{1 + i % 6}")
+    return "\n".join(lines) + "\n"
+
+
+def test_target_guess_prefers_a_column_of_a_few_labels():
+    # tips ends with the party size (6 whole numbers): the guess is its last label column, not size
+    ds = load(_tips_like())
+    assert ds.target == "time" and ds.task == "classification" and ds.classes == ("Dinner", "Lunch")
+    assert ds.kinds["size"] == "numeric"
+    # a last column of a few labels (text, yes/no, or two numbers) stays the target
+    assert load("a,b,c\n1,x,1\n2,y,0\n3,x,1\n").target == "c"
+    assert load("a,b,c\n1,x,true\n2,y,false\n").target == "c"
+    # all numeric: the last column, as before (a regression target or integer classes)
+    assert load("a,b,y\n" + "".join(f"{i},{i % 3},{i * 1.5}\n" for i in range(30))).target == "y"
+    # a text column with many values is no label column: still the last column
+    assert load("name,x,score\n" + "".join(f"n{i},{i % 7},{i}\n" for i in range(30))).target == "score"
+
+
 def test_task_rules():
     few = "\n".join(f"{i},{i % 3}" for i in range(100))
     assert load("a,t\n" + few).task == "classification"

@@ -342,3 +342,20 @@ def test_prune_results_of_the_pruning_engine(tennis):
     first_raise = next(i for i, s in enumerate(raised.steps) if s.action.startswith("raise"))
     assert lines[first_raise] == f"Node {raised.steps[first_raise].node_id}: {raised.steps[first_raise].note}"
     assert all("estimated error" in line for line in lines[:first_raise])
+
+
+def test_a_leaf_closed_by_hand_does_not_finish_the_tree(tennis):
+    # Split node 1 now (the inspector's button): node 1 (Overcast) is pure and closes; 2 and 3 stay open
+    grower = engine.Grower(tennis, engine.TreeConfig(algorithm="id3"))
+    grower.step()
+    rec = grower.step(1)
+    assert rec.action == "finish" and rec.node_id == 1 and set(grower.open_nodes) == {2, 3}
+    text = narrate_step(rec, grower)
+    assert "finished" not in text
+    assert text == ("Node 1 (4 days, 4 Yes / 0 No, entropy 0.000) becomes a leaf predicting Yes: all days have "
+                    "the same label. Other leaves are still open: Step goes on with them.")
+    assert "fertig" not in narrate_step(rec, grower, lang="de")
+    # closing the last open leaf by hand does finish it
+    grower.grow()
+    last = grower.history[-1]
+    assert last.node_id is None and "The tree is finished" in narrate_step(last, grower)
