@@ -11,6 +11,10 @@ def test_the_proxys_policy_allows_the_wheel_script_by_its_hash():
     assert proxy_allows(WHEEL_JS)
 
 
+def test_the_proxys_policy_allows_the_tree_charts_zoom_keeper_by_its_hash():
+    assert proxy_allows(tree_view.ZOOM_KEEPER)
+
+
 def test_the_script_gates_the_charts_that_zoom_on_the_wheel():
     body = script_body(WHEEL_JS)
     # the tree diagrams zoom on the wheel; the script finds them by that config, whatever their key
