@@ -235,6 +235,26 @@ class NodeStore(Sequence):
     def leaf_mask(self) -> np.ndarray:
         return self._fields["split_of"] < 0
 
+    def shape(self) -> tuple[np.ndarray, np.ndarray]:
+        """(leaf mask, depth) per node: what a tree's size and depth need, with no node object made."""
+        return self.leaf_mask(), self._fields["depth"]
+
+    def importance_terms(self):
+        """(root weight, [(feature index, node weight, gain)] of the split nodes in pre-order): what
+        :attr:`engine.tree.Tree.feature_importances` sums, with no node object made."""
+        f = self._fields
+        split_of, fc, sp = f["split_of"], f["first_child"].tolist(), f["splits"]
+        weight = f["crit"].weight(np.asarray(f["stats"], dtype=float))
+        feats, gains, at = sp["feature"].tolist(), sp["gain"].tolist(), split_of.tolist()
+        terms, stack = [], [0]
+        while stack:
+            nid = stack.pop()
+            if at[nid] < 0:
+                continue
+            terms.append((feats[at[nid]], float(weight[nid]), gains[at[nid]]))
+            stack.extend((fc[nid] + 1, fc[nid]))
+        return self._root.weight, terms
+
     @property
     def n_splits(self) -> int:
         return int(np.count_nonzero(self._fields["split_of"] >= 0))
