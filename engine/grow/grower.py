@@ -19,6 +19,7 @@ from functools import cached_property, partial, wraps
 import numpy as np
 import pandas as pd
 
+from engine.budget import check_trees, classes_text
 from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
@@ -179,7 +180,12 @@ class Grower:
 
     @_changes_state
     def grow(self, max_steps: int | None = None) -> "Grower":
-        """Step until nothing is open (or ``max_steps`` steps were taken)."""
+        """Step until nothing is open (or ``max_steps`` steps were taken). Growing to the end is refused
+        with a :class:`ConfigError` when the tree's estimated memory passes the budget (:mod:`engine.budget`)."""
+        if max_steps is None:
+            check_trees(self.dataset, self.config, what=f"Growing this tree to the end on "
+                               f"{int(np.count_nonzero(self.w0 > 0)):,} rows{classes_text(self.dataset)}",
+                               kept_trees=1, shown=1, n_rows=int(np.count_nonzero(self.w0 > 0)))
         if max_steps is None and all(a == ("step",) for a in self._actions) and fast_eligible(self):
             # automatic steps only: the level-wise result ends in the same state (see ``_install``)
             if self._actions:

@@ -318,18 +318,24 @@ def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, spl
 def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child, crit,
                  classes, names, task) -> list:
     st, wt, imp, values, preds = node_fields(stats, crit, classes)
-    sp = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
+    sp = {k: (v.tolist() if isinstance(v, np.ndarray) and k not in ("left", "right") else v)
+          for k, v in splits.items()}
+    # a split's sides are its children's stats: the same tuples (equal numbers), not copies
+    at = np.full(len(sp["feature"]), -1, dtype=np.int64)
+    at[split_of[split_of >= 0]] = np.flatnonzero(split_of >= 0)
+    lefts = [st[i] for i in first_child[at].tolist()] if at.size else []
+    rights = [st[i + 1] for i in first_child[at].tolist()] if at.size else []
     new, setd = object.__new__, object.__setattr__
     split_objs, branch_labels = [], []
     for j, t, g, gr, si, ip, ic, lft, rgt, wl, wr, nl, nr in zip(
             sp["feature"], sp["threshold"], sp["gain"], sp["gain_ratio"], sp["split_info"], sp["impurity_parent"],
-            sp["impurity_children"], sp["left"], sp["right"], sp["w_left"], sp["w_right"], sp["n_left"],
+            sp["impurity_children"], lefts, rights, sp["w_left"], sp["w_right"], sp["n_left"],
             sp["n_right"]):
         obj = new(Split)
         setd(obj, "__dict__", {
             "feature": names[j], "feature_index": j, "kind": "threshold", "threshold": t, "categories": (),
             "category_codes": (), "gain": g, "gain_ratio": gr, "split_info": si, "impurity_parent": ip,
-            "impurity_children": ic, "child_stats": (tuple(lft), tuple(rgt)), "child_weights": (wl, wr),
+            "impurity_children": ic, "child_stats": (lft, rgt), "child_weights": (wl, wr),
             "child_counts": (nl, nr), "known_fraction": 1.0, "task": task})
         split_objs.append(obj)
         label = format_number(t)

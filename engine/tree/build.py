@@ -51,9 +51,32 @@ def node_fields(stats: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
         values = [(m,) for m in table[:, 0].tolist()]
         preds = table[:, 0].tolist()
     else:
-        values = [tuple(v) for v in table.tolist()]
+        values = row_tuples(table)
         preds = [classes[i] for i in np.argmax(stats, axis=1).tolist()] if classes else [""] * len(stats)
-    return [tuple(r) for r in stats.tolist()], weight.tolist(), imp.tolist(), values, preds
+    return row_tuples(stats), weight.tolist(), imp.tolist(), values, preds
+
+
+#: above this many columns, :func:`row_tuples` shares one zero among the rows' zeros
+SHARED_ZERO_ABOVE = 32
+
+
+def row_tuples(a: np.ndarray) -> list[tuple]:
+    """The rows of a 2-D array as tuples of floats (``[tuple(r) for r in a.tolist()]``). With many
+    columns (classes) the zeros are one shared float object: a node of a 1,000-class tree then costs
+    its tuple's 8 KB of pointers, not 1,000 new floats as well (32 KB), for tuples that compare equal."""
+    if a.ndim != 2 or a.shape[1] <= SHARED_ZERO_ABOVE:
+        return [tuple(r) for r in a.tolist()]
+    rows, cols = np.nonzero(a)
+    vals, cols = a[rows, cols].tolist(), cols.tolist()
+    bounds = np.searchsorted(rows, np.arange(a.shape[0] + 1)).tolist()
+    blank = [0.0] * a.shape[1]
+    out = []
+    for i in range(a.shape[0]):
+        row = blank.copy()
+        for c, v in zip(cols[bounds[i]:bounds[i + 1]], vals[bounds[i]:bounds[i + 1]]):
+            row[c] = v
+        out.append(tuple(row))
+    return out
 
 
 def node_values(stats: np.ndarray, crit: Criterion, n_classes: int, weight: np.ndarray | None = None) -> np.ndarray:
