@@ -26,6 +26,10 @@ from dataclasses import replace
 
 from engine.errors import ConfigError
 
+#: more classes than this is probably not a target (the Data page warns): real class targets (species,
+#: digits, letters, diagnosis groups) have a few dozen at most, every class needs rows of its own to be
+#: learned, and at 200 classes a default random forest on a few thousand rows already passes 500 MB
+MANY_CLASSES = 200
 BUDGET_ENV = "DTX_MEMORY_BUDGET_MB"
 DEFAULT_BUDGET_MB = 500
 MB = 1 << 20
@@ -158,5 +162,5 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
     check(total, what=what, advice="use " + ", or ".join(tips))
 
 
-__all__ = ["BUDGET_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check", "check_trees", "job_bytes", "max_leaves",
+__all__ = ["MANY_CLASSES", "BUDGET_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check", "check_trees", "job_bytes", "max_leaves",
            "n_stats", "size_text", "tree_bytes"]

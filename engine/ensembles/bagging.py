@@ -30,6 +30,7 @@ from engine.config import tree_config as check_config
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
+from engine.tree.build import check_target_scale
 from engine.budget import check_trees, classes_text
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
@@ -70,6 +71,8 @@ def check_dataset(dataset) -> None:
         raise DataError("There are no training rows to learn from.")
     if not dataset.feature_names:
         raise DataError("There is no feature to learn from: mark at least one column numeric or categorical.")
+    if dataset.task == "regression":
+        check_target_scale(np.asarray(dataset.y, dtype=float), dataset.target)
 
 
 def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,

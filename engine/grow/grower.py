@@ -30,7 +30,7 @@ from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
-from engine.tree.build import make_node, route_rows, unit_stats
+from engine.tree.build import check_target_scale, make_node, route_rows, unit_stats
 from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
 from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
@@ -129,6 +129,8 @@ class Grower:
         self.crit = get_criterion(self.config.criterion, self.task, self.config.entropy_base)
         self.X = dataset.X
         self.y = dataset.y
+        if self.task == "regression":
+            check_target_scale(np.asarray(self.y, dtype=float), dataset.target)
         self.U = unit_stats(self.y, self.task, len(dataset.classes))
         self.U.flags.writeable = False        # shared with the root's NodeData, never changed
         try:
