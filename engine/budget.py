@@ -34,17 +34,20 @@ BUDGET_ENV = "DTX_MEMORY_BUDGET_MB"
 DEFAULT_BUDGET_MB = 500
 MB = 1 << 20
 
-#: bytes per node x stat kept by a grown tree: node stats, the splits' two sides, the prediction table
-KEPT_PER_CELL = 8 * 3
+#: bytes per node x stat kept by a grown tree: node stats, the splits' two sides, the prediction table, and the
+#: allocator's slack (the estimate is calibrated on the process's resident memory, not only on live arrays)
+KEPT_PER_CELL = 8 * 4
 #: bytes per node x stat of the node objects a shown tree makes (tuples of stats and class shares)
 SHOWN_PER_CELL = 8 * 2
+#: bytes per node of a shown tree's objects (a Node, its Split, their dicts and labels)
+SHOWN_PER_NODE = 2500
 #: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
-WORKING_PER_ROW_STAT = 8 * 5
+WORKING_PER_ROW_STAT = 8 * 6
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
 LEVEL_PER_CELL = 8 * 2
 #: one scan of a level (engine.grow.fastexact.SCAN_BYTES), and a fixed allowance per tree
 SCAN_BYTES = 100 * MB
-PER_TREE = 2 * MB
+PER_TREE = 64 << 10
 
 
 def budget_bytes() -> int:
@@ -87,7 +90,8 @@ def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: 
     leaves = max_leaves(n_rows, config)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
-    kept = nodes * stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + 200 * nodes + PER_TREE
+    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown else 200)) \
+        + PER_TREE
     level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
     working = (n_rows * stats * WORKING_PER_ROW_STAT + level * d * stats * LEVEL_PER_CELL
                + min(SCAN_BYTES, 8 * (2 * stats + 12) * d * n_rows))
@@ -120,10 +124,10 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     working, kept = tree_bytes(n_rows=n_rows, n_features=n_features, stats=stats, config=config)
     shown_kept = tree_bytes(n_rows=n_rows, n_features=n_features, stats=stats, config=config, shown=True)[1]
     at_once = max(1, min(int(at_once), int(n_trees)))
-    # trees growing, each until it is scored or handed back (counted as shown, as Grower.grow counts one
-    # tree: a job is never allowed whose single tree is refused)
-    busy = at_once * (working + shown_kept)
-    return int(busy + max(0, kept_trees - shown) * kept + shown * shown_kept)
+    # the trees growing at once hold their working arrays; the trees alive at the end or while growing
+    # keep theirs (growing ones counted as shown, as Grower.grow counts its tree: a job is never allowed
+    # whose single tree is refused)
+    return int(at_once * working + max(int(kept_trees), at_once) * kept + max(int(shown), at_once) * (shown_kept - kept))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
