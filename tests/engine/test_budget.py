@@ -132,14 +132,14 @@ def test_a_target_whose_squares_overflow_is_refused_with_a_sentence(scale, word,
 
 @pytest.mark.parametrize("search", ["exact", "histogram"])
 def test_large_targets_that_fit_split_as_their_scaled_copy_without_warnings(search):
-    """1e90 (squares 1e180, within range): the same tree as the target divided by 1e90, step by step and
-    level-wise, and no RuntimeWarning."""
+    """2**300 (about 2e90; squares within range): the same tree as the target divided by it (a power of
+    two, so every sum scales exactly), step by step and level-wise, and no RuntimeWarning."""
     cfg = engine.TreeConfig(algorithm="cart", split_search=search, max_bins=32, histogram_above_rows=10,
                             max_depth=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        big, unit = engine.Grower(_regression(1e90), cfg).grow(), engine.Grower(_regression(1.0), cfg).grow()
-        stepped = engine.Grower(_regression(1e90), cfg)
+        big, unit = engine.Grower(_regression(2.0 ** 300), cfg).grow(), engine.Grower(_regression(1.0), cfg).grow()
+        stepped = engine.Grower(_regression(2.0 ** 300), cfg)
         while stepped.step() is not None:
             pass
     for tree in (big.tree, stepped.tree):
