@@ -337,7 +337,7 @@ def grow_exact(grower):
     lv_pre.append(pre_split_codes(np.array([root.impurity]), np.array([0]), np.array([m]), cfg))
     post_ids, post_codes = [], []
     sp = {k: [] for k in ("node", "feature", "threshold", "gain", "gain_ratio", "split_info", "impurity_parent",
-                          "impurity_children", "left", "right", "w_left", "w_right", "n_left", "n_right",
+                          "impurity_children", "w_left", "w_right", "n_left", "n_right",
                           "first_child")}
     perm = np.arange(m)
     n_nodes = 1
@@ -425,7 +425,7 @@ def grow_exact(grower):
         nl, pn, plo = NLw[spl], cnt[spl], lo[spl]
         for k, v in (("node", parent_ids), ("feature", jstar[spl]), ("threshold", Tw[spl]), ("gain", gain[spl]),
                      ("gain_ratio", ratio[spl]), ("split_info", info[spl]), ("impurity_parent", P[spl]),
-                     ("impurity_children", cimp[spl]), ("left", Lw[spl]), ("right", Rw[spl]),
+                     ("impurity_children", cimp[spl]),
                      ("w_left", wl[spl]), ("w_right", wr[spl]), ("n_left", nl), ("n_right", pn - nl),
                      ("first_child", first)):
             sp[k].append(v)
@@ -487,7 +487,8 @@ def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, l
     if post_ids:
         reason[cat(post_ids)] = cat(post_codes)
     S = data.S
-    splits = {k: (cat(v) if v else np.zeros((0, S) if k in ("left", "right") else 0)) for k, v in sp.items()}
+    # a split's sides are its children's stats (kept once, in ``stats``: nodes x classes, not three times)
+    splits = {k: (cat(v) if v else np.zeros(0)) for k, v in sp.items()}
     split_of = np.full(n_nodes, -1, dtype=np.int64)
     split_of[splits["node"].astype(np.int64)] = np.arange(splits["node"].size)
     first_child = np.full(n_nodes, -1, dtype=np.int64)

@@ -307,8 +307,8 @@ def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, spl
     """Node objects for nodes ``0..N-1`` from the per-node arrays (the root's own numbers are kept).
 
     ``split_of[i]`` indexes the arrays in ``splits`` for a split node (-1 for a leaf); ``splits`` holds
-    ``feature, threshold, gain, gain_ratio, split_info, impurity_parent, impurity_children, left,
-    right, w_left, w_right, n_left, n_right``; ``reason`` holds codes into :data:`STOP_CODES`.
+    ``feature, threshold, gain, gain_ratio, split_info, impurity_parent, impurity_children, w_left,
+    w_right, n_left, n_right`` (a split's sides' stats are its children's rows of ``stats``); ``reason`` holds codes into :data:`STOP_CODES`.
     """
     with paused_gc():
         return _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child,
@@ -318,8 +318,7 @@ def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, spl
 def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child, crit,
                  classes, names, task) -> list:
     st, wt, imp, values, preds = node_fields(stats, crit, classes)
-    sp = {k: (v.tolist() if isinstance(v, np.ndarray) and k not in ("left", "right") else v)
-          for k, v in splits.items()}
+    sp = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
     # a split's sides are its children's stats: the same tuples (equal numbers), not copies
     at = np.full(len(sp["feature"]), -1, dtype=np.int64)
     at[split_of[split_of >= 0]] = np.flatnonzero(split_of >= 0)
