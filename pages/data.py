@@ -10,7 +10,7 @@ from ui.data import panels as panels
 from ui import state
 from ui.charts import target_figure
 from ui.grow.exports import csv_bytes, file_stem
-from ui.summaries import split_counts
+from ui.summaries import split_counts, target_warnings
 from ui.widgets import md_escape
 
 PREVIEW_ROWS = 200
@@ -24,6 +24,8 @@ with st.container(border=True):
 
 ds = state.current_dataset()
 panels.overview_panel(ds)
+for warning in target_warnings(ds):
+    st.warning(md_escape(warning, limit=600), icon=":material/warning:")
 
 preview_tab, columns_tab, target_tab, split_tab = st.tabs(
     ["Preview", "Columns", "Target", "Train / test split"])

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from engine.budget import MANY_CLASSES, budget_bytes, size_text
+from engine.errors import DataError
+from engine.tree.build import check_target_scale
+
 KIND_LABELS = {"numeric": "numeric", "categorical": "categorical", "ignore": "ignored"}
 EXAMPLE_ROWS = 500  # distinct example values are taken from the first rows only
 
@@ -67,3 +71,21 @@ def _short(value: object, limit: int = 24) -> str:
         value = int(value)
     s = " ".join(str(value).split())
     return s if len(s) <= limit else s[: limit - 1] + "\u2026"
+
+
+def target_warnings(ds) -> list[str]:
+    """Sentences about a target that is likely a mistake: more than ``MANY_CLASSES`` classes (an id or
+    free-text column chosen as the target), or numbers too large or too small to square (no tree grows)."""
+    out = []
+    if ds.task == "classification" and len(ds.classes) > MANY_CLASSES:
+        out.append(f"The target has {len(ds.classes):,} classes for {len(ds):,} rows: it is likely an id, a "
+                   f"name or free text rather than something to predict, and trees on it need memory for "
+                   f"every class in every node (this server allows {size_text(budget_bytes())} a job). "
+                   f"Choose another target on the Target tab, or group the classes into a few before "
+                   f"uploading.")
+    elif ds.task == "regression":
+        try:
+            check_target_scale(ds.y.astype(float), ds.target)
+        except DataError as err:
+            out.append(str(err))
+    return out

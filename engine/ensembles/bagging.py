@@ -30,7 +30,9 @@ from engine.config import tree_config as check_config
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
-from engine.grow.parallel import check_n_jobs, run_tasks
+from engine.tree.build import check_target_scale
+from engine.budget import check_trees, classes_text
+from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
 from engine.ensembles.stacked import StackedForest
@@ -38,6 +40,7 @@ from engine.ensembles.votes import Ensemble, Member
 
 Progress = Callable[[int, int], None] | None
 MAX_MEMBERS = 5000
+METHOD_NAMES = {"bagging": "bagged ensemble", "random_forest": "random forest"}
 
 
 def member_seeds(random_state: int, n: int) -> np.ndarray:
@@ -68,6 +71,8 @@ def check_dataset(dataset) -> None:
         raise DataError("There are no training rows to learn from.")
     if not dataset.feature_names:
         raise DataError("There is no feature to learn from: mark at least one column numeric or categorical.")
+    if dataset.task == "regression":
+        check_target_scale(np.asarray(dataset.y, dtype=float), dataset.target)
 
 
 def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,
@@ -95,6 +100,10 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     n_jobs = check_n_jobs(n_jobs)
     n = len(dataset)
     n_draws = max(1, int(round(max_samples * n)))
+    check_trees(dataset, tree_config, what=f"A {METHOD_NAMES.get(method, method)} of {n_estimators:,} trees "
+                       f"on {n:,} rows{classes_text(dataset)}", n_trees=n_estimators,
+                       kept_trees=n_estimators, shown=1, n_rows=min(n, n_draws), trees_word="trees (Members M)",
+                       at_once=concurrency(n_jobs, n_estimators, n * n_estimators))
     names = dataset.feature_names
     seeds = member_seeds(random_state, n_estimators)
     in_bag = np.zeros((n_estimators, n), dtype=np.uint16 if n_draws < 65535 else np.uint32) if bootstrap else None

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.budget import check_trees, classes_text
 from engine.checks import choice
 from engine.config import tree_config as check_config
 from engine.config import TreeConfig
@@ -168,6 +169,9 @@ def fit_adaboost(dataset, *, n_rounds: int = 50, base: str = "stump", max_depth:
     n_thresholds = check_count("n_thresholds", n_thresholds, 1000)
     rng = np.random.default_rng(check_seed(random_state))
     cfg = replace(check_config(tree_config), max_depth=depth, max_leaf_nodes=None, validation=False)
+    check_trees(dataset, cfg, what=f"AdaBoost with {n_rounds:,} rounds of depth-{depth} trees on "
+                       f"{len(dataset):,} rows{classes_text(dataset)}", n_trees=n_rounds,
+                       kept_trees=n_rounds, shown=1, trees_word="rounds (Rounds M)")
     X, y = dataset.X, np.asarray(dataset.y)
     n, k = y.size, len(dataset.classes)
     w = np.full(n, 1.0 / n)

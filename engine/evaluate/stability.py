@@ -30,7 +30,8 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
-from engine.grow.parallel import check_n_jobs, run_tasks
+from engine.budget import check_trees, classes_text
+from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.evaluate.metrics import check_metric, default_metric, evaluate, regression_scores, true_codes
 
 PERTURBATIONS: dict[str, str] = {
@@ -169,6 +170,9 @@ def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap
     metric = check_metric(default_metric(train.task) if metric is None else metric, train.task)
     seed = _check_seed(seed)
     rng = np.random.default_rng(seed)
+    check_trees(train, config, what=f"Comparing {int(runs) + 1} trees on {len(train):,} rows"
+                       f"{classes_text(train)}", n_trees=int(runs) + 1, kept_trees=int(runs) + 1,
+                       trees_word="runs", at_once=concurrency(n_jobs, int(runs) + 1, len(train) * (int(runs) + 1)))
     tasks = [(train, None, config, seed, test, metric)]
     changes = []
     for r in range(int(runs)):

@@ -35,6 +35,8 @@ from engine.grow.stopping import EPS, pre_split_codes
 
 #: elements (pairs' rows) scanned per chunk: bounds the memory of one scan to ~100 MB
 CHUNK = 1 << 20
+#: bytes of one scan's working arrays when there are many stats (classes): rows per scan are cut to fit
+SCAN_BYTES = 100 << 20
 
 
 def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
@@ -245,6 +247,25 @@ def _scan(data: _Data, crit, msl: int, orders, lo, cnt, starts, TOT, W, P, pj, p
     NL[at_c, at_j] = n_left[f]
 
 
+def scan_rows(S: int) -> int:
+    """Pairs' rows one scan takes: ``CHUNK``, fewer with many stats (a scan keeps left and right sums
+    of every stat for each row: ~(2S + 12) arrays of its length), so one scan stays at ~100 MB."""
+    return CHUNK if S <= 3 else min(CHUNK, max(1024, SCAN_BYTES // (8 * (2 * S + 12))))
+
+
+def _chunks(pj: np.ndarray, plen: np.ndarray, d: int, S: int) -> np.ndarray:
+    """Bounds (into the pairs, ordered by feature then node) of the scans of one level: chunks of whole
+    features holding at most ~``scan_rows(S)`` rows; with many classes a feature's pairs are cut too."""
+    limit = scan_rows(S)
+    if limit >= CHUNK:
+        group = np.cumsum(np.bincount(pj, weights=plen, minlength=d)) // limit
+        bounds = np.searchsorted(pj, np.flatnonzero(np.r_[True, group[1:] != group[:-1]]))
+    else:
+        group = (np.cumsum(plen) - plen) // limit
+        bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if pj.size else np.zeros(0, dtype=np.int64)
+    return np.r_[bounds, pj.size]
+
+
 def feature_choice(cfg, crit, G, LEFT, W, ranks=None) -> np.ndarray:
     """Each node's feature from its per-feature best gains ``G`` (nodes x features): the best gain, or
     with ``score="gain_ratio"`` (C4.5) the best gain ratio among features whose gain is at least the
@@ -316,7 +337,7 @@ def grow_exact(grower):
     lv_pre.append(pre_split_codes(np.array([root.impurity]), np.array([0]), np.array([m]), cfg))
     post_ids, post_codes = [], []
     sp = {k: [] for k in ("node", "feature", "threshold", "gain", "gain_ratio", "split_info", "impurity_parent",
-                          "impurity_children", "left", "right", "w_left", "w_right", "n_left", "n_right",
+                          "impurity_children", "w_left", "w_right", "n_left", "n_right",
                           "first_child")}
     perm = np.arange(m)
     n_nodes = 1
@@ -371,11 +392,7 @@ def grow_exact(grower):
             G[big] = Gb
             exact_pair = cnt[pc] <= exact_rows
             pj, pc = pj[exact_pair], pc[exact_pair]
-        # chunks of whole features, so that one scan holds at most ~CHUNK elements
-        plen_f = np.bincount(pj, weights=cnt[pc], minlength=d)
-        group = np.cumsum(plen_f) // CHUNK
-        bounds = np.searchsorted(pj, np.flatnonzero(np.r_[True, group[1:] != group[:-1]]))
-        bounds = np.r_[bounds, pj.size]
+        bounds = _chunks(pj, cnt[pc], d, S)
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
                 _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
@@ -408,7 +425,7 @@ def grow_exact(grower):
         nl, pn, plo = NLw[spl], cnt[spl], lo[spl]
         for k, v in (("node", parent_ids), ("feature", jstar[spl]), ("threshold", Tw[spl]), ("gain", gain[spl]),
                      ("gain_ratio", ratio[spl]), ("split_info", info[spl]), ("impurity_parent", P[spl]),
-                     ("impurity_children", cimp[spl]), ("left", Lw[spl]), ("right", Rw[spl]),
+                     ("impurity_children", cimp[spl]),
                      ("w_left", wl[spl]), ("w_right", wr[spl]), ("n_left", nl), ("n_right", pn - nl),
                      ("first_child", first)):
             sp[k].append(v)
@@ -470,7 +487,8 @@ def _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, l
     if post_ids:
         reason[cat(post_ids)] = cat(post_codes)
     S = data.S
-    splits = {k: (cat(v) if v else np.zeros((0, S) if k in ("left", "right") else 0)) for k, v in sp.items()}
+    # a split's sides are its children's stats (kept once, in ``stats``: nodes x classes, not three times)
+    splits = {k: (cat(v) if v else np.zeros(0)) for k, v in sp.items()}
     split_of = np.full(n_nodes, -1, dtype=np.int64)
     split_of[splits["node"].astype(np.int64)] = np.arange(splits["node"].size)
     first_child = np.full(n_nodes, -1, dtype=np.int64)

@@ -19,6 +19,7 @@ from functools import cached_property, partial, wraps
 import numpy as np
 import pandas as pd
 
+from engine.budget import check_trees, classes_text
 from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
@@ -29,7 +30,7 @@ from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
-from engine.tree.build import make_node, route_rows, unit_stats
+from engine.tree.build import check_target_scale, make_node, route_rows, unit_stats
 from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
 from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
@@ -128,6 +129,8 @@ class Grower:
         self.crit = get_criterion(self.config.criterion, self.task, self.config.entropy_base)
         self.X = dataset.X
         self.y = dataset.y
+        if self.task == "regression":
+            check_target_scale(np.asarray(self.y, dtype=float), dataset.target)
         self.U = unit_stats(self.y, self.task, len(dataset.classes))
         self.U.flags.writeable = False        # shared with the root's NodeData, never changed
         try:
@@ -179,7 +182,12 @@ class Grower:
 
     @_changes_state
     def grow(self, max_steps: int | None = None) -> "Grower":
-        """Step until nothing is open (or ``max_steps`` steps were taken)."""
+        """Step until nothing is open (or ``max_steps`` steps were taken). Growing to the end is refused
+        with a :class:`ConfigError` when the tree's estimated memory passes the budget (:mod:`engine.budget`)."""
+        if max_steps is None:
+            check_trees(self.dataset, self.config, what=f"Growing this tree to the end on "
+                               f"{int(np.count_nonzero(self.w0 > 0)):,} rows{classes_text(self.dataset)}",
+                               kept_trees=1, shown=1, n_rows=int(np.count_nonzero(self.w0 > 0)))
         if max_steps is None and all(a == ("step",) for a in self._actions) and fast_eligible(self):
             # automatic steps only: the level-wise result ends in the same state (see ``_install``)
             if self._actions:

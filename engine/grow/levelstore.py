@@ -235,6 +235,26 @@ class NodeStore(Sequence):
     def leaf_mask(self) -> np.ndarray:
         return self._fields["split_of"] < 0
 
+    def shape(self) -> tuple[np.ndarray, np.ndarray]:
+        """(leaf mask, depth) per node: what a tree's size and depth need, with no node object made."""
+        return self.leaf_mask(), self._fields["depth"]
+
+    def importance_terms(self):
+        """(root weight, [(feature index, node weight, gain)] of the split nodes in pre-order): what
+        :attr:`engine.tree.Tree.feature_importances` sums, with no node object made."""
+        f = self._fields
+        split_of, fc, sp = f["split_of"], f["first_child"].tolist(), f["splits"]
+        weight = f["crit"].weight(np.asarray(f["stats"], dtype=float))
+        feats, gains, at = sp["feature"].tolist(), sp["gain"].tolist(), split_of.tolist()
+        terms, stack = [], [0]
+        while stack:
+            nid = stack.pop()
+            if at[nid] < 0:
+                continue
+            terms.append((feats[at[nid]], float(weight[nid]), gains[at[nid]]))
+            stack.extend((fc[nid] + 1, fc[nid]))
+        return self._root.weight, terms
+
     @property
     def n_splits(self) -> int:
         return int(np.count_nonzero(self._fields["split_of"] >= 0))
@@ -287,8 +307,8 @@ def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, spl
     """Node objects for nodes ``0..N-1`` from the per-node arrays (the root's own numbers are kept).
 
     ``split_of[i]`` indexes the arrays in ``splits`` for a split node (-1 for a leaf); ``splits`` holds
-    ``feature, threshold, gain, gain_ratio, split_info, impurity_parent, impurity_children, left,
-    right, w_left, w_right, n_left, n_right``; ``reason`` holds codes into :data:`STOP_CODES`.
+    ``feature, threshold, gain, gain_ratio, split_info, impurity_parent, impurity_children, w_left,
+    w_right, n_left, n_right`` (a split's sides' stats are its children's rows of ``stats``); ``reason`` holds codes into :data:`STOP_CODES`.
     """
     with paused_gc():
         return _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child,
@@ -299,17 +319,22 @@ def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, s
                  classes, names, task) -> list:
     st, wt, imp, values, preds = node_fields(stats, crit, classes)
     sp = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
+    # a split's sides are its children's stats: the same tuples (equal numbers), not copies
+    at = np.full(len(sp["feature"]), -1, dtype=np.int64)
+    at[split_of[split_of >= 0]] = np.flatnonzero(split_of >= 0)
+    lefts = [st[i] for i in first_child[at].tolist()] if at.size else []
+    rights = [st[i + 1] for i in first_child[at].tolist()] if at.size else []
     new, setd = object.__new__, object.__setattr__
     split_objs, branch_labels = [], []
     for j, t, g, gr, si, ip, ic, lft, rgt, wl, wr, nl, nr in zip(
             sp["feature"], sp["threshold"], sp["gain"], sp["gain_ratio"], sp["split_info"], sp["impurity_parent"],
-            sp["impurity_children"], sp["left"], sp["right"], sp["w_left"], sp["w_right"], sp["n_left"],
+            sp["impurity_children"], lefts, rights, sp["w_left"], sp["w_right"], sp["n_left"],
             sp["n_right"]):
         obj = new(Split)
         setd(obj, "__dict__", {
             "feature": names[j], "feature_index": j, "kind": "threshold", "threshold": t, "categories": (),
             "category_codes": (), "gain": g, "gain_ratio": gr, "split_info": si, "impurity_parent": ip,
-            "impurity_children": ic, "child_stats": (tuple(lft), tuple(rgt)), "child_weights": (wl, wr),
+            "impurity_children": ic, "child_stats": (lft, rgt), "child_weights": (wl, wr),
             "child_counts": (nl, nr), "known_fraction": 1.0, "task": task})
         split_objs.append(obj)
         label = format_number(t)

@@ -76,6 +76,15 @@ def effective_n_jobs(n_jobs, n_tasks: int | None = None) -> int:
     return max(1, min(k, n_tasks)) if n_tasks is not None else max(1, k)
 
 
+def concurrency(n_jobs, n_tasks: int, rows: int | None = None) -> int:
+    """How many of ``n_tasks`` tasks :func:`run_tasks` runs at once for ``n_jobs`` and ``rows`` (each holds
+    its working memory meanwhile; a memory estimate multiplies by it)."""
+    n_jobs = check_n_jobs(n_jobs)
+    if n_tasks <= 1 or n_jobs == 1 or (n_jobs is None and rows is not None and rows < POOL_ABOVE_ROWS):
+        return 1
+    return effective_n_jobs(n_jobs, n_tasks)
+
+
 def dask_scheduler(scheduler: str | None = None) -> str | None:
     """The Dask scheduler address to use: ``scheduler`` if given, else ``$DTX_DASK_SCHEDULER``, else None."""
     address = scheduler if scheduler is not None else os.environ.get(SCHEDULER_ENV, "")
@@ -213,5 +222,5 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
     return out
 
 
-__all__ = ["run_tasks", "check_n_jobs", "effective_n_jobs", "cpu_count", "dask_scheduler", "Cancelled",
+__all__ = ["run_tasks", "check_n_jobs", "concurrency", "effective_n_jobs", "cpu_count", "dask_scheduler", "Cancelled",
            "SCHEDULER_ENV", "POOL_ABOVE_ROWS"]

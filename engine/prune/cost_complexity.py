@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import ConfigError
-from engine.grow.parallel import check_n_jobs, run_tasks
+from engine.budget import check_trees, classes_text
+from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.data.folds import kfold_indices  # the Evaluate page's folds: same partition for the same seed
 from engine.prune.records import PruneResult, PruneStep
 from engine.prune.checks import check_int, check_number, shown
@@ -269,6 +270,10 @@ def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree:
                   what=f"a whole number from 2 to the number of rows ({len(dataset)})")
     seed = check_int("seed", seed, low=0, what="a whole number 0 or larger")
     grow_config = replace(config, validation=False) if config.validation else config
+    n = len(dataset)
+    check_trees(dataset, grow_config, what=f"Cross-validating the pruning with {k} folds of {n:,} rows"
+                       f"{classes_text(dataset)}", n_trees=k + (tree is None), kept_trees=1,
+                       n_rows=n - n // k, at_once=concurrency(n_jobs, k, n * (k - 1)))
     tree = tree if tree is not None else fit_tree(dataset, grow_config)
     path = ccp_path(tree)
     alphas = path.distinct_alphas

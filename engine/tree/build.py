@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.errors import DataError
 from engine.split.impurity import Criterion
 from engine.split.records import Split
 from engine.tree.node import Node
@@ -21,6 +22,25 @@ def unit_stats(y: np.ndarray, task: str, n_classes: int) -> np.ndarray:
         return out
     y = y.astype(float)
     return np.stack([np.ones_like(y), y, y * y], axis=1)
+
+
+#: a numeric target's largest size: the variance squares the values (1e200 squared overflows to inf,
+#: 1e-200 squared underflows to 0), so sizes outside [TARGET_TINY, TARGET_HUGE] are refused, not scaled:
+#: every impurity and gain shown would be in a unit the user never chose
+TARGET_HUGE, TARGET_TINY = 1e100, 1e-100
+
+
+def check_target_scale(y: np.ndarray, name: str) -> None:
+    """Refuse a numeric target whose squares overflow (or underflow) double precision, with one sentence."""
+    size = float(np.max(np.abs(y))) if y.size else 0.0
+    if size > TARGET_HUGE:
+        raise DataError(f"The target '{name}' has values as large as {size:.3g}: the variance squares them, "
+                        f"which overflows beyond about 1e308. Divide the column by a power of ten (rescale its "
+                        f"unit) so its values stay below {TARGET_HUGE:.0e} in size, and load it again.")
+    if 0.0 < size < TARGET_TINY:
+        raise DataError(f"The target '{name}' has no value larger than {size:.3g} in size: the variance "
+                        f"squares them, which underflows to 0. Multiply the column by a power of ten (rescale "
+                        f"its unit) so its values reach at least {TARGET_TINY:.0e}, and load it again.")
 
 
 def make_node(*, node_id: int, parent, depth: int, branch: str, stats: np.ndarray, n_rows: int,
@@ -51,9 +71,32 @@ def node_fields(stats: np.ndarray, crit: Criterion, classes: tuple[str, ...]):
         values = [(m,) for m in table[:, 0].tolist()]
         preds = table[:, 0].tolist()
     else:
-        values = [tuple(v) for v in table.tolist()]
+        values = row_tuples(table)
         preds = [classes[i] for i in np.argmax(stats, axis=1).tolist()] if classes else [""] * len(stats)
-    return [tuple(r) for r in stats.tolist()], weight.tolist(), imp.tolist(), values, preds
+    return row_tuples(stats), weight.tolist(), imp.tolist(), values, preds
+
+
+#: above this many columns, :func:`row_tuples` shares one zero among the rows' zeros
+SHARED_ZERO_ABOVE = 32
+
+
+def row_tuples(a: np.ndarray) -> list[tuple]:
+    """The rows of a 2-D array as tuples of floats (``[tuple(r) for r in a.tolist()]``). With many
+    columns (classes) the zeros are one shared float object: a node of a 1,000-class tree then costs
+    its tuple's 8 KB of pointers, not 1,000 new floats as well (32 KB), for tuples that compare equal."""
+    if a.ndim != 2 or a.shape[1] <= SHARED_ZERO_ABOVE:
+        return [tuple(r) for r in a.tolist()]
+    rows, cols = np.nonzero(a)
+    vals, cols = a[rows, cols].tolist(), cols.tolist()
+    bounds = np.searchsorted(rows, np.arange(a.shape[0] + 1)).tolist()
+    blank = [0.0] * a.shape[1]
+    out = []
+    for i in range(a.shape[0]):
+        row = blank.copy()
+        for c, v in zip(cols[bounds[i]:bounds[i + 1]], vals[bounds[i]:bounds[i + 1]]):
+            row[c] = v
+        out.append(tuple(row))
+    return out
 
 
 def node_values(stats: np.ndarray, crit: Criterion, n_classes: int, weight: np.ndarray | None = None) -> np.ndarray:

@@ -53,17 +53,26 @@ class Tree:
     def leaves(self) -> list[Node]:
         return [n for n in self.walk() if n.is_leaf]
 
+    def _shape(self):
+        """(leaf mask, depths) of a level-wise tree's node store (every node reachable), read from its
+        arrays without making node objects (a 1,000-class tree's nodes hold 1,000-long tuples); else None."""
+        shape = getattr(self.nodes, "shape", None)
+        return None if shape is None else shape()
+
     @property
     def n_leaves(self) -> int:
-        return len(self.leaves)
+        shape = self._shape()
+        return int(shape[0].sum()) if shape is not None else len(self.leaves)
 
     @property
     def n_nodes(self) -> int:
-        return sum(1 for _ in self.walk())
+        shape = self._shape()
+        return int(shape[0].size) if shape is not None else sum(1 for _ in self.walk())
 
     @property
     def depth(self) -> int:
-        return max(n.depth for n in self.walk())
+        shape = self._shape()
+        return int(shape[1].max()) if shape is not None else max(n.depth for n in self.walk())
 
     @property
     def internal_nodes(self) -> list[Node]:
@@ -272,10 +281,15 @@ class Tree:
     @property
     def feature_importances(self) -> dict[str, float]:
         """Weighted impurity decrease per feature, normalised to sum 1 (scikit-learn's definition)."""
-        total = self.root.weight
         imp = np.zeros(len(self.schema.feature_names))
-        for n in self.internal_nodes:
-            imp[n.split.feature_index] += n.weight / total * n.split.gain
+        terms = getattr(self.nodes, "importance_terms", None)
+        if terms is not None:                      # a level-wise tree: from its arrays, same sums in the same order
+            total, splits = terms()
+        else:
+            total = self.root.weight
+            splits = [(n.split.feature_index, n.weight, n.split.gain) for n in self.internal_nodes]
+        for j, w, gain in splits:
+            imp[j] += w / total * gain
         s = imp.sum()
         imp = imp / s if s > 0 else imp
         return dict(zip(self.schema.feature_names, imp.tolist()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine.budget import MANY_CLASSES
 from engine.evaluate.curves import learning_curve
 from engine.evaluate.validation import cross_validate
 from engine.evaluate.metrics import metric_label, metrics_for, scores_table
@@ -46,11 +47,16 @@ def render_metrics(ctx) -> None:
     table = scores_table(evals)
     st.dataframe(table, width="content", column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in table.columns})
-    cols = st.columns(len(evals))
-    for col, ev in zip(cols, evals):
-        fig = (eval_figs.confusion_figure(ev) if ev.task == "classification"
-               else eval_figs.predicted_actual_figure(ev, seed=ctx.seed))
-        col.plotly_chart(fig, key=f"eval_fig_{ev.name}", width="stretch")
+    n_classes = len(ctx.train.classes) if ctx.task == "classification" else 0
+    if n_classes > MANY_CLASSES:
+        st.caption(f"The confusion matrices of {n_classes:,} classes ({n_classes ** 2:,} cells each) are not "
+                   "drawn; the per-class table below has each class's precision and recall.")
+    else:
+        cols = st.columns(len(evals))
+        for col, ev in zip(cols, evals):
+            fig = (eval_figs.confusion_figure(ev) if ev.task == "classification"
+                   else eval_figs.predicted_actual_figure(ev, seed=ctx.seed))
+            col.plotly_chart(fig, key=f"eval_fig_{ev.name}", width="stretch")
     if ctx.task == "classification":
         names = [e.name for e in evals]
         pick = st.selectbox("Per-class precision, recall and F1 for", names, index=len(names) - 1,

@@ -1,0 +1,170 @@
+"""One memory budget for a session's heavy work: estimate a job's arrays before it starts, refuse it if too big.
+
+A tree's arrays grow with rows x classes (the per-row class indicators the search sums) and nodes x
+classes (every node keeps its class counts, the split records their sides', prediction a table of class
+shares). Nodes are bounded by the rows: a tree has at most ``2 L - 1`` nodes with
+``L = min(rows / min_samples_leaf, 2**max_depth, max_leaf_nodes)`` leaves. A target with one class per
+few rows (an id column chosen as the target) makes both products huge: 5,000 rows with 1,000 classes
+give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree per member.
+
+:func:`tree_bytes` is that estimate for one tree (working arrays while it grows, and what a grown tree
+keeps), calibrated against measured allocations (``tests/engine/test_budget.py`` checks it stays above
+them, with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
+cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
+add them up and call :func:`check` before any tree grows: over the budget, a :class:`ConfigError` says
+what would be needed and what to change (fewer trees, a max depth, a target with fewer classes).
+
+The budget is ``DTX_MEMORY_BUDGET_MB`` megabytes (default 500) of the server's environment; the
+operator sets it, never a page.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+
+from engine.errors import ConfigError
+
+#: more classes than this is probably not a target (the Data page warns): real class targets (species,
+#: digits, letters, diagnosis groups) have a few dozen at most, every class needs rows of its own to be
+#: learned, and at 200 classes a default random forest on a few thousand rows already passes 500 MB
+MANY_CLASSES = 200
+BUDGET_ENV = "DTX_MEMORY_BUDGET_MB"
+DEFAULT_BUDGET_MB = 500
+MB = 1 << 20
+
+#: bytes per node x stat kept by a grown tree: node stats, the splits' two sides, the prediction table, and the
+#: allocator's slack (the estimate is calibrated on the process's resident memory, not only on live arrays)
+KEPT_PER_CELL = 8 * 4
+#: bytes per node x stat of the node objects a shown tree makes (tuples of stats and class shares)
+SHOWN_PER_CELL = 8 * 2
+#: bytes per node of a shown tree's objects (a Node, its Split, their dicts and labels)
+SHOWN_PER_NODE = 2500
+#: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
+WORKING_PER_ROW_STAT = 8 * 6
+#: bytes per level node x feature x stat: each feature's best left side at every node of a level
+LEVEL_PER_CELL = 8 * 2
+#: one scan of a level (engine.grow.fastexact.SCAN_BYTES), and a fixed allowance per tree
+SCAN_BYTES = 100 * MB
+PER_TREE = 64 << 10
+
+
+def budget_bytes() -> int:
+    """The budget in bytes: ``$DTX_MEMORY_BUDGET_MB`` megabytes (a number > 0), else 500 MB."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BUDGET_MB * MB
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if not math.isfinite(mb) or mb <= 0:
+        raise ConfigError(f"The server's {BUDGET_ENV} must be a number of megabytes above 0, e.g. 500; "
+                          f"got {raw!r}.")
+    return int(mb * MB)
+
+
+def n_stats(dataset) -> int:
+    """Stats a node keeps: one per class, or 3 for a numeric target (weight, sum, sum of squares)."""
+    return len(dataset.classes) if dataset.task == "classification" else 3
+
+
+def max_leaves(n_rows: int, config=None) -> int:
+    """Most leaves a tree of ``config`` can have on ``n_rows`` rows (each leaf holds a row at least)."""
+    leaves = max(1, int(n_rows))
+    if config is not None:
+        msl = getattr(config, "min_samples_leaf", None) or 1
+        leaves = max(1, min(leaves, int(n_rows) // max(1, int(msl))))
+        depth = getattr(config, "max_depth", None)
+        if depth is not None:
+            leaves = min(leaves, 2 ** min(int(depth), 62))
+        if getattr(config, "max_leaf_nodes", None) is not None:
+            leaves = min(leaves, int(config.max_leaf_nodes))
+    return leaves
+
+
+def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: bool = False) -> tuple[int, int]:
+    """(working, kept) bytes of one tree grown on ``n_rows`` rows: the arrays alive while it grows, and
+    what the grown tree keeps (with ``shown``, also the node objects a diagram or a table reads)."""
+    leaves = max_leaves(n_rows, config)
+    nodes = 2 * leaves - 1
+    d = max(1, int(n_features))
+    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown else 200)) \
+        + PER_TREE
+    level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
+    working = (n_rows * stats * WORKING_PER_ROW_STAT + level * d * stats * LEVEL_PER_CELL
+               + min(SCAN_BYTES, 8 * (2 * stats + 12) * d * n_rows))
+    return int(working), int(kept)
+
+
+def classes_text(dataset) -> str:
+    """``" with 1,000 classes"`` for a class target, else ``""`` (for the refusal's first words)."""
+    return f" with {len(dataset.classes):,} classes" if dataset.task == "classification" else ""
+
+
+def size_text(n_bytes: float) -> str:
+    """``"1.2 GB"`` / ``"350 MB"``."""
+    return f"{n_bytes / 1024 ** 3:.1f} GB" if n_bytes >= 1024 ** 3 else f"{max(1, round(n_bytes / MB)):,} MB"
+
+
+def check(n_bytes: float, *, what: str, advice: str) -> None:
+    """Refuse a job that needs more than the budget: one sentence with ``what`` it is, the estimate, the
+    budget and ``advice`` (what to change)."""
+    limit = budget_bytes()
+    if n_bytes > limit:
+        raise ConfigError(f"{what} would need about {size_text(n_bytes)} of memory, more than this server's "
+                          f"budget of {size_text(limit)} per job ({BUDGET_ENV}): {advice}.")
+
+
+def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
+              kept_trees: int = 0, at_once: int = 1, shown: int = 0) -> int:
+    """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
+    ``kept_trees`` of them (``shown`` of those with their node objects)."""
+    working, kept = tree_bytes(n_rows=n_rows, n_features=n_features, stats=stats, config=config)
+    shown_kept = tree_bytes(n_rows=n_rows, n_features=n_features, stats=stats, config=config, shown=True)[1]
+    at_once = max(1, min(int(at_once), int(n_trees)))
+    # the trees growing at once hold their working arrays; the trees alive at the end or while growing
+    # keep theirs (growing ones counted as shown, as Grower.grow counts its tree: a job is never allowed
+    # whose single tree is refused)
+    return int(at_once * working + max(int(kept_trees), at_once) * kept + max(int(shown), at_once) * (shown_kept - kept))
+
+
+def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
+                shown: int = 0, n_rows: int | None = None, trees_word: str = "") -> None:
+    """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
+    of them) with ``config``; the advice names the most trees and the deepest max depth that would fit."""
+    n = len(dataset) if n_rows is None else int(n_rows)
+    d, s = len(dataset.feature_names), n_stats(dataset)
+
+    def need(cfg, trees, kept, busy, shown_):
+        return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
+                         at_once=busy, shown=shown_)
+
+    total = need(config, n_trees, kept_trees, at_once, shown)
+    if total <= budget_bytes():
+        return
+    tips = []
+    if trees_word and n_trees > 1:
+        best = 0
+        for m in range(n_trees - 1, 0, -1):
+            if need(config, m, min(kept_trees, m), at_once, min(shown, m)) <= budget_bytes():
+                best = m
+                break
+        if best:
+            tips.append(f"at most {best:,} {trees_word}")
+    depth_now = getattr(config, "max_depth", None)
+    for depth in range(min(depth_now if depth_now is not None else 40, 40) - 1, 0, -1):
+        cfg = replace(config, max_depth=depth)
+        if need(cfg, n_trees, kept_trees, at_once, shown) <= budget_bytes():
+            tips.append(f"a max depth of {depth} (Grow page settings)")
+            break
+    if dataset.task == "classification":
+        tips.append(f"a target with fewer classes (this one has {s:,}; an id-like column is no target)")
+    else:
+        tips.append("fewer rows")
+    check(total, what=what, advice="use " + ", or ".join(tips))
+
+
+__all__ = ["MANY_CLASSES", "BUDGET_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check", "check_trees", "job_bytes", "max_leaves",
+           "n_stats", "size_text", "tree_bytes"]

@@ -1,0 +1,148 @@
+"""engine.budget: the memory estimate of a job (checked against measured allocations) and the refusal."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from engine import budget
+from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest
+from engine.errors import ConfigError, DataError
+from engine.evaluate.curves import learning_curve
+from engine.evaluate.stability import instability
+from engine.evaluate.validation import cross_validate
+from engine.prune.cost_complexity import ccp_cross_validate
+from tests.many_classes import many_classes_csv
+
+
+def _data(n_classes=1000, n_rows=5000):
+    return engine.load_csv(io.BytesIO(many_classes_csv(n_classes, n_rows)), target="cls")
+
+
+def test_the_budget_is_500_mb_unless_the_server_sets_it(monkeypatch):
+    monkeypatch.delenv(budget.BUDGET_ENV, raising=False)
+    assert budget.budget_bytes() == 500 * 2**20
+    monkeypatch.setenv(budget.BUDGET_ENV, "1200")
+    assert budget.budget_bytes() == 1200 * 2**20
+    for bad in ("lots", "-5", "0", "nan"):
+        monkeypatch.setenv(budget.BUDGET_ENV, bad)
+        with pytest.raises(ConfigError, match=budget.BUDGET_ENV):
+            budget.budget_bytes()
+
+
+def test_nodes_are_bounded_by_rows_depth_and_leaf_limits():
+    cfg = engine.TreeConfig(algorithm="cart")
+    assert budget.max_leaves(5000, cfg) == 5000
+    assert budget.max_leaves(5000, engine.TreeConfig(max_depth=4)) == 16
+    assert budget.max_leaves(5000, engine.TreeConfig(min_samples_leaf=10)) == 500
+    assert budget.max_leaves(5000, engine.TreeConfig(max_leaf_nodes=7)) == 7
+
+
+@pytest.mark.parametrize("n_classes, n_rows", [(1000, 1500), (200, 2000), (3, 3000)])
+def test_the_estimate_covers_a_measured_tree_with_a_margin(n_classes, n_rows):
+    """A full tree's peak of traced allocations (growing, predicting, reading its nodes) stays below
+    the estimate, and the estimate is not wildly above it where classes dominate."""
+    ds = _data(n_classes, n_rows)
+    cfg = engine.TreeConfig(algorithm="cart")
+    working, kept = budget.tree_bytes(n_rows=len(ds), n_features=2, stats=budget.n_stats(ds), config=cfg, shown=True)
+    tracemalloc.start()
+    try:
+        grower = engine.Grower(ds, cfg).grow()
+        grower.tree.predict(ds.frame)
+        assert grower.tree.nodes[0].stats          # the node objects a diagram reads
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < working + kept
+    if n_classes >= 200:
+        assert working + kept < 4 * peak, (working + kept, peak)
+
+
+def test_the_1000_class_file_is_refused_before_any_tree_grows_with_what_to_change(monkeypatch):
+    monkeypatch.delenv(budget.BUDGET_ENV, raising=False)
+    ds = _data()
+    part = ds.split(test_size=0.25, seed=0)
+    train, test = part.train, part.test
+    cfg = engine.TreeConfig(algorithm="cart")
+    jobs = {
+        "random forest of 50 trees": lambda: fit_random_forest(train, n_estimators=50),
+        "bagged ensemble of 25 trees": lambda: fit_bagging(train, n_estimators=25),
+        "Cross-validation with 5 folds": lambda: cross_validate(train, cfg, k=5),
+        "learning curve": lambda: learning_curve(train, test, cfg),
+        "Comparing 11 trees": lambda: instability(train, test, cfg, runs=10),
+        "Cross-validating the pruning": lambda: ccp_cross_validate(train, cfg),
+        "Growing this tree to the end": lambda: engine.Grower(train, cfg).grow(),
+    }
+    for what, job in jobs.items():
+        with pytest.raises(ConfigError) as err:
+            job()
+        text = str(err.value)
+        assert what in text and "1,000 classes" in text and "500 MB" in text, text
+        assert "fewer classes" in text and budget.BUDGET_ENV in text, text
+    # the advice works: a max depth it names fits
+    message = str(pytest.raises(ConfigError, engine.Grower(train, cfg).grow).value)
+    depth = int(message.split("max depth of ")[1].split(" ")[0])
+    grower = engine.Grower(train, engine.TreeConfig(algorithm="cart", max_depth=depth)).grow()
+    assert grower.tree.depth <= depth
+
+
+def test_fewer_trees_are_offered_when_some_fit_and_a_bigger_budget_lets_the_job_run(monkeypatch):
+    monkeypatch.delenv(budget.BUDGET_ENV, raising=False)
+    ds = _data(200, 3000)
+    with pytest.raises(ConfigError, match=r"at most \d+ trees \(Members M\)") as err:
+        fit_random_forest(ds, n_estimators=50, n_jobs=1)
+    most = int(str(err.value).split("at most ")[1].split(" ")[0])
+    assert fit_random_forest(ds, n_estimators=most, n_jobs=1).n_members == most
+    monkeypatch.setenv(budget.BUDGET_ENV, "0.01")
+    with pytest.raises(ConfigError, match="budget of 1 MB"):
+        fit_adaboost(_data(3, 300), n_rounds=5)
+
+
+def test_small_jobs_pass():
+    ds = engine.load_sample("iris")
+    budget.check_trees(ds, engine.TreeConfig(), what="x", n_trees=500, kept_trees=500)
+
+
+# ------------------------------------------------------------------------------ huge numeric targets
+def _regression(scale: float, n: int = 300):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(n, 2))
+    y = (np.where(x[:, 0] > 0.3, 3.0, -1.0) + 0.1 * x[:, 1]) * scale
+    text = "x1,x2,y\n" + "\n".join(f"{a!r},{b!r},{float(v)!r}" for (a, b), v in zip(x.tolist(), y))
+    return engine.load_csv(io.BytesIO(text.encode()), target="y", task="regression")
+
+
+@pytest.mark.parametrize("scale, word", [(1e200, "Divide"), (1e-200, "Multiply")])
+@pytest.mark.parametrize("search", ["exact", "histogram"])
+def test_a_target_whose_squares_overflow_is_refused_with_a_sentence(scale, word, search):
+    ds = _regression(scale)
+    cfg = engine.TreeConfig(algorithm="cart", split_search=search, max_bins=32, histogram_above_rows=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError, match=word):
+            engine.Grower(ds, cfg)
+        with pytest.raises(DataError, match="power of ten"):
+            fit_random_forest(ds, n_estimators=3, n_jobs=1)
+
+
+@pytest.mark.parametrize("search", ["exact", "histogram"])
+def test_large_targets_that_fit_split_as_their_scaled_copy_without_warnings(search):
+    """2**300 (about 2e90; squares within range): the same tree as the target divided by it (a power of
+    two, so every sum scales exactly), step by step and level-wise, and no RuntimeWarning."""
+    cfg = engine.TreeConfig(algorithm="cart", split_search=search, max_bins=32, histogram_above_rows=10,
+                            max_depth=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big, unit = engine.Grower(_regression(2.0 ** 300), cfg).grow(), engine.Grower(_regression(1.0), cfg).grow()
+        stepped = engine.Grower(_regression(2.0 ** 300), cfg)
+        while stepped.step() is not None:
+            pass
+    for tree in (big.tree, stepped.tree):
+        splits = [(n.split.feature, n.split.threshold) for n in tree.internal_nodes]
+        assert splits == [(n.split.feature, n.split.threshold) for n in unit.tree.internal_nodes]
+        assert all(np.isfinite(n.split.gain) and n.split.gain > 0 for n in tree.internal_nodes)

@@ -1,0 +1,61 @@
+"""The engine jobs the pages run on the 1,000-class upload, in a child process: its peak resident memory
+(``ru_maxrss``) stays under the memory budget (issue 25: a default forest took the server past 6 GB)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import budget
+
+ROOT = Path(__file__).resolve().parents[2]
+
+JOBS = r'''
+import io
+import engine
+from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest
+from engine.evaluate.curves import learning_curve
+from engine.evaluate.metrics import evaluate
+from engine.evaluate.stability import instability
+from engine.evaluate.validation import cross_validate
+from engine.prune.cost_complexity import ccp_cross_validate
+from tests.many_classes import many_classes_csv
+
+ds = engine.load_csv(io.BytesIO(many_classes_csv()), target="cls")
+part = ds.split(test_size=0.25, seed=0)
+train, test = part.train, part.test
+cfg = engine.TreeConfig(algorithm="cart")
+grower = engine.Grower(train, cfg)
+for _ in range(5):                     # the Grow page's steps, and Evaluate's metrics of that tree
+    grower.step()
+for rows in (train, test):
+    evaluate(grower.tree, rows)
+jobs = [lambda: engine.Grower(train, cfg).grow(), lambda: fit_random_forest(train, n_estimators=50),
+        lambda: fit_bagging(train, n_estimators=25), lambda: fit_adaboost(train, n_rounds=3),
+        lambda: cross_validate(train, cfg, k=5), lambda: learning_curve(train, test, cfg),
+        lambda: instability(train, test, cfg, runs=10), lambda: ccp_cross_validate(train, cfg)]
+refused = 0
+for job in jobs:
+    try:
+        job()
+    except engine.ConfigError:
+        refused += 1
+print(refused)
+'''
+
+
+@pytest.mark.slow
+def test_the_pages_engine_jobs_on_the_1000_class_file_stay_under_the_budget():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop(budget.BUDGET_ENV, None)
+    child = subprocess.run([sys.executable, "-c", JOBS], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=900)
+    assert child.returncode == 0, child.stderr[-2000:]
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024      # kB on Linux
+    assert int(child.stdout.split()[-1]) == 7          # all but AdaBoost's 3 stumps are refused
+    assert peak < budget.budget_bytes(), f"peak {peak / 2**20:.0f} MB"
