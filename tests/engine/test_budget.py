@@ -72,7 +72,7 @@ def test_the_1000_class_file_is_refused_before_any_tree_grows_with_what_to_chang
     jobs = {
         "random forest of 50 trees": lambda: fit_random_forest(train, n_estimators=50),
         "bagged ensemble of 25 trees": lambda: fit_bagging(train, n_estimators=25),
-        "Cross-validation with 5 folds": lambda: cross_validate(train, cfg, k=5),
+        # (5-fold cross-validation's fold trees fit: ~350 MB peak, under the budget; test_budget_rss checks it)
         "learning curve": lambda: learning_curve(train, test, cfg),
         "Comparing 11 trees": lambda: instability(train, test, cfg, runs=10),
         "Cross-validating the pruning": lambda: ccp_cross_validate(train, cfg),
@@ -82,7 +82,9 @@ def test_the_1000_class_file_is_refused_before_any_tree_grows_with_what_to_chang
         with pytest.raises(ConfigError) as err:
             job()
         text = str(err.value)
-        assert what in text and "1,000 classes" in text and "500 MB" in text, text
+        # pruning's cross-validation first grows the whole tree, which may be what is refused
+        assert (what in text or "Growing this tree to the end" in text) and "1,000 classes" in text, text
+        assert "500 MB" in text, text
         assert "fewer classes" in text and budget.BUDGET_ENV in text, text
     # the advice works: a max depth it names fits
     message = str(pytest.raises(ConfigError, engine.Grower(train, cfg).grow).value)
