@@ -303,6 +303,8 @@ def remove(room: dict, teacher_token: str, keys: list[str]) -> list[str]:
             room["banned"].append(student["client"])
         for part in ("answers", "verdicts", "scores"):
             room[part].pop(key, None)
+    if gone:  # a new stage number: the removed student's page follows and says so
+        room["stage"] = {**room["stage"], "n": room["stage"]["n"] + 1}
     return gone
 
 
