@@ -62,11 +62,10 @@ def render_roster(room: dict, me: dict, read_only: bool) -> None:
               help="Nobody new can join while the class is locked. Switching it off also lets removed "
                    "students join again.")
     if banned:
-        left, right = st.columns([3, 2], vertical_alignment="center")
         who = "1 removed student cannot" if banned == 1 else f"{banned:d} removed students cannot"
-        left.caption(who + " join again from the same browser until you unlock.")
-        right.button("Let removed students back", key="_w_live_let_back", on_click=_let_back, args=(me,),
-                     disabled=read_only, type="tertiary")
+        st.caption(who + " join again from the same browser until you unlock.")
+        st.button("Let removed students back", key="_w_live_let_back", on_click=_let_back, args=(me,),
+                  disabled=read_only, icon=":material/lock_open:", width="stretch")
     st.caption(f"A class ends by itself {rooms.IDLE_SECONDS // 60:d} minutes after this page was last open; "
                "End class ends it now.")
     if not st.toggle("Show class scores", key=W_SCORES, help="The running score of each nickname (right answers "
