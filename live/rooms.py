@@ -182,11 +182,6 @@ def student_of(room: dict, student_token: str) -> str:
     raise NotAllowed("This browser has not joined the class (or the class was started again): join with a nickname.")
 
 
-def removed_name(room: dict, student_token: str) -> str | None:
-    """The nickname of a student the teacher removed, if ``student_token`` was theirs."""
-    return room.get("removed", {}).get(token_hash(student_token))
-
-
 def join(room: dict, nickname: str, now: float, max_students: int = MAX_STUDENTS, browser: str | None = None,
          per_browser: int = limits.NICKNAMES_PER_BROWSER) -> str:
     """Add a student; returns their token (kept by their browser, only its hash is stored).
@@ -199,7 +194,7 @@ def join(room: dict, nickname: str, now: float, max_students: int = MAX_STUDENTS
     _open(room)
     if room.get("locked"):
         raise NotAllowed("The teacher has locked this class: nobody new can join now.")
-    if browser and browser in room.get("banned", ()):
+    if browser and browser in room.get("banned", ()):  # see live.roster.remove
         raise NotAllowed("The teacher removed you from this class: you can join again only when they unlock it.")
     name = clean_nickname(nickname)
     key, looks = nicknames.fold(name), nicknames.looks(name)
@@ -276,36 +271,6 @@ def reveal(room: dict, teacher_token: str, round_id: str, payload: dict, verdict
         score[1] += int(right)
     room.update(reveal=payload, verdicts=verdicts)
     room["stage"] = {**stage, "status": "revealed", "n": stage["n"] + 1}
-
-
-def lock(room: dict, teacher_token: str, locked: bool) -> None:
-    """Lock the room (nobody new joins) or unlock it, which also lets removed students join again."""
-    check_teacher(room, teacher_token)
-    room["locked"] = bool(locked)
-    if not locked:
-        room["banned"] = []
-
-
-def remove(room: dict, teacher_token: str, keys: list[str]) -> list[str]:
-    """Remove students (by nickname key): their page says so, and their device stays out until unlock.
-
-    Returns the nicknames removed.
-    """
-    check_teacher(room, teacher_token)
-    gone = []
-    for key in keys:
-        student = room["students"].pop(key, None)
-        if student is None:
-            continue
-        gone.append(student["name"])
-        room.setdefault("removed", {})[student["token"]] = student["name"]
-        if student.get("client") and student["client"] not in room.setdefault("banned", []):
-            room["banned"].append(student["client"])
-        for part in ("answers", "verdicts", "scores"):
-            room[part].pop(key, None)
-    if gone:  # a new stage number: the removed student's page follows and says so
-        room["stage"] = {**room["stage"], "n": room["stage"]["n"] + 1}
-    return gone
 
 
 def close(room: dict, teacher_token: str) -> None:

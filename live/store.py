@@ -22,7 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-from live import limits, rooms
+from live import limits, roster, rooms
 from live.limits import Client
 from live.rooms import NotAllowed, RoomNotFound, TooManyRooms
 
@@ -127,12 +127,6 @@ class RoomStore(ABC):
             return change(room)
         return self.update(code, run)
 
-    def teacher_room(self, code: str, teacher_token: str) -> dict:
-        """The room, if ``teacher_token`` is its teacher's (resuming after a reload)."""
-        room = self.load(rooms.normalize_code(code))
-        rooms.check_teacher(room, teacher_token)
-        return room
-
     def join(self, code: str, nickname: str, client: Client = UNKNOWN) -> str:
         code = rooms.normalize_code(code)
         if self._over(client, "join", limits.JOIN_WINDOW, {"browser": 10 ** 9, "address": limits.JOINS_PER_ADDRESS}):
@@ -153,10 +147,10 @@ class RoomStore(ABC):
         self._as_teacher(code, teacher_token, lambda r: rooms.reveal(r, teacher_token, round_id, payload, verdicts))
 
     def lock(self, code: str, teacher_token: str, locked: bool) -> None:
-        self._as_teacher(code, teacher_token, lambda r: rooms.lock(r, teacher_token, locked))
+        self._as_teacher(code, teacher_token, lambda r: roster.lock(r, teacher_token, locked))
 
     def remove(self, code: str, teacher_token: str, keys: list[str]) -> list[str]:
-        return self._as_teacher(code, teacher_token, lambda r: rooms.remove(r, teacher_token, list(keys)))
+        return self._as_teacher(code, teacher_token, lambda r: roster.remove(r, teacher_token, list(keys)))
 
     def heartbeat(self, code: str, teacher_token: str) -> None:
         """The teacher's page is still open: the room lives another ``rooms.IDLE_SECONDS``."""

@@ -32,7 +32,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.split.records import format_number
-from live import nicknames, rooms
+from live import nicknames, roster, rooms
 from live.rooms import LiveError, RoomNotFound, StoreUnavailable
 from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
@@ -133,7 +133,7 @@ def _typed(raw: str) -> str | None:
 def _removed_from(room: dict) -> bool:
     """Whether this page's student (by the token in the session or the address) was removed."""
     tokens = (st.query_params.get(P_ME), (st.session_state.get(ME) or {}).get("token"))
-    return any(t and rooms.removed_name(room, t) for t in tokens)
+    return any(t and roster.removed_name(room, t) for t in tokens)
 
 
 def _code_form() -> None:
