@@ -5,7 +5,8 @@
   and under it **Remove** for the nicknames picked. A removed student's page says so, their answers and
   score go, and their browser cannot join this class again under another nickname until the teacher
   unlocks (the switch, or **Let removed students back**).
-- One line says how long a forgotten class lives: ``live.rooms.IDLE_SECONDS`` after this page is closed.
+- :func:`idle_note` says how long a forgotten class lives (``live.rooms.IDLE_SECONDS`` after the
+  teacher's page was last open); the panel shows it under the QR code.
 
 Nicknames are user text: the table (``st.dataframe``) and the picker show them literally, cleaned of
 invisible and direction characters (:func:`live.nicknames.clean`).
@@ -54,22 +55,27 @@ def _remove(me: dict) -> None:
         flash("success", "Removed: " + ", ".join(md_escape(nicknames.clean(n)) for n in gone) + ".")
 
 
+def idle_note() -> str:
+    return f"Ends by itself {rooms.IDLE_SECONDS // 60:d} min after this page was last open."
+
+
 def render_roster(room: dict, me: dict, read_only: bool) -> None:
     locked, banned = bool(room.get("locked")), len(room.get("banned") or ())
+    lock_col, scores_col = st.columns(2)
     # the key follows the room's state, so the switch shows what the room says (another tab may change it)
     key = f"{W_LOCK}_{int(locked)}"
-    st.toggle("Lock the class", value=locked, key=key, on_change=_set_lock, args=(me, key), disabled=read_only,
-              help="Nobody new can join while the class is locked. Switching it off also lets removed "
-                   "students join again.")
+    lock_col.toggle("Lock the class", value=locked, key=key, on_change=_set_lock, args=(me, key),
+                    disabled=read_only, help="Nobody new can join while the class is locked. Switching it off "
+                    "also lets removed students join again.")
+    shown = scores_col.toggle("Show class scores", key=W_SCORES, help="The running score of each nickname (right "
+                              "answers of those answered), and Remove. Hide it when the projector should not "
+                              "show names.")
     if banned:
         who = "1 removed student cannot" if banned == 1 else f"{banned:d} removed students cannot"
         st.caption(who + " join again from the same browser until you unlock.")
         st.button("Let removed students back", key="_w_live_let_back", on_click=_let_back, args=(me,),
                   disabled=read_only, icon=":material/lock_open:", width="stretch")
-    st.caption(f"A class ends by itself {rooms.IDLE_SECONDS // 60:d} minutes after this page was last open; "
-               "End class ends it now.")
-    if not st.toggle("Show class scores", key=W_SCORES, help="The running score of each nickname (right answers "
-                     "of those answered), and Remove. Hide it when the projector should not show names."):
+    if not shown:
         return
     rows = rooms.score_rows(room)
     if not rows:

@@ -296,6 +296,7 @@ def render_panel(grower, status: str) -> None:
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
         right.image(live.qr_png(address), caption="Scan to join", width=170)
+        right.caption(live_roster.idle_note())
         revealed = room is not None and room["stage"]["status"] == "revealed"
         if question is None and not read_only:
             st.caption("No question now: the tree is finished." if grower.done
