@@ -262,7 +262,11 @@ def render_join_page() -> None:
         return
     read_only = False
     try:
-        room = live.store().find(raw, live.client())
+        followed = (st.session_state.get(LAST_ROOM) or {}).get("code")
+        if followed and followed == _typed(raw):  # this page follows the class: no wrong-code wait applies
+            room = live.store().load(followed)  # (others' typos on a shared address must not stop it)
+        else:
+            room = live.store().find(raw, live.client())
         code = room["code"]
         st.session_state[LAST_ROOM] = room
     except StoreUnavailable as err:

@@ -98,3 +98,17 @@ def test_the_panel_says_when_a_forgotten_class_ends():
     assert any(f"Ends by itself {minutes:d} min after this page was last open" in c
                for c in texts(t, "caption"))
     assert params_of(t)["class"] == code
+
+
+def test_wrong_codes_typed_on_a_shared_address_do_not_stop_a_class_in_progress():
+    """A school behind one address: other pages' typos make new tries wait, never the pages that follow
+    the class already."""
+    _, code = start_class()
+    wrong = "ABCDEF" if code != "ABCDEF" else "ABCDEG"
+    ana = student(code, "Ana", address="198.51.100.20")
+    for i in range(limits.FREE_WRONG_CODES["address"] + 2):
+        student(wrong, browser=f"typo {i}", address="198.51.100.20")
+    late = student(code, browser="late", address="198.51.100.20")
+    assert any("Too many wrong class codes" in e for e in texts(late, "error"))
+    ok(ana.run())
+    assert "You: Ana · score 0 of 0" in texts(ana, "text") and not ana.error
