@@ -42,10 +42,10 @@ def clean(text: object) -> str:
     out: list[str] = []
     marks = 0
     for c in unicodedata.normalize("NFC", str(text or "")):
-        if _hidden(c):
-            continue
-        if unicodedata.category(c)[0] == "Z" or c.isspace():
+        if unicodedata.category(c)[0] == "Z" or c.isspace():  # tabs and line breaks too
             c = " "
+        elif _hidden(c):
+            continue
         if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me"):
             marks += 1
             if marks > MAX_MARKS or not out:

@@ -245,6 +245,10 @@ def test_redis_going_away_is_a_sentence():
 def test_nicknames_are_cleaned_not_trusted():
     assert rooms.clean_nickname("  <b>Ana</b>\x00\u202e  ") == "<b>Ana</b>"
     assert rooms.nickname_key("ÄNA") == "äna"
+    # direction marks and isolates, zero-width and filler characters go; white space becomes one space
+    assert rooms.clean_nickname("\u2067Ana\u2069\u200d\u3164\ufe0f\tBen\u2028") == "Ana Ben"
+    assert rooms.clean_nickname("Zo\u0301\u0301\u0301\u0301\u0301e") == "Z\u00f3\u0301\u0301e"  # NFC, 2 marks kept
+    assert rooms.nickname_key("\uff21\uff4e\uff41") == "ana"  # full-width: NFKC
 
 
 def test_the_stage_alone_follows_the_room(make_store):
