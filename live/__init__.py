@@ -2,7 +2,9 @@
 
 App infrastructure, not learning: nothing here imports the engine, the ui or Streamlit, and the
 engine never imports this package. :mod:`live.rooms` holds the room document and its rules (codes,
-tokens, nicknames, answers, reveal, scores, expiry); :mod:`live.store` the store interface and the
-in-process store; :mod:`live.redis_store` the same store in Redis for several replicas;
+tokens, joining, answers, reveal, scores, expiry); :mod:`live.roster` locking and removing;
+:mod:`live.nicknames` what a nickname shows and when two look alike (UTS #39, table in ``live/data``);
+:mod:`live.limits` who asks and how much one client may ask; :mod:`live.store` the store interface and
+the in-process store; :mod:`live.redis_store` the same store in Redis for several replicas;
 :func:`live.backend.get_store` picks one (Redis when ``DTX_REDIS_URL`` is set).
 """

@@ -3,7 +3,8 @@
 Each room is one JSON string under ``dtx:room:<CODE>`` whose Redis expiry follows the room's own
 ``expires``, and its stage a small one under ``dtx:stage:<CODE>``, written in the same transaction
 with the same expiry (a student's poll reads only that); a sorted set ``dtx:rooms`` (code -> expiry)
-counts the live rooms for the limit. ``update`` is optimistic: WATCH the key, read, change, write in
+counts the live rooms for the limit, and ``dtx:n:<key>`` the per-client counters of
+:mod:`live.limits` (an integer with the window's expiry). ``update`` is optimistic: WATCH the key, read, change, write in
 MULTI/EXEC, and start again when another replica wrote in between (so two students joining at once can
 never both get the last seat, and no answer is lost). Any Redis failure becomes
 :class:`live.rooms.StoreUnavailable` with a sentence; the client waits at most ``timeout`` seconds, so a
@@ -26,6 +27,7 @@ from live.store import NOT_FOUND, RoomStore
 PREFIX = "dtx:room:"
 STAGE_PREFIX = "dtx:stage:"
 DIRECTORY = "dtx:rooms"
+COUNTER_PREFIX = "dtx:n:"
 MAX_ATTEMPTS = 200  # WATCH conflicts tolerated per update (40 students answering at once: a few each)
 UNAVAILABLE = ("The class server (Redis) cannot be reached, so the class is read-only for now: "
                "it continues when the server is back.")
@@ -125,6 +127,21 @@ class RedisStore(RoomStore):
                 finally:
                     pipe.reset()
         raise StoreUnavailable("The class server is too busy right now: try again in a moment.")
+
+    def _hit(self, key: str, window: float) -> int:
+        def hit():
+            with self.client.pipeline() as pipe:  # MULTI: the window starts with the first hit, once
+                pipe.set(COUNTER_PREFIX + key, 0, nx=True, px=max(1, int(window * 1000)))
+                pipe.incr(COUNTER_PREFIX + key)
+                return int(pipe.execute()[1])
+        return self._call(hit)
+
+    def _hold(self, key: str, seconds: float) -> None:
+        self._call(lambda: self.client.set(COUNTER_PREFIX + key, 1, px=max(1, int(seconds * 1000))))
+
+    def _held(self, key: str) -> float:
+        left = int(self._call(self.client.pttl, COUNTER_PREFIX + key))
+        return max(0.0, left / 1000)
 
     def count(self) -> int:
         now = self.clock()

@@ -3,8 +3,14 @@
 A room is a plain ``dict`` (JSON-able, so the in-process store and Redis hold the very same thing):
 
 - ``code``: the join code, ``CODE_LENGTH`` letters from :data:`ALPHABET` (32 letters: 32**6 ≈ 10**9);
-- ``teacher``: the SHA-256 of the teacher's token (tokens themselves are never stored);
-- ``students``: nickname key (case-folded) -> ``{"name", "token" (hash), "joined"}``;
+- ``teacher``: the SHA-256 of the teacher's tokens (a list: a resumed tab gets a token of its own;
+  tokens themselves are never stored), ``teacher_browser``: the digest of the browser that started the
+  class (:class:`live.limits.Client`; only that browser may resume it after a reload), ``active``: when
+  the teacher last acted or their page last checked in;
+- ``students``: nickname key (NFKC, case-folded) -> ``{"name", "token" (hash), "joined", "client"
+  (browser digest), "looks" (:func:`live.nicknames.looks`)}``;
+- ``locked``: nobody new may join; ``banned``: devices the teacher removed (refused until unlocked);
+  ``removed``: token hash -> nickname of removed students (their page says so);
 - ``stage``: ``{"round", "status", "n"}``: the question being asked (``round`` is the teacher's id of
   the tree state), ``status`` is ``asking``, ``revealed`` or ``closed``; ``n`` grows on every change of
   stage, so a student page reruns only when the teacher moved, not on every other student's answer;
@@ -12,8 +18,9 @@ A room is a plain ``dict`` (JSON-able, so the in-process store and Redis hold th
 - ``answers``: nickname key -> ``{"feature", "threshold", "at"}`` for the current round;
 - ``reveal``: what the teacher published on reveal (opaque), ``verdicts``: nickname key -> right?;
 - ``scores``: nickname key -> ``[answered, right]`` over the whole class;
-- ``expires``: seconds since the epoch; every change moves it ``IDLE_SECONDS`` ahead (a closed room
-  stays ``CLOSED_SECONDS`` so students read "the class has ended").
+- ``expires``: seconds since the epoch: ``IDLE_SECONDS`` after the teacher's last activity (students'
+  answers do not keep a forgotten room alive); a closed room stays ``CLOSED_SECONDS`` so students read
+  "the class has ended".
 
 Every function here takes the document, checks the request and changes the document in place (the
 store runs it atomically); a refused request raises a :class:`LiveError` whose message is one sentence
@@ -26,14 +33,16 @@ import hashlib
 import math
 import re
 import secrets
-import unicodedata
+
+from live import limits, nicknames
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud and typed on phones
 CODE_LENGTH = 6
 MAX_NICKNAME = 24
 MAX_STUDENTS = 300  # per room
 MAX_ROOMS = 50  # per store (one process, or one Redis)
-IDLE_SECONDS = 6 * 3600  # a room nobody changed for this long is gone
+IDLE_SECONDS = 60 * 60  # a room whose teacher's page has been gone this long ends (see the panel)
+MAX_TEACHER_TOKENS = 4  # the teacher's tab and its resumed reloads
 CLOSED_SECONDS = 600
 MAX_FEATURE = 200  # characters of a submitted feature name (the question's own names are shorter)
 
@@ -92,13 +101,11 @@ def token_hash(token: object) -> str:
 
 
 def clean_nickname(text: object) -> str:
-    """The nickname as shown: control and format characters removed, white space collapsed.
+    """The nickname as shown (:func:`live.nicknames.clean`: invisible and direction characters removed).
 
     Raises :class:`BadNickname` when nothing is left or it is longer than ``MAX_NICKNAME``.
     """
-    raw = unicodedata.normalize("NFC", str(text or ""))
-    kept = "".join(c for c in raw if not unicodedata.category(c).startswith(("C", "Z")) or c == " ")
-    name = " ".join(kept.split())
+    name = nicknames.clean(text)
     if not name:
         raise BadNickname("Type a nickname (letters, digits or signs) to join the class.")
     if len(name) > MAX_NICKNAME:
@@ -107,18 +114,21 @@ def clean_nickname(text: object) -> str:
 
 
 def nickname_key(name: str) -> str:
-    return clean_nickname(name).casefold()
+    return nicknames.fold(clean_nickname(name))
 
 
 # ------------------------------------------------------------------------------------ the rules
-def new_room(code: str, teacher_token: str, now: float) -> dict:
-    return {"code": code, "teacher": token_hash(teacher_token), "created": now, "expires": now + IDLE_SECONDS,
-            "students": {}, "stage": {"round": "", "status": "asking", "n": 0}, "snapshot": None,
+def new_room(code: str, teacher_token: str, now: float, browser: str | None = None) -> dict:
+    return {"code": code, "teacher": [token_hash(teacher_token)], "teacher_browser": browser, "created": now,
+            "active": now, "expires": now + IDLE_SECONDS, "students": {}, "locked": False, "banned": [],
+            "removed": {}, "stage": {"round": "", "status": "asking", "n": 0}, "snapshot": None,
             "answers": {}, "reveal": None, "verdicts": {}, "scores": {}}
 
 
 def touch(room: dict, now: float) -> None:
-    room["expires"] = now + (CLOSED_SECONDS if is_closed(room) else IDLE_SECONDS)
+    """Move the expiry after a change: from the teacher's last activity (or the end of the class)."""
+    room["expires"] = (now + CLOSED_SECONDS if is_closed(room)
+                       else float(room.get("active", room.get("created", now))) + IDLE_SECONDS)
 
 
 def is_closed(room: dict) -> bool:
@@ -130,8 +140,32 @@ def is_expired(room: dict, now: float) -> bool:
 
 
 def check_teacher(room: dict, teacher_token: str) -> None:
-    if not secrets.compare_digest(room["teacher"], token_hash(teacher_token)):
+    known = room["teacher"] if isinstance(room["teacher"], list) else [room["teacher"]]
+    h = token_hash(teacher_token)
+    if not any(secrets.compare_digest(k, h) for k in known):  # every one compared: no early exit
         raise NotAllowed("Only the teacher who started this class can do that.")
+
+
+def teacher_acts(room: dict, teacher_token: str, now: float) -> None:
+    """Check the teacher's token and note the activity that keeps the room alive."""
+    check_teacher(room, teacher_token)
+    room["active"] = now
+
+
+def resume(room: dict, browser: str | None) -> str:
+    """A new teacher token for the browser that started the class (a reloaded tab); others are refused.
+
+    The address bar no longer carries the token: a link copied from the projector opens the class's
+    tree in another browser, never its controls.
+    """
+    if not browser or not secrets.compare_digest(str(room.get("teacher_browser") or ""), browser):
+        raise NotAllowed("Only the browser that started this class can take it back: the teacher's controls "
+                         "do not travel in links.")
+    _open(room)
+    token = new_token()
+    known = room["teacher"] if isinstance(room["teacher"], list) else [room["teacher"]]
+    room["teacher"] = (known + [token_hash(token)])[-MAX_TEACHER_TOKENS:]
+    return token
 
 
 def _open(room: dict) -> None:
@@ -148,17 +182,34 @@ def student_of(room: dict, student_token: str) -> str:
     raise NotAllowed("This browser has not joined the class (or the class was started again): join with a nickname.")
 
 
-def join(room: dict, nickname: str, now: float, max_students: int = MAX_STUDENTS) -> str:
-    """Add a student; returns their token (kept by their browser, only its hash is stored)."""
+def join(room: dict, nickname: str, now: float, max_students: int = MAX_STUDENTS, browser: str | None = None,
+         per_browser: int = limits.NICKNAMES_PER_BROWSER) -> str:
+    """Add a student; returns their token (kept by their browser, only its hash is stored).
+
+    ``browser`` is the digest of the joining browser (:class:`live.limits.Client`): a device the teacher
+    removed stays out until the room is unlocked, and one browser holds at most ``per_browser``
+    nicknames. A nickname that looks like one already in the class (:func:`live.nicknames.looks`) is
+    refused like the same one.
+    """
     _open(room)
+    if room.get("locked"):
+        raise NotAllowed("The teacher has locked this class: nobody new can join now.")
+    if browser and browser in room.get("banned", ()):  # see live.roster.remove
+        raise NotAllowed("The teacher removed you from this class: you can join again only when they unlock it.")
     name = clean_nickname(nickname)
-    key = name.casefold()
-    if key in room["students"]:
-        raise BadNickname("Someone in the class already uses that nickname: pick another one.")
+    key, looks = nicknames.fold(name), nicknames.looks(name)
+    if key in room["students"] or any(set(looks) & set(s.get("looks") or nicknames.looks(s["name"]))
+                                      for s in room["students"].values()):
+        raise BadNickname("Someone in the class already uses that nickname, or one that looks just like it: "
+                          "pick another one.")
+    if browser and sum(s.get("client") == browser for s in room["students"].values()) >= per_browser:
+        raise NotAllowed(f"This browser has already joined the class with {per_browser} nicknames: "
+                         "one student, one nickname.")
     if len(room["students"]) >= max_students:
         raise RoomFull(f"The class is full ({max_students} students): ask your teacher.")
     token = new_token()
-    room["students"][key] = {"name": name, "token": token_hash(token), "joined": now}
+    room["students"][key] = {"name": name, "token": token_hash(token), "joined": now, "client": browser,
+                             "looks": looks}
     room["scores"].setdefault(key, [0, 0])
     return token
 
@@ -229,6 +280,6 @@ def close(room: dict, teacher_token: str) -> None:
 
 def score_rows(room: dict) -> list[dict]:
     """The class score table, best first: nickname (as typed), answered, right."""
-    rows = [{"nickname": s["name"], "answered": room["scores"].get(k, [0, 0])[0],
+    rows = [{"nickname": nicknames.clean(s["name"]), "answered": room["scores"].get(k, [0, 0])[0],
              "right": room["scores"].get(k, [0, 0])[1]} for k, s in room["students"].items()]
     return sorted(rows, key=lambda r: (-r["right"], r["answered"], r["nickname"].casefold()))

@@ -68,8 +68,9 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def streamlit_server():
-    """Run ``streamlit run app.py`` on a free port; yield its URL once healthy, then stop it."""
+def streamlit_server(env: dict[str, str] | None = None):
+    """Run ``streamlit run app.py`` on a free port (``env``: variables added to this process's);
+    yield its URL once healthy, then stop it."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / f"streamlit-server-{port}.log"
@@ -78,7 +79,8 @@ def streamlit_server():
            "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
            "--browser.gatherUsageStats", "false"]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **env} if env else None)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT

@@ -74,7 +74,7 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         address = _start_class(teacher, wait_idle)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?room=[A-Z2-9]{6}", address), address
         expect(teacher.get_by_test_id("stImage")).to_have_count(1)  # the QR code
-        assert "teacher=" in teacher.url  # the teacher can reopen the class from this address
+        assert "class=" in teacher.url and "teacher=" not in teacher.url  # the code only: the projector shows it
 
         _join(phone, address, "Ana", wait_idle)
         _join(laptop, address, HOSTILE, wait_idle)
@@ -262,3 +262,90 @@ def test_one_step_press_steps_once_when_the_panel_poll_carries_it_too(browser, a
             expect(status).to_have_text(re.compile(rf"^Step {n} ·"))
     finally:
         t_ctx.close()
+
+
+def test_the_teacher_reloads_and_keeps_the_class_which_the_address_gives_nobody_else(browser, app_url, wait_idle,
+                                                                                   screenshot):
+    """Issue 25 item 6 (takeover): the address carries the class code, not the teacher's token. A reload
+    of the teacher's tab resumes the class (the browser that started it is known by its cookie); the
+    same address in another browser (someone who read it off the projector) gets no Reveal and no End
+    class. The teacher then removes a student, whose page says so without a reload."""
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    o_ctx, other, _ = _context(browser, app_url, {"width": 1280, "height": 900})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    try:
+        address = _start_class(teacher, wait_idle)
+        code = address.rsplit("=", 1)[1]
+        assert re.search(rf"[?&]class={code}(&|$)", teacher.url) and "teacher=" not in teacher.url
+        _join(student, address, "Bo", wait_idle)
+        teacher.reload()
+        wait_idle(teacher)
+        expect(teacher.get_by_text(re.compile(r"1 student present"))).to_be_visible(timeout=15_000)
+        expect(teacher.get_by_role("button", name="End class")).to_be_visible()
+        assert teacher.get_by_test_id("stCode").first.inner_text().strip() == address
+        other.goto(teacher.url.replace(app_url, ""))
+        wait_idle(other)
+        expect(other.get_by_text(re.compile("Only the browser that started this class"))).to_be_visible()
+        expect(other.get_by_role("button", name="End class")).to_have_count(0)
+        expect(other.get_by_role("button", name="Reveal")).to_have_count(0)
+        assert "class=" not in other.url
+        wait_idle(other)
+        screenshot(other, "live_other_browser_no_control")
+
+        scores = teacher.get_by_test_id("stCheckbox").filter(has_text="Show class scores")
+        for _ in range(3):  # a click that lands while the page redraws can be lost: look, then click again
+            if scores.locator("input").is_checked():
+                break
+            scores.get_by_text("Show class scores").click()
+            wait_idle(teacher)
+            teacher.wait_for_timeout(1000)
+        picker = teacher.get_by_test_id("stMultiSelect").filter(has_text="Remove students")
+        expect(picker).to_be_visible(timeout=30_000)
+        picker.click()
+        teacher.get_by_role("option", name="Bo").click()
+        teacher.keyboard.press("Escape")
+        wait_idle(teacher)
+        teacher.get_by_role("button", name="Remove", exact=True).click()
+        wait_idle(teacher)
+        expect(teacher.get_by_text("Removed: Bo")).to_be_visible()
+        expect(student.get_by_text(re.compile("The teacher removed you from this class"))).to_be_visible(timeout=15_000)
+        screenshot(teacher, "live_teacher_removed")
+        assert dialogs == []
+    finally:
+        for ctx in (t_ctx, o_ctx, s_ctx):
+            ctx.close()
+
+
+def test_a_student_page_says_the_class_is_gone_when_redis_comes_back_empty(browser, wait_idle, screenshot):
+    """Issue 25 item 9: start a class on a server using Redis, a student joins, Redis dies (the page goes
+    read-only and says the server cannot be reached), Redis comes back EMPTY on the same port: the
+    student's page, without a reload, says that the class is gone and offers the code form."""
+    import subprocess
+
+    from tests.browser.conftest import streamlit_server
+    from tests.redis_server import redis_server
+
+    with redis_server() as (redis_url, proc), streamlit_server({"DTX_REDIS_URL": redis_url}) as url:
+        t_ctx, teacher, _ = _context(browser, url, {"width": 1600, "height": 1200})
+        s_ctx, student, dialogs = _context(browser, url, PHONE)
+        again = None
+        try:
+            _join(student, _start_class(teacher, wait_idle), "Ana", wait_idle)
+            proc.terminate()
+            proc.wait(timeout=10)
+            expect(student.get_by_text(re.compile("cannot be reached"))).to_be_visible(timeout=30_000)
+            port = redis_url.rsplit(":", 1)[1].split("/")[0]
+            again = subprocess.Popen([proc.args[0], "--port", port, "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            expect(student.get_by_text(re.compile("The class you were in is gone"))).to_be_visible(timeout=30_000)
+            expect(student.get_by_role("textbox", name="Class code")).to_be_visible()
+            expect(teacher.get_by_text(re.compile("No class has that code"))).to_be_visible(timeout=30_000)
+            wait_idle(student)
+            screenshot(student, "live_phone_class_gone")
+            assert dialogs == []
+        finally:
+            t_ctx.close()
+            s_ctx.close()
+            if again is not None:
+                again.terminate()
+                again.wait(timeout=10)

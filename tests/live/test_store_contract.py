@@ -138,25 +138,30 @@ def test_answer_after_reveal_is_refused_for_a_student_who_had_not_answered(make_
         store.answer(code, ben, "r1", "Outlook")
 
 
-def test_teacher_resumes_with_the_token_and_nobody_else(make_store):
+def test_the_teachers_actions_need_the_token_and_nobody_elses(make_store):
     store = make_store()
     code = store.create("secret-T")
     ana = store.join(code, "Ana")
-    assert store.teacher_room(code.lower(), "secret-T")["code"] == code
+    store.heartbeat(code, "secret-T")
     for token in (ana, "", "secret-t"):
-        with pytest.raises(NotAllowed):
-            store.teacher_room(code, token)
+        for action in (store.heartbeat, lambda c, t: store.lock(c, t, True), lambda c, t: store.remove(c, t, ["ana"])):
+            with pytest.raises(NotAllowed):
+                action(code, token)
     assert "secret-T" not in str(store.load(code))  # only hashes are kept
 
 
-def test_rooms_expire_when_idle_and_close(make_store):
+def test_rooms_expire_when_the_teacher_is_idle_and_close(make_store):
+    """A room lives IDLE_SECONDS (an hour, not six) after the teacher's last act or check-in; students
+    answering in a forgotten room do not keep it alive."""
+    assert 45 * 60 <= rooms.IDLE_SECONDS <= 90 * 60
     clock = Clock()
     store = make_store(clock=clock)
     code = store.create("T")
     clock.now += rooms.IDLE_SECONDS - 5
-    store.join(code, "Ana")  # a change keeps the room alive
+    store.heartbeat(code, "T")  # the teacher's page checks in: the room lives on
     clock.now += rooms.IDLE_SECONDS - 5
     assert store.load(code)["code"] == code
+    store.join(code, "Ana")  # a student's change does not move the expiry
     clock.now += 10
     with pytest.raises(RoomNotFound, match="expired"):
         store.load(code)
@@ -240,6 +245,10 @@ def test_redis_going_away_is_a_sentence():
 def test_nicknames_are_cleaned_not_trusted():
     assert rooms.clean_nickname("  <b>Ana</b>\x00\u202e  ") == "<b>Ana</b>"
     assert rooms.nickname_key("ÄNA") == "äna"
+    # direction marks and isolates, zero-width and filler characters go; white space becomes one space
+    assert rooms.clean_nickname("\u2067Ana\u2069\u200d\u3164\ufe0f\tBen\u2028") == "Ana Ben"
+    assert rooms.clean_nickname("Zo\u0301\u0301\u0301\u0301\u0301e") == "Z\u00f3\u0301\u0301e"  # NFC, 2 marks kept
+    assert rooms.nickname_key("\uff21\uff4e\uff41") == "ana"  # full-width: NFKC
 
 
 def test_the_stage_alone_follows_the_room(make_store):
@@ -268,3 +277,180 @@ def test_the_stage_alone_follows_the_room(make_store):
     clock.now += rooms.CLOSED_SECONDS + 1
     with pytest.raises(RoomNotFound):
         store.stage(code)
+
+
+# ------------------------------------------------------------------ issue 25: floods, takeover, look-alikes
+from live import limits, roster  # noqa: E402
+from live.limits import Client  # noqa: E402
+from live.store import TooManyTries  # noqa: E402
+
+
+def browser(name: str, address: str | None = None) -> Client:
+    return Client.of(address, f"xsrf-{name}")
+
+
+def test_one_browser_cannot_start_many_classes(make_store):
+    """The flood of the issue: one browser starting classes in new tabs (48 in 180 s) is stopped after
+    STARTS_PER_BROWSER, far below the server's limit; another browser on the same network still starts
+    one, and the network address as a whole stops at STARTS_PER_ADDRESS."""
+    store = make_store(max_rooms=50)
+    attacker = browser("attacker", "203.0.113.7")
+    made = []
+    with pytest.raises(TooManyTries, match="started 3 live classes"):
+        for i in range(48):
+            made.append(store.create(f"T{i}", attacker))
+    assert len(made) == limits.STARTS_PER_BROWSER <= 3 and store.count() == 3
+    colleague = browser("colleague", "203.0.113.7")
+    store.create("C", colleague)  # the same school network: still allowed
+    with pytest.raises(TooManyTries, match="network address"):
+        for i in range(50):  # a script that drops its cookies: a new browser every time, one address
+            store.create(f"S{i}", browser(f"script{i}", "203.0.113.7"))
+    assert store.count() <= limits.STARTS_PER_ADDRESS <= 10  # refused tries count too
+    store.create("X", browser("elsewhere", "198.51.100.1"))  # other addresses are not affected
+
+
+def test_one_browser_cannot_join_many_students_and_a_network_is_capped(make_store):
+    store = make_store()
+    code = store.create("T")
+    flood = browser("flood", "203.0.113.9")
+    joined = 0
+    with pytest.raises(NotAllowed, match="already joined the class with 2 nicknames"):
+        for i in range(50):
+            store.join(code, f"fake{i}", flood)
+            joined += 1
+    assert joined == limits.NICKNAMES_PER_BROWSER == 2
+    # a classroom behind one address: every student has a browser of their own
+    for i in range(limits.JOINS_PER_ADDRESS - 3):  # the flood's three tries (one refused) count too
+        store.join(code, f"student{i}", browser(f"s{i}", "203.0.113.9"))
+    with pytest.raises(TooManyTries, match="from this network"):
+        store.join(code, "one too many", browser("late", "203.0.113.9"))
+    store.join(code, "other network", browser("x", "198.51.100.2"))
+
+
+def test_wrong_codes_make_the_next_try_wait_longer_and_longer(make_store):
+    clock = Clock()
+    store = make_store(clock=clock)
+    code = store.create("T")
+    wrong = "ABCDEF" if code != "ABCDEF" else "ABCDEG"
+    guesser = browser("guesser", "203.0.113.5")
+    for _ in range(limits.FREE_WRONG_CODES["browser"]):
+        with pytest.raises(RoomNotFound):
+            store.find(wrong, guesser)
+    waits = []
+    for _ in range(4):
+        with pytest.raises(RoomNotFound):
+            store.find(wrong, guesser)  # looked at: the wait starts after it
+        with pytest.raises(TooManyTries, match=r"wait \d+ s"):
+            store.find(code, guesser)  # even the right code waits: nothing is learnt meanwhile
+        waits.append(max(store._held("wait:" + k) for _, k in guesser.keys()))
+        _pass(store, clock, waits[-1])
+    assert waits[0] > 0 and all(b > 1.5 * a for a, b in zip(waits, waits[1:])), waits
+    assert store.find(code, guesser)["code"] == code
+    assert store.find(code.lower(), browser("student", "203.0.113.5"))["code"] == code  # others are not slowed
+    assert limits.wrong_code_wait("browser", 40) == limits.MAX_WRONG_CODE_WAIT
+
+
+def _pass(store, clock, seconds: float) -> None:
+    """Let ``seconds`` pass for the store (Redis keeps its own time for the counters' expiry)."""
+    import time
+
+    clock.now += seconds + 0.01
+    if not isinstance(store, MemoryStore):
+        time.sleep(seconds + 0.05)
+
+
+def test_lock_and_remove(make_store):
+    store = make_store()
+    code = store.create("T")
+    ana_browser, eve_browser = browser("ana"), browser("eve")
+    store.join(code, "Ana", ana_browser)
+    eve = store.join(code, "Eve", eve_browser)
+    store.publish(code, "T", "r1", SNAP)
+    store.answer(code, eve, "r1", "Outlook")
+    with pytest.raises(NotAllowed):
+        store.remove(code, eve, ["eve"])  # a student cannot remove anyone
+    assert store.remove(code, "T", ["eve", "nobody"]) == ["Eve"]
+    room = store.load(code)
+    assert "eve" not in room["students"] and "eve" not in room["answers"] and "eve" not in room["scores"]
+    assert roster.removed_name(room, eve) == "Eve"  # her page can say so
+    with pytest.raises(NotAllowed, match="removed you"):
+        store.join(code, "Eve2", eve_browser)  # not back under a new name from the same browser
+    with pytest.raises(NotAllowed):
+        store.answer(code, eve, "r1", "Wind")
+    store.lock(code, "T", True)
+    with pytest.raises(NotAllowed, match="locked"):
+        store.join(code, "Ben", browser("ben"))
+    with pytest.raises(NotAllowed):
+        store.lock(code, "wrong", False)
+    store.lock(code, "T", False)  # unlocking lets everyone in again, the removed too
+    store.join(code, "Ben", browser("ben"))
+    store.join(code, "Eve again", eve_browser)
+
+
+def test_only_the_browser_that_started_a_class_resumes_it(make_store):
+    store = make_store()
+    mine, other = browser("teacher"), browser("projector-viewer")
+    code = store.create("T", mine)
+    ana = store.join(code, "Ana")
+    room, token = store.resume(code.lower(), mine)
+    assert room["code"] == code and token != "T"
+    store.publish(code, token, "r1", SNAP)  # the resumed tab has the controls
+    store.publish(code, "T", "r2", SNAP)  # and the first tab keeps them
+    for who in (other, Client(), Client.of("203.0.113.1", None)):
+        with pytest.raises(NotAllowed, match="Only the browser that started"):
+            store.resume(code, who)
+    with pytest.raises(NotAllowed):
+        store.close(code, ana)
+    assert "xsrf" not in str(store.load(code)) and token not in str(store.load(code))
+
+
+@pytest.mark.parametrize("lookalike", ["\u0410lice", "\uff41\uff4c\uff49\uff43\uff45", "ALICE", "A\u200blice",
+                                       "\u202eAlice", "Al\u0456ce", "A\u2060lice\u3164"])
+def test_look_alike_nicknames_are_refused(make_store, lookalike):
+    store = make_store()
+    code = store.create("T")
+    store.join(code, "Alice")
+    with pytest.raises(BadNickname, match="looks just like it"):
+        store.join(code, lookalike)
+    store.join(code, "Alicia")
+    store.join(code, "Sam")
+    with pytest.raises(BadNickname):
+        store.join(code, "Sarn")  # "m" and "rn": UTS #39 skeletons meet
+    store.join(code, "AI")
+    with pytest.raises(BadNickname):
+        store.join(code, "Al")  # capital I and small l
+
+
+def test_redis_restarted_empty_means_the_class_is_gone_not_unreachable():
+    """Issue 25 item 9: after Redis comes back empty, the room is not found (the class is gone), which
+    the pages tell apart from an unreachable server (read-only, wait)."""
+    import subprocess
+
+    from live.redis_store import RedisStore
+
+    with redis_server() as (url, proc):
+        store = RedisStore(url, timeout=0.5)
+        code = store.create("T")
+        store.join(code, "Ana")
+        proc.terminate()
+        proc.wait(timeout=10)
+        with pytest.raises(StoreUnavailable):
+            store.stage(code)
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        again = subprocess.Popen([proc.args[0], "--port", port, "--bind", "127.0.0.1", "--save", "",
+                                  "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            import time
+
+            for _ in range(200):
+                try:
+                    store.client.ping()
+                    break
+                except Exception:
+                    time.sleep(0.05)
+            for action in (lambda: store.stage(code), lambda: store.load(code), lambda: store.join(code, "Ben")):
+                with pytest.raises(RoomNotFound, match="No class has that code"):
+                    action()
+        finally:
+            again.terminate()
+            again.wait(timeout=10)

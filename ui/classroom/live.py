@@ -7,12 +7,17 @@
 - The teacher publishes a *snapshot* of the tree state (:func:`make_snapshot`: the tree as JSON, the
   node about to be split, the quiz question without its answer key, the status line); students turn it
   back into a tree (:func:`snapshot_tree`) and a question (:func:`snapshot_question`).
+- :func:`client` is who asks (:class:`live.limits.Client`): the network address (``st.context.ip_address``;
+  for a connection from this machine, as from deploy/nginx.conf's proxy, the ``X-Real-IP`` header that
+  nginx sets) and the browser (Streamlit's XSRF cookie, one per browser, never shown). The store's
+  limits count by it, and only the browser that started a class can take it back after a reload.
 - :func:`join_address` is the student page's address for a code (``DTX_PUBLIC_URL`` when set, else the
   address the teacher's browser uses), :func:`qr_png` its QR code.
 """
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import io
 import os
@@ -22,6 +27,7 @@ import streamlit as st
 
 from engine.teach.quiz import QuizQuestion
 from engine.tree.serialize import tree_from_json, tree_to_json
+from live.limits import Client
 from live.rooms import LiveError, StoreUnavailable
 from live.backend import get_store
 from ui.widgets import md_escape
@@ -29,10 +35,42 @@ from ui.widgets import md_escape
 ENV_PUBLIC_URL = "DTX_PUBLIC_URL"
 ROOM_PARAM = "room"
 TREE_CACHE = "_live_tree_cache"  # student session: (round, tree)
+XSRF_COOKIE = "_streamlit_xsrf"  # set by Streamlit for every browser (server.enableXsrfProtection)
 
 
 def store():
     return get_store()
+
+
+def browser_secret(cookie: str | None) -> str | None:
+    """The browser's XSRF token inside Streamlit's cookie (``2|mask|masked token|time``: the mask
+    changes from one page load to the next, the token does not)."""
+    value = (cookie or "").strip("\"' ")
+    if not value:
+        return None
+    parts = value.split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        try:
+            mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+        except (binascii.Error, ValueError):
+            return None
+        if not mask:
+            return None
+        return bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked)).hex() or None
+    return value
+
+
+def client() -> Client:
+    """Who asks: the network address and the browser (digests only; see the module docstring)."""
+    ctx = st.context
+
+    def text(value) -> str:  # a string, or "" (no client, as in a test run)
+        return value.strip() if isinstance(value, str) else ""
+
+    address = text(ctx.ip_address)
+    if not address:  # a connection from this machine: a local browser, or the proxy beside the app
+        address = text(ctx.headers.get("X-Real-IP")) or text(ctx.headers.get("X-Forwarded-For")).split(",")[-1].strip()
+    return Client.of(address or None, browser_secret(text(ctx.cookies.get(XSRF_COOKIE)) or None))
 
 
 def show_live_error(err: LiveError) -> None:

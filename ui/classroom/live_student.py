@@ -14,8 +14,12 @@ when the page missed a full run whose messages Streamlit dropped (which left a s
 received", stored all the same, unshown until the next step).
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
-nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped. When the store
-cannot be reached the page shows the last room it read, read-only, with one sentence.
+nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped, and cleaned of
+invisible and direction characters. When the store cannot be reached the page shows the last room it
+read, read-only, with one sentence; when the room is gone (ended and expired, or a class server that came
+back empty) the poll notices and the page says so, with the code form to join another class. A student
+the teacher removed reads that they were removed. Typed codes go through the store's wrong-code wait
+(:meth:`live.store.RoomStore.find`), joins through its per-client limits (:mod:`live.limits`).
 """
 
 from __future__ import annotations
@@ -28,13 +32,16 @@ import pandas as pd
 import streamlit as st
 
 from engine.split.records import format_number
-from live import rooms
-from live.rooms import LiveError, StoreUnavailable
+from live import nicknames, roster, rooms
+from live.rooms import LiveError, RoomNotFound, StoreUnavailable
 from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 
 ME = "_live_student"  # {"code", "token", "key", "name"}
 LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the store is away)
+GONE = ("The class you were in is gone: it has ended or expired, or the class server restarted without it. "
+        "Type the code of another class to join it.")
+REMOVED = "The teacher removed you from this class: you can join again only if they unlock it."
 SHOWN = "_live_shown_stage"  # the stage number the page last drew
 P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
@@ -71,12 +78,12 @@ def _go_to_code() -> None:
 def _join(code: str) -> None:
     name = st.session_state.get(W_NICK, "")
     try:
-        token = live.store().join(code, name)
+        token = live.store().join(code, name, live.client())
         key = rooms.nickname_key(name)
     except LiveError as err:
         flash("error", md_escape(err))
         return
-    st.session_state[ME] = {"code": code, "token": token, "key": key, "name": rooms.clean_nickname(name)}
+    st.session_state[ME] = {"code": code, "token": token, "key": key, "name": nicknames.clean(name)}
     st.query_params[P_ME] = token
 
 
@@ -110,10 +117,23 @@ def _me_for(code: str, room: dict) -> dict | None:
         except LiveError:
             del st.query_params[P_ME]
             return None
-        me = {"code": code, "token": token, "key": key, "name": room["students"][key]["name"]}
+        me = {"code": code, "token": token, "key": key, "name": nicknames.clean(room["students"][key]["name"])}
         st.session_state[ME] = me
         return me
     return None
+
+
+def _typed(raw: str) -> str | None:
+    try:
+        return rooms.normalize_code(raw)
+    except RoomNotFound:
+        return None
+
+
+def _removed_from(room: dict) -> bool:
+    """Whether this page's student (by the token in the session or the address) was removed."""
+    tokens = (st.query_params.get(P_ME), (st.session_state.get(ME) or {}).get("token"))
+    return any(t and roster.removed_name(room, t) for t in tokens)
 
 
 def _code_form() -> None:
@@ -140,6 +160,8 @@ def _follow(code: str) -> None:
     live_watchdog.beat(beat, st.session_state.get(DRAWN, 0))
     try:
         stage = live.store().stage(code)  # the stage alone: not the tree, the answers and the scores
+    except RoomNotFound:  # gone (an empty store after a restart, too): the full run says so
+        st.rerun()
     except LiveError:
         if st.session_state.get(SHOWN) != "offline":
             st.rerun()
@@ -248,19 +270,33 @@ def render_join_page() -> None:
         return
     read_only = False
     try:
-        code = rooms.normalize_code(raw)
-        room = live.store().load(code)
+        followed = (st.session_state.get(LAST_ROOM) or {}).get("code")
+        if followed and followed == _typed(raw):  # this page follows the class: no wrong-code wait applies
+            room = live.store().load(followed)  # (others' typos on a shared address must not stop it)
+        else:
+            room = live.store().find(raw, live.client())
+        code = room["code"]
         st.session_state[LAST_ROOM] = room
     except StoreUnavailable as err:
         live.show_live_error(err)
         room = st.session_state.get(LAST_ROOM)
-        if room is None or room["code"] != rooms.normalize_code(raw):
+        if room is None or room["code"] != _typed(raw):
             return
         code, read_only = room["code"], True
     except LiveError as err:
-        live.show_live_error(err)
+        last = st.session_state.pop(LAST_ROOM, None)
+        if isinstance(err, RoomNotFound) and last is not None and last["code"] == _typed(raw):
+            st.warning(GONE, icon=":material/event_busy:")  # a class this page was following
+            if P_ME in st.query_params:
+                del st.query_params[P_ME]
+        else:
+            live.show_live_error(err)
         st.session_state.pop(ME, None)
         _code_form()
+        return
+    if _removed_from(room):
+        st.warning(REMOVED, icon=":material/person_remove:")
+        st.session_state.pop(ME, None)
         return
     me = _me_for(code, room)
     if me is None:

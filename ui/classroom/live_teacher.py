@@ -9,17 +9,23 @@ the quiz's own rules (:func:`engine.teach.quiz.judge`: the feature, and a thresh
 features), publishes the gain table and each student's verdict, and shows the guesses per feature, the
 share right and the class score table. **End class** closes the room.
 
-Only this session can do that: the room keeps a hash of the teacher's token, and the token rides in the
-address (``?class=CODE&teacher=TOKEN``) so the teacher can reload or reopen the tab and carry on. A
-broken store (Redis gone) shows one sentence and makes the class read-only; the tree itself keeps working.
+Only this session can do that: the room keeps a hash of the teacher's token, which stays in this
+session. The address carries the class code alone (``?class=CODE``, which the projector may show): a
+reload of the teacher's tab takes the class back because the room remembers the browser that started
+it (:func:`ui.classroom.live.client`), and gets a token of its own; the same address in another
+browser opens the tree, never the controls (an old-style ``&teacher=`` link is dropped unread). While
+the panel is open it checks in every :data:`HEARTBEAT_SECONDS`; a class whose teacher's page has gone
+ends after ``live.rooms.IDLE_SECONDS``. The roster (:mod:`ui.classroom.live_roster`) locks the room and
+removes students. A broken store (Redis gone) shows one sentence and makes the class read-only; the
+tree itself keeps working.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import EngineError
@@ -28,15 +34,17 @@ from engine.viz.quiz_figs import votes_figure
 from live import rooms
 from live.rooms import LiveError
 from ui import state
-from ui.classroom import live
+from ui.classroom import live, live_roster
 from ui.classroom.quiz import verdict_text
 from ui.widgets import flash, md_escape, show_flashes
 
 SESSION = "_live_teacher"  # {"code": ..., "token": ...} of the room this session teaches
 PUBLISHED = "_live_published"  # (code, round id, status) last published
 SYNC = "_live_sync"  # (question, round id, room, error) of this page run
-P_CLASS, P_KEY = "class", "teacher"  # query parameters that let the teacher resume
-W_SCORES = "_w_live_scores"
+P_CLASS = "class"  # the query parameter that lets the teacher's own browser resume after a reload
+P_OLD_KEY = "teacher"  # where the token used to ride: dropped from the address, never read
+HEARTBEAT = "_live_heartbeat"  # when this session last checked in with the room
+HEARTBEAT_SECONDS = 60
 W_PICK = "_w_live_pick"
 REFRESH_SECONDS = 1.0
 TABLE_COLUMNS = ["mark", "feature", "split", "gain"]
@@ -48,25 +56,26 @@ def current() -> dict | None:
 
 def _remember(code: str, token: str) -> None:
     st.session_state[SESSION] = {"code": code, "token": token}
+    st.session_state[HEARTBEAT] = time.time()
     st.query_params[P_CLASS] = code
-    st.query_params[P_KEY] = token
 
 
 def _forget() -> None:
-    for key in (SESSION, PUBLISHED, SYNC):
+    for key in (SESSION, PUBLISHED, SYNC, HEARTBEAT):
         st.session_state.pop(key, None)
-    for key in (P_CLASS, P_KEY):
-        if key in st.query_params:
-            del st.query_params[key]
+    if P_CLASS in st.query_params:
+        del st.query_params[P_CLASS]
 
 
 def resume_from_link() -> None:
-    """A reloaded teacher tab: take the room back when the address holds its code and teacher token."""
+    """A reloaded teacher tab: take the room back when the address names it and this is the browser
+    that started it (a new token for this session; the token never travels in the address)."""
+    if P_OLD_KEY in st.query_params:
+        del st.query_params[P_OLD_KEY]
     if current() is not None or P_CLASS not in st.query_params:
         return
-    code, token = st.query_params.get(P_CLASS, ""), st.query_params.get(P_KEY, "")
     try:
-        room = live.store().teacher_room(code, token)
+        room, token = live.store().resume(st.query_params.get(P_CLASS, ""), live.client())
     except LiveError as err:
         _forget()
         st.warning(f"The live class in the address could not be resumed: {md_escape(str(err))}", icon=":material/info:")
@@ -74,12 +83,19 @@ def resume_from_link() -> None:
     _remember(room["code"], token)
 
 
+def check_in(me: dict) -> None:
+    """Keep the room alive while this panel is open (one write per HEARTBEAT_SECONDS, not per poll)."""
+    if time.time() - st.session_state.get(HEARTBEAT, 0.0) >= HEARTBEAT_SECONDS:
+        st.session_state[HEARTBEAT] = time.time()
+        live.store().heartbeat(me["code"], me["token"])
+
+
 def start() -> None:
     if current() is not None:  # the same press delivered twice (see ui.grow.controls): one room only
         return
     token = rooms.new_token()
     try:
-        code = live.store().create(token)
+        code = live.store().create(token, live.client())
     except LiveError as err:
         flash("error", md_escape(err))
         return
@@ -180,6 +196,7 @@ def _live_controls(grower, question, rid: str | None, read_only: bool, drawn: in
     room = None
     try:
         room = live.store().load(me["code"])
+        check_in(me)
     except LiveError as err:
         live.show_live_error(err)
         read_only = True
@@ -210,17 +227,6 @@ def render_reveal(room: dict) -> None:
                 + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
     st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), payload.get("teacher_pick"), height=300),
                     key="live_votes", width="stretch", config={"displayModeBar": False})
-
-
-def render_scores(room: dict) -> None:
-    if st.toggle("Show class scores", key=W_SCORES, help="The running score of each nickname (right answers "
-                 "of those answered). Hide it when the projector should not show names."):
-        rows = rooms.score_rows(room)
-        if rows:  # nicknames are user text: a dataframe shows them literally
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="live_scores",
-                         height="auto" if len(rows) <= 10 else 420)
-        else:
-            st.caption("Nobody has joined yet.")
 
 
 def teaching() -> bool:
@@ -291,6 +297,7 @@ def render_panel(grower, status: str) -> None:
                            f"or set {live.ENV_PUBLIC_URL}.")
         # as wide as its column (a fixed 170 px ran over the card's border in a narrow presenter column)
         right.image(live.qr_png(address), caption="Scan to join", width="stretch")
+        right.caption(live_roster.idle_note())
         revealed = room is not None and room["stage"]["status"] == "revealed"
         if question is None and not read_only:
             st.caption("No question now: the tree is finished." if grower.done
@@ -301,7 +308,7 @@ def render_panel(grower, status: str) -> None:
         if revealed:
             render_reveal(room)
         if room is not None:
-            render_scores(room)
+            live_roster.render_roster(room, me, read_only)
         # Last in the panel, in a box of its own: in two 40-student runs the element drawn right after a
         # once-a-second fragment went missing from the teacher's screen (the Reveal buttons, then the
         # question line) when the fragment's runs met the page's; nothing follows it here.

@@ -6,16 +6,20 @@ browsers share one server. Each error the issue names is driven through the page
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from live import rooms
+from live.limits import Client
 from live.store import MemoryStore
 import live.backend as live_store
-from ui.classroom import live_teacher
+from ui.classroom import live as live_ui
+from ui.classroom import live_roster, live_teacher
 
 ROOT = Path(__file__).resolve().parents[3]
 APP = str(ROOT / "app.py")
@@ -28,12 +32,26 @@ class Clock:
         return self.now
 
 
+BROWSER, ADDRESS = "_test_browser", "_test_address"  # who a session is (AppTest has no cookies)
+TEACHER_BROWSER = "teacher's laptop"
+_browsers = itertools.count()
+
+
 @pytest.fixture(autouse=True)
 def fresh_store(monkeypatch):
-    """Every test gets an empty in-process store (the process's singleton is swapped out)."""
+    """Every test gets an empty in-process store (the process's singleton is swapped out), and every
+    session a client from its session state: AppTest sends no cookies or address, a browser does."""
     store = MemoryStore(clock=Clock())
     monkeypatch.setattr(live_store, "_STORE", store)
+    monkeypatch.setattr(live_ui, "client", lambda: Client.of(st.session_state.get(ADDRESS),
+                                                             st.session_state.get(BROWSER)))
     return store
+
+
+def as_client(at: AppTest, browser: str | None, address: str | None = None) -> AppTest:
+    at.session_state[BROWSER] = browser
+    at.session_state[ADDRESS] = address
+    return at
 
 
 def ok(at: AppTest) -> AppTest:
@@ -43,8 +61,8 @@ def ok(at: AppTest) -> AppTest:
     return at
 
 
-def teacher(params: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
+def teacher(params: dict | None = None, browser: str | None = TEACHER_BROWSER, address: str | None = None) -> AppTest:
+    at = as_client(AppTest.from_file(APP, default_timeout=90), browser, address)
     at.query_params["presenter"] = "true"
     for k, v in (params or {}).items():
         at.query_params[k] = v
@@ -53,8 +71,10 @@ def teacher(params: dict | None = None) -> AppTest:
     return ok(at)
 
 
-def student(code: str | None, nickname: str | None = None, params: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
+def student(code: str | None, nickname: str | None = None, params: dict | None = None,
+            browser: str | None = None, address: str | None = None) -> AppTest:
+    """A student's page in a browser of its own (unless ``browser`` names one)."""
+    at = as_client(AppTest.from_file(APP, default_timeout=90), browser or f"student {next(_browsers)}", address)
     if code is not None:
         at.query_params["room"] = code
     for k, v in (params or {}).items():
@@ -114,7 +134,7 @@ def test_a_whole_question_from_start_to_scores():
     fig = next(c.proto.spec for c in t.get("plotly_chart") if "Guesses per feature" in c.proto.spec)
     assert "Guesses per feature (2 answers)" in fig and "✓ right" in fig
     assert "teacher" not in fig  # the teacher's own guess is off unless picked
-    t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
+    t.toggle(key=live_roster.W_SCORES).set_value(True).run()
     scores = t.dataframe[-1].value
     assert list(scores["nickname"]) == ["Ana", "Ben"] and list(scores["right"]) == [1, 0]
     ok(ana.run())
@@ -204,7 +224,7 @@ def test_hostile_nickname_stays_text_everywhere():
     assert f"You: {evil} · score 0 of 0" in texts(s, "text")
     answer(s, "Outlook")
     t.button(key="_w_live_reveal").click().run()
-    t.toggle(key=live_teacher.W_SCORES).set_value(True).run()
+    t.toggle(key=live_roster.W_SCORES).set_value(True).run()
     assert list(t.dataframe[-1].value["nickname"]) == [evil]
     assert not any("<img" in m for m in [e.value for e in t.markdown])  # only the dataframe holds it
 
@@ -222,18 +242,32 @@ def test_double_answer_and_answer_after_reveal_are_refused():
     assert any("already been revealed" in e for e in texts(ben, "error"))
 
 
-def test_teacher_resumes_with_the_token_and_a_student_cannot():
+def params_of(at: AppTest) -> dict:
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_the_teachers_token_stays_out_of_the_address_and_a_link_gives_no_control():
+    """Issue 25 item 6 (takeover): the projector shows the address; it carries the class code only. The
+    teacher's own browser resumes from it after a reload; another browser, with that address or with an
+    old-style link carrying the real token, gets the tree and no controls."""
     t, code = start_class()
     token = t.session_state[live_teacher.SESSION]["token"]
+    address = params_of(t)
+    assert address.get("class") == code and "teacher" not in address and token not in str(address)
     ana = student(code, "Ana")
-    again = teacher({"class": code, "teacher": token})  # the teacher's reloaded tab: a new session
+    again = teacher({"class": code})  # the teacher's reloaded tab: a new session, the same browser
     assert again.session_state[live_teacher.SESSION]["code"] == code
+    assert again.session_state[live_teacher.SESSION]["token"] != token  # a token of its own
     assert any(m.startswith("**1 student present**") for m in texts(again, "markdown"))
-    student_token = ana.session_state["_live_student"]["token"]
-    thief = teacher({"class": code, "teacher": student_token})
-    assert live_teacher.SESSION not in thief.session_state
-    assert any("Only the teacher" in w for w in texts(thief, "warning"))
-    assert thief.button(key="_w_live_start")  # a fresh start, not the class
+    assert again.button(key="_w_live_reveal") and token not in str(params_of(again))
+    for thief in (teacher({"class": code}, browser="projector viewer"),
+                  teacher({"class": code, "teacher": token}, browser="projector viewer"),  # the old link
+                  teacher({"class": code, "teacher": token}, browser=None)):
+        assert live_teacher.SESSION not in thief.session_state
+        assert any("Only the browser that started this class" in w for w in texts(thief, "warning"))
+        assert "teacher" not in params_of(thief) and "class" not in params_of(thief)
+        assert thief.button(key="_w_live_start") and not [b for b in thief.button if b.key == "_w_live_end"]
+    assert live_store._STORE.load(code)["stage"]["status"] != "closed"
     again.button(key="_w_live_end").click().run()
     ana.run()
     assert any("ended the class" in i for i in texts(ana, "info"))
@@ -248,8 +282,8 @@ def test_a_teacher_who_reloads_mid_question_resumes_the_same_round():
     answer(ana, "Humidity")
     round_before = live_store._STORE.load(code)["stage"]["round"]
     # the reloaded tab: a new session from the address (the class, the token, the tree's step)
-    params = {k: (v[0] if isinstance(v, list) else v) for k, v in t.query_params.items()}
-    assert params.get("step") == "1" and params.get("teacher")
+    params = params_of(t)
+    assert params.get("step") == "1" and params.get("class") == code and "teacher" not in params
     again = teacher(params)
     room = live_store._STORE.load(code)
     assert room["stage"]["round"] == round_before and "ana" in room["answers"]  # same question, answer kept
@@ -297,8 +331,8 @@ def test_an_expired_class_says_so_everywhere(fresh_store):
     t.run()
     assert t.button(key="_w_live_start")  # the teacher can start a new class
     ana.run()
-    assert any("No class has that code" in e for e in texts(ana, "error"))
-    assert ana.text_input(key="_w_join_code")
+    assert any("The class you were in is gone" in w for w in texts(ana, "warning"))  # not "check the code"
+    assert ana.text_input(key="_w_join_code") and "me" not in params_of(ana)  # a way to join another
 
 
 def test_numeric_features_need_a_threshold_judged_by_the_quiz_rules():

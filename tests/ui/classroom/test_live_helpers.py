@@ -57,3 +57,35 @@ def test_a_students_reveal_table_is_escaped_text_with_three_decimals():
     for cell in (shown["Feature"][0], shown["Best split of the feature"][0]):
         assert "\\[x\\]" in cell and "\\<img" in cell and "\\*b\\*" in cell
     assert "Best split of the feature" not in student_gain_table(raw.drop(columns="split")).columns
+
+
+def test_the_browser_is_known_by_its_xsrf_token_whatever_the_mask():
+    """Streamlit re-masks its XSRF cookie on every page load; the token inside (the browser) stays."""
+    import os
+
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    token = os.urandom(16)
+    first, second = generate_xsrf_token_string(token, 1), generate_xsrf_token_string(token, 1)
+    assert live.browser_secret(first) == live.browser_secret(second) == token.hex()
+    assert live.browser_secret(generate_xsrf_token_string(os.urandom(16), 1)) != token.hex()
+    assert live.browser_secret(None) is None and live.browser_secret("2|zz|zz|1") is None
+
+
+def test_proxy_headers_count_only_for_a_connection_from_this_machine(monkeypatch):
+    """deploy/nginx.conf (beside the app) sets X-Real-IP to the real peer; Streamlit reports a loopback
+    peer as no address. A direct connection from elsewhere is counted by its own address, and the
+    headers it sends are ignored (anyone can send them)."""
+    from types import SimpleNamespace
+
+    from live.limits import Client
+
+    def seen(ip, headers):
+        monkeypatch.setattr(live, "st", SimpleNamespace(context=SimpleNamespace(
+            ip_address=ip, headers=headers, cookies={live.XSRF_COOKIE: "plain-token"})))
+        return live.client()
+
+    assert seen(None, {"X-Real-IP": "198.51.100.7"}) == Client.of("198.51.100.7", "plain-token")
+    assert seen(None, {"X-Forwarded-For": "10.0.0.1, 198.51.100.8"}).address == Client.of("198.51.100.8", None).address
+    assert seen("203.0.113.4", {"X-Real-IP": "198.51.100.7"}).address == Client.of("203.0.113.4", None).address
+    assert seen(None, {}) == Client.of(None, "plain-token")
