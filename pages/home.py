@@ -88,8 +88,9 @@ for path, title, icon, blurb in TOUR:
 st.subheader("Good to know")
 st.markdown(
     "- The **sidebar** always shows the active data set, its target and the random seed.\n"
-    "- Tree diagrams zoom with the mouse wheel and pan by dragging; double-click shows the whole tree, "
-    "and a “+k nodes” box opens when clicked.\n"
+    "- Tree diagrams pan by dragging and zoom with the mouse wheel once you click in them (or hold Ctrl); "
+    "until then the wheel scrolls the page. Double-click shows the whole view, a “+k nodes” box shows the "
+    "tree below it, and the buttons above a diagram lead back up.\n"
     "- Changing the data, the target or the split **resets the tree**.\n"
     "- Your tree lives in your browser session only; uploaded files are kept in memory, never written to disk."
 )
