@@ -12,7 +12,8 @@ What is drawn (:func:`engine.viz.tree_layout.plan_view` decides which nodes, and
 - inside a box (the ``box text`` trace, text in fixed pixels): ``#id`` and ``n``, the feature tested or
   the predicted class or value of a leaf, and the impurity (not with ``compact``), each line cut to fit
   the box (:func:`engine.viz.tree_labels.fit`), never hidden; at its foot a stacked bar of the class
-  shares (regression: the mean against the target's range).
+  shares (at most :data:`SHARE_CLASSES` segments: past that the smallest classes are one grey "other
+  classes" segment; regression: the mean against the target's range).
 - above each child box its branch label says what the parent tests (``≤ 2.45``, ``∈ {Thur, Fri}``), no
   wider than the space between two boxes; branches are lines whose width grows with the share of the
   training weight flowing through them (``1 + 8 * share`` px).
@@ -44,6 +45,7 @@ FONT_PX = {False: 11, True: 16}  # normal, presenter
 WIDTH, HEIGHT = 640, 640  # default budget in CSS px
 GREY_FILL, GREY_TEXT, FOLD_FILL, TEXT = "#EEEEEE", "#757575", "#FAFAFA", "#1A1A1A"
 SELECTED = "#1F5FA8"  # the app's primary colour: the node the inspector shows
+SHARE_CLASSES, OTHER_FILL = 12, "#BDBDBD"  # class-share bars: at most 12 segments, the smallest classes in grey
 
 
 def _grey_ids(tree, marked) -> tuple[set, set]:
@@ -230,12 +232,26 @@ def _share_traces(tree, plan, grey, vmin, vmax) -> list[dict]:
     stats = np.array([n.stats for n in nodes], dtype=float).reshape(len(nodes), -1)
     total = stats.sum(axis=1, keepdims=True)
     shares = np.divide(stats, total, out=np.zeros_like(stats), where=total > 0)
-    start = np.cumsum(shares, axis=1) - shares
+    # one trace per class that some drawn box holds; past SHARE_CLASSES of them (an id-like target of 1,000
+    # classes made 1,000 traces: 1.4 s to build and a slow page), the biggest keep their colours and the
+    # rest is one grey "other classes" segment at the end of each bar
+    present = np.flatnonzero(shares.sum(axis=0) > 0)
+    if len(present) > SHARE_CLASSES:
+        present = np.sort(present[np.argsort(-shares[:, present].sum(axis=0), kind="stable")[:SHARE_CLASSES - 1]])
+    cols = [shares[:, k] for k in present]
+    names = [f"class {escape(tree.schema.classes[k])}" for k in present]
+    fills = [palette.color_at(int(k)) for k in present]
+    rest = 1.0 - np.sum(cols, axis=0) if cols else np.ones(len(nodes))
+    if len(present) < shares.shape[1] and np.any(rest > 1e-12):
+        cols.append(np.clip(rest, 0.0, 1.0))
+        names.append("other classes")
+        fills.append(OTHER_FILL)
+    start = np.cumsum(cols, axis=0) - cols if cols else []
     traces = []
-    for k, cls in enumerate(tree.schema.classes):
-        colors = np.where(muted, palette.MUTED, palette.color_at(k))
-        traces.append(dict(common, name=f"class {escape(cls)}", x=left + (start[:, k] + shares[:, k] / 2) * inner,
-                           width=shares[:, k] * inner, marker_color=colors.tolist()))
+    for share, begin, name, fill in zip(cols, start, names, fills):
+        colors = np.where(muted, palette.MUTED, fill)
+        traces.append(dict(common, name=name, x=left + (begin + share / 2) * inner, width=share * inner,
+                           marker_color=colors.tolist()))
     return traces
 
 
