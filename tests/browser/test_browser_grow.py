@@ -28,9 +28,9 @@ def diagram_boxes(page):
 
 
 def split_nodes(page) -> int:
-    """Threshold splits in the rendered diagram: branch labels (its last bar trace) holding ``≤``."""
-    texts = page.locator(DIAGRAM).first.locator("g.barlayer g.trace.bars").last.locator("g.point").all_text_contents()
-    return sum(1 for t in texts if t.startswith("≤"))
+    """Threshold splits in the rendered diagram: branch labels (the ``branches`` text trace) holding ``≤``."""
+    from tests.browser.test_browser_tree import boxes
+    return sum(1 for label in boxes(page, ".st-key-grow_tree")["labels"] if label["text"].startswith("≤"))
 
 
 def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_browser_tree import DIAGRAM, click_box, node_boxes
+from tests.browser.test_browser_tree import DIAGRAM, boxes, click_box
 
 expect.set_options(timeout=60_000)
 
@@ -29,8 +29,7 @@ def test_a_click_on_a_box_shows_its_gain_table_beside_the_diagram(browser, app_u
         page.locator("[data-testid=stMain]").evaluate(
             "(m, top) => m.scrollBy(0, top - 70)", diagram.bounding_box()["y"])
         page.wait_for_timeout(300)
-        texts = node_boxes(page).all_text_contents()
-        target = next(i for i, t in enumerate(texts) if t.startswith("#6 "))
+        target = next(i for i, b in enumerate(boxes(page)["boxes"]) if b["id"] == 6 and b["kind"] == 0)
         scrolled = page.evaluate(MAIN)
         click_box(page, target)
         wait_idle(page)

@@ -27,9 +27,10 @@ BOXES_JS = """(sel) => {
   const traces = [...gd.querySelectorAll('g.trace')];
   const named = n => traces.find(t => t.__data__ && t.__data__[0] && t.__data__[0].trace
                                       && t.__data__[0].trace.name === n);
-  const bars = [...named('nodes').querySelectorAll('g.point path')];
-  const texts = [...named('box text').querySelectorAll('g.textpoint text')];
-  const labels = [...named('branches').querySelectorAll('g.textpoint text')];
+  const all = (n, q) => { const t = named(n); return t ? [...t.querySelectorAll(q)] : []; };  // a lone root: no branches
+  const bars = all('nodes', 'g.point path');
+  const texts = all('box text', 'g.textpoint text');
+  const labels = all('branches', 'g.textpoint text');
   const custom = named('nodes').__data__[0].trace.customdata;
   const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
   return {
