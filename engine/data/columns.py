@@ -263,18 +263,27 @@ def holds_few_labels(values: pd.Series, natural: str, *, least: int = 1) -> bool
     return least <= distinct <= (2 if natural == "numeric" else MAX_GUESS_LABELS)
 
 
+def _is_measurement(values: pd.Series, natural: str) -> bool:
+    """Numbers with a fraction, or with more than ``MAX_GUESS_LABELS`` distinct values."""
+    if natural != "numeric":
+        return False
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    return bool(numbers.nunique() > MAX_GUESS_LABELS or (numbers % 1 != 0).any())
+
+
 def guess_target(full: pd.DataFrame, natural: dict) -> str:
     """The column to predict when none is named.
 
-    The last column when it holds a few labels (:func:`holds_few_labels`); else the last text or yes/no
-    column with 2 to ``MAX_GUESS_LABELS`` labels (a count or a measurement at the end of the file is a
-    feature more often than the thing to predict: plotly's tips data ends with the party ``size``, 1 to 6,
-    and its labels are ``sex``, ``smoker``, ``day`` and ``time``); else the last column (all-numeric tables,
-    where it is usually the target, as in most exported data sets).
+    The last column when it holds a few labels (:func:`holds_few_labels`) or is a measurement (numbers with
+    a fraction, or more than ``MAX_GUESS_LABELS`` distinct ones: a regression target, as in most exported
+    data sets); else, when it is a small count or text of many values, the last text or yes/no column with 2
+    to ``MAX_GUESS_LABELS`` labels (a small count at the end of the file is a feature more often than the
+    thing to predict: plotly's tips data ends with the party ``size``, 1 to 6, and its labels are ``sex``,
+    ``smoker``, ``day`` and ``time``); else the last column.
     """
     names = list(full.columns)
     last = names[-1]
-    if holds_few_labels(full[last], natural[last]):
+    if holds_few_labels(full[last], natural[last]) or _is_measurement(full[last], natural[last]):
         return last
     for name in reversed(names[:-1]):
         if natural[name] != "numeric" and holds_few_labels(full[name], natural[name], least=2):

@@ -202,8 +202,8 @@ def source_panel() -> None:
             "Or upload a file (CSV, TSV or TXT, optionally gzip-compressed)", type=UPLOAD_TYPES,
             key=W_UPLOAD, on_change=_on_upload,
             help="Comma, semicolon, tab or pipe separated; the first row holds the column names. "
-                 "The target is the last column if it holds a few labels, else the last column of a few "
-                 "text labels (else the last column); pick another one below. Files up to "
+                 "The target is the last column if it holds a few labels or a measurement, else (a small "
+                 "count last) the last column of a few text labels; pick another one below. Files up to "
                  f"{st.get_option('server.maxUploadSize'):,} MB (1,000,000 rows of 20 numbers are "
                  "about 150 MB; a .gz file may unpack to that much); above 100,000 training rows the "
                  "tree uses histogram split search.",

@@ -202,6 +202,12 @@ def test_target_guess_prefers_a_column_of_a_few_labels():
     assert load("a,b,y\n" + "".join(f"{i},{i % 3},{i * 1.5}\n" for i in range(30))).target == "y"
     # a text column with many values is no label column: still the last column
     assert load("name,x,score\n" + "".join(f"n{i},{i % 7},{i}\n" for i in range(30))).target == "score"
+    # a measurement last (a fraction, or many values) is a regression target even beside a label column: a
+    # house-price table with a district column predicts the price, not the district
+    prices = "district,rooms,price\n" + "".join(f"{('N', 'S', 'E')[i % 3]},{1 + i % 5},{100 + 7.5 * i}\n" for i in range(30))
+    assert load(prices).target == "price" and load(prices).task == "regression"
+    counts = "district,rooms,visits\n" + "".join(f"{('N', 'S', 'E')[i % 3]},{1 + i % 5},{i * 3}\n" for i in range(30))
+    assert load(counts).target == "visits"
 
 
 def test_task_rules():
