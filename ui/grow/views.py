@@ -55,8 +55,9 @@ def memo(key, compute):
 # ------------------------------------------------------------------------------------- diagram
 TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under this key)
 # CSS px each diagram is planned for: the narrowest width the page gives it at 1366 px (measured in Chromium:
-# half the page 421 px, the whole page 940 px; presenter view the whole page 1176 px, three fifths 690 px)
-DIAGRAM_WIDTH, WIDE_WIDTH = 420, 900
+# the whole page 906-940 px, so the diagram's three fifths beside the inspector (ui/grow/layout.SIDE_RATIO,
+# a 1rem gap) ~534 px; presenter view the whole page 1176 px, three fifths 690 px)
+DIAGRAM_WIDTH, WIDE_WIDTH = 520, 900
 PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
 DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
 PRESENTER_HEIGHT = 520  # presenter view: fits a 768 px high screen below the class bar
