@@ -21,15 +21,17 @@ TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
 W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
-st.title("Grow")
-st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the inspector "
-           "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")
-
+heading = st.container()  # the title, filled once the switches are known: presenter view starts with the tree
 share.apply_link_once()
 
 split = state.current_split()
 train = split.train
 sw = classroom.classroom_bar()  # presenter view, quiz, narration language (may come from the URL)
+if not sw.presenter:
+    heading.title("Grow")
+    heading.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the "
+                    "inspector beside the diagram shows its gain table and arithmetic; you can force another split "
+                    "or collapse a subtree.")
 if not sw.presenter:
     settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
 
