@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import partial
 
 import streamlit as st
@@ -51,6 +52,7 @@ last = controls.last_split_node(grower)
 query_values = query.current_query(grower.dataset)
 query_result = query.query_result(tree, query_values, grower.dataset) if query_values else None
 
+pictures = st.container() if sw.presenter else nullcontext()  # projector: the tree above the status line
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
@@ -79,7 +81,8 @@ if sw.presenter:  # projector: the diagram beside the region plot or the class's
              or tree.n_leaves >= views.WIDE_LEAVES) and not (sw.quiz or teaching))
 else:  # the inspector's tabs beside the diagram, unless the user asks for the whole width
     wide = bool(st.session_state.get(W_WIDE))
-diagram_col, side_col = layout.areas(presenter=sw.presenter, wide=wide)
+with pictures:
+    diagram_col, side_col = layout.areas(presenter=sw.presenter, wide=wide)
 region_col = side_col if sw.presenter else diagram_col
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,

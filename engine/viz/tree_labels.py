@@ -220,7 +220,7 @@ def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
     strip_h = 4.0 if big else max(4.0, round(font * 0.4))
     box_h = lines * line_h + strip_h + 2 * pad
     label_h = line_h + 2
-    gap_y = 6.0 if big else max(10.0, round(font * 0.9))
+    gap_y = 4.0 if big else max(10.0, round(font * 0.9))
     return BoxSize(font=float(font), lines=lines, box_w=float(np.ceil(widest + 2 * pad)), box_h=box_h, line_h=line_h,
                    strip_h=strip_h, label_h=label_h, level_h=label_h + box_h + gap_y, gap_x=max(8.0, round(font * 0.7)),
                    pad=pad)
