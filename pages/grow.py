@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import partial
 
 import streamlit as st
@@ -21,15 +22,17 @@ TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
 W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
-st.title("Grow")
-st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the inspector "
-           "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")
-
+heading = st.container()  # the title, filled once the switches are known: presenter view starts with the tree
 share.apply_link_once()
 
 split = state.current_split()
 train = split.train
 sw = classroom.classroom_bar()  # presenter view, quiz, narration language (may come from the URL)
+if not sw.presenter:
+    heading.title("Grow")
+    heading.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the "
+                    "inspector beside the diagram shows its gain table and arithmetic; you can force another split "
+                    "or collapse a subtree.")
 if not sw.presenter:
     settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
 
@@ -49,6 +52,7 @@ last = controls.last_split_node(grower)
 query_values = query.current_query(grower.dataset)
 query_result = query.query_result(tree, query_values, grower.dataset) if query_values else None
 
+pictures = st.container() if sw.presenter else nullcontext()  # projector: the tree above the status line
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
@@ -77,7 +81,8 @@ if sw.presenter:  # projector: the diagram beside the region plot or the class's
              or tree.n_leaves >= views.WIDE_LEAVES) and not (sw.quiz or teaching))
 else:  # the inspector's tabs beside the diagram, unless the user asks for the whole width
     wide = bool(st.session_state.get(W_WIDE))
-diagram_col, side_col = layout.areas(presenter=sw.presenter, wide=wide)
+with pictures:
+    diagram_col, side_col = layout.areas(presenter=sw.presenter, wide=wide)
 region_col = side_col if sw.presenter else diagram_col
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,

@@ -214,12 +214,13 @@ def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
     first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + f"n={root.n_node_samples:,}"
     widest = max(text_px(first, font), text_px(f"+{len(tree.nodes):,} nodes", font),
                  text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
-    pad = max(4.0, round(font * 0.4))
-    line_h = round(font * 1.3, 1)
-    strip_h = max(4.0, round(font * 0.4))
+    big = font >= 16  # presenter view: tighter lines and gaps, so a projector shows 8 levels in ~620 px
+    pad = 4.0 if big else max(4.0, round(font * 0.4))
+    line_h = round(font * (1.15 if big else 1.3), 1)
+    strip_h = 4.0 if big else max(4.0, round(font * 0.4))
     box_h = lines * line_h + strip_h + 2 * pad
     label_h = line_h + 2
-    gap_y = max(10.0, round(font * 0.9))
+    gap_y = 4.0 if big else max(10.0, round(font * 0.9))
     return BoxSize(font=float(font), lines=lines, box_w=float(np.ceil(widest + 2 * pad)), box_h=box_h, line_h=line_h,
                    strip_h=strip_h, label_h=label_h, level_h=label_h + box_h + gap_y, gap_x=max(8.0, round(font * 0.7)),
                    pad=pad)

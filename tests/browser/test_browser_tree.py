@@ -139,10 +139,15 @@ def test_presenter_view_on_ski_grown_to_the_end(browser, app_url, wait_idle, scr
         open_grow(page, wait_idle, "data=ski&cfg=alg:cart&presenter=true")
         page.locator(".st-key-_w_grow_grow button").click()
         wait_idle(page)
-        expect(page.get_by_text(re.compile(r"Step \d+ · \d+ nodes .* finished")).first).to_be_visible()
+        status = page.get_by_text(re.compile(r"Step \d+ · \d+ nodes .* finished")).first
+        expect(status).to_be_visible()
+        n_nodes = int(re.search(r"· (\d+) nodes", status.inner_text()).group(1))
         page.wait_for_timeout(500)
         view = boxes(page)
         assert_readable(view, 16)
+        # the whole tree: every node its own box, no "+k nodes" fold; no page title above it
+        assert [b["kind"] for b in view["boxes"]] == [0] * n_nodes, (n_nodes, len(view["boxes"]))
+        expect(page.locator("h1")).to_have_count(0)
         fonts = sorted({b["font"] for b in view["boxes"]})
         print(f"presenter {width}x{height}: {len(view['boxes'])} boxes, fonts {fonts} px, "
               f"labels {[lb['text'] for lb in view['labels']]}")
@@ -151,13 +156,17 @@ def test_presenter_view_on_ski_grown_to_the_end(browser, app_url, wait_idle, scr
         ski = engine.load_sample("ski")
         feats, classes = set(ski.feature_names), {str(c) for c in ski.schema.classes}
         named = [any(f in b["text"] for f in feats) for b in view["boxes"] if b["kind"] == 0]
-        assert any(named) and all(n or any(c in b["text"] for c in classes)
-                                  for n, b in zip(named, [b for b in view["boxes"] if b["kind"] == 0]))
-        # the root box is on the first screen
-        root = next(b for b in view["boxes"] if b["id"] == 0)
-        assert root["b"]["bottom"] <= height, root
-        page.locator(DIAGRAM).first.scroll_into_view_if_needed()
+        assert sum(named) == (n_nodes - 1) // 2  # a binary tree: every inner node shows its test
+        assert all(n or any(c in b["text"] for c in classes)
+                   for n, b in zip(named, [b for b in view["boxes"] if b["kind"] == 0]))
+        # the tree is the first thing on the screen, and all of it fits the window without scrolling
+        top = min(b["b"]["top"] for b in view["boxes"])
+        bottom = max(b["b"]["bottom"] for b in view["boxes"])
+        box_h = sorted(b["b"]["bottom"] - b["b"]["top"] for b in view["boxes"])[0]
+        print(f"presenter {width}x{height}: boxes from {top:.0f} to {bottom:.0f} px, box height {box_h:.0f} px")
         screenshot(page, f"tree-presenter-ski-{width}x{height}", full_page=False)
+        assert top < 200 and bottom <= height, (top, bottom)
+        assert page.evaluate("window.scrollY") == 0
     finally:
         context.close()
 

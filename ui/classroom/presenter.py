@@ -37,7 +37,8 @@ PRESENTER_CSS = """
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"] { display: none !important; }
 html { font-size: 19px; }
-.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 3.5rem; }
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 1.2rem; padding-bottom: 1rem; }
+.stMainBlockContainer [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
 </style>
 """

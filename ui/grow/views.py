@@ -60,7 +60,7 @@ TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under
 DIAGRAM_WIDTH, WIDE_WIDTH = 520, 900
 PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
 DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
-PRESENTER_HEIGHT = 520  # presenter view: fits a 768 px high screen below the class bar
+PRESENTER_HEIGHT = 620  # presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header
 
 
 def diagram_source(tree, **kw) -> str:

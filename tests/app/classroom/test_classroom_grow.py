@@ -67,6 +67,8 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     assert at.toggle(key=classroom.PRESENTER).value and at.toggle(key=classroom.QUIZ).value
     assert SETTINGS not in [e.label for e in at.expander]
     assert not at.tabs  # inspector, step log, query and export are hidden
+    assert not at.title  # the tree is the first thing on the projector: no page title or its caption
+    assert not any(c.value.startswith("Press **Step**") for c in at.caption)
     for key in ("step", "undo", "reset", "play"):
         at.button(key=f"_w_grow_{key}")  # still there
     css = " ".join(h.proto.body for h in at.get("html"))
@@ -76,6 +78,7 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     # presenter off: everything is back
     at.toggle(key=classroom.PRESENTER).set_value(False).run()
     assert SETTINGS in [e.label for e in at.expander] and at.tabs
+    assert [t.value for t in at.title] == ["Grow"]
 
 
 def test_quiz_on_the_grow_page_steps_through_the_page_action():
