@@ -46,7 +46,7 @@ except EngineError as err:
     share.sync_link(None)
     st.stop()
 
-controls.toolbar(grower)
+controls.toolbar(grower, compact=sw.presenter)
 tree = grower.tree
 last = controls.last_split_node(grower)
 query_values = query.current_query(grower.dataset)

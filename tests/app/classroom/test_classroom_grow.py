@@ -71,6 +71,8 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     assert not any(c.value.startswith("Press **Step**") for c in at.caption)
     for key in ("step", "undo", "reset", "play"):
         at.button(key=f"_w_grow_{key}")  # still there
+    pace = at.select_slider(key="_w_grow_pace")  # one button-high toolbar row: the pace's label is in its value
+    assert pace.label_visibility.value == pace.label_visibility.COLLAPSED and "1 s per step" in pace.options
     css = " ".join(h.proto.body for h in at.get("html"))
     for part in ("stSidebar", "stSidebarCollapsedControl", "stSidebarCollapseButton", "stExpandSidebarButton"):
         assert f'[data-testid="{part}"]' in css  # no way to open the sidebar on the projector
@@ -79,6 +81,8 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     at.toggle(key=classroom.PRESENTER).set_value(False).run()
     assert SETTINGS in [e.label for e in at.expander] and at.tabs
     assert [t.value for t in at.title] == ["Grow"]
+    pace = at.select_slider(key="_w_grow_pace")
+    assert pace.label_visibility.value == pace.label_visibility.VISIBLE and "1 s" in pace.options
 
 
 def test_quiz_on_the_grow_page_steps_through_the_page_action():
