@@ -16,6 +16,7 @@ from typing import Callable, NamedTuple
 
 from engine.errors import DataError
 from engine.models.refuse import is_compressed, is_pickle, refuse_compressed, refuse_pickle
+from engine.models.lightgbm_text import read as read_lightgbm, sniff as is_lightgbm
 from engine.models.model import ImportedModel
 from engine.models.xgboost_json import is_json, is_ubjson, read_json, read_ubjson
 
@@ -38,6 +39,7 @@ READERS: list[Reader] = [
     Reader("compressed file", is_compressed, refuse_compressed, accepted=False),
     Reader("XGBoost JSON", is_json, read_json),
     Reader("XGBoost UBJSON", is_ubjson, read_ubjson),
+    Reader("LightGBM text", is_lightgbm, read_lightgbm),
 ]
 
 
