@@ -170,9 +170,9 @@ def _tree(raw: dict, schema: FeatureSchema, i: int):
         raise DataError(f"The XGBoost model file is damaged: {where}'s arrays have different lengths.")
     leaf = left < 0
     with np.errstate(invalid="ignore"):
-        threshold = np.array([0.0 if is_leaf or not math.isfinite(c) else left_bound(c)
+        threshold = np.array([0.0 if is_leaf or math.isnan(c) else left_bound(c)
                               for c, is_leaf in zip(cond.tolist(), leaf.tolist())])
-    threshold[~leaf & ~np.isfinite(cond)] = np.nan           # refused by the builder, with the node named
+    threshold[~leaf & np.isnan(cond)] = np.nan           # refused by the builder, with the node named
     values = np.where(leaf, cond, np.nan)
     return tree_from_arrays(schema=schema, left=left, right=right, feature=raw["split_indices"],
                             threshold=threshold, missing_left=np.asarray(raw["default_left"]).astype(bool),
