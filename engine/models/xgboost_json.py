@@ -31,6 +31,7 @@ import numpy as np
 from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
+from engine.models.checks import MAX_NODES
 from engine.models.model import ImportedModel
 from engine.models.ubjson import loads as ubjson_loads
 
@@ -147,6 +148,8 @@ def from_document(doc, source: str) -> ImportedModel:
     if len(base) != K:
         raise DataError(f"The XGBoost model file is damaged: it has {len(base)} base scores for {K} outputs.")
     base = tuple(_margin(float(np.float32(b)), how) for b in base)
+    if sum(len(t.get("left_children", ())) for t in raw_trees) > MAX_NODES:
+        raise DataError(f"The model has more than {MAX_NODES:,} nodes; the explorer opens models up to that size.")
     mschema = member_schema(schema)
     trees = tuple(_tree(t, mschema, i) for i, t in enumerate(raw_trees))
     outputs = tuple(int(c) for c in model.get("tree_info", [0] * len(trees)))
