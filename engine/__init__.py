@@ -23,9 +23,10 @@ from engine.data.schema import FeatureSchema
 from engine.split.records import Split
 from engine.tree.node import Node
 from engine.tree.store import Tree
+from engine.models import ImportedModel, load_model
 
 __all__ = [
     "TreeConfig", "SAMPLES", "Dataset", "DataSplit", "load_csv", "load_sample", "ConfigError", "DataError",
     "EngineError", "explain_gain", "explain_impurity", "gain_table", "Grower", "StepRecord", "fit_tree",
-    "CRITERIA", "impurity", "FeatureSchema", "Split", "Node", "Tree",
+    "CRITERIA", "impurity", "FeatureSchema", "Split", "Node", "Tree", "ImportedModel", "load_model",
 ]

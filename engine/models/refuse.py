@@ -1,0 +1,49 @@
+"""Files refused by their first bytes, never opened: pickles and the compressed files joblib writes.
+
+A pickle runs whatever code it names while it loads, so a model file that is a pickle (``pickle.dump``,
+``joblib.dump``, ``torch.save`` of an old kind) is never unpickled: the sniffers below look only at the
+opening bytes, and the refusal says what to save instead.
+
+- pickle protocols 2-5 open with the PROTO opcode ``0x80`` and the protocol number; protocols 0 and 1
+  open with an opcode such as ``(`` MARK, ``}`` EMPTY_DICT, ``]`` EMPTY_LIST or ``c`` GLOBAL followed by a
+  module name, and end with ``.`` STOP;
+- joblib's compressed pickles are zlib (``0x78``), gzip (``1f 8b``), bz2 (``BZh``), xz (``fd 37 7a 58 5a 00``)
+  or lz4 (``04 22 4d 18``) streams, or carry joblib's own ``ZF`` header.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.errors import DataError
+
+SAVE_INSTEAD = ("Save the model with skops.io.dump (scikit-learn), save_model (XGBoost JSON/UBJSON or the "
+                "LightGBM text file) or as ONNX, and open that file.")
+
+_OLD_PICKLE = re.compile(rb"^(?:\(|\}|\]|c[A-Za-z_][\w.]*\n|I\d|F\d|S'|V|N\.)")
+
+
+def is_pickle(data: bytes) -> bool:
+    if len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5:
+        return True
+    return bool(_OLD_PICKLE.match(data[:64])) and data.rstrip()[-1:] == b"."
+
+
+def refuse_pickle(data: bytes):
+    raise DataError("This file is a Python pickle, which can run any code when it is opened, so the explorer "
+                    "never opens pickles. " + SAVE_INSTEAD)
+
+
+_COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x04\x22\x4d\x18", b"ZF")
+
+
+def is_compressed(data: bytes) -> bool:
+    if data.startswith(_COMPRESSED):
+        return True
+    # zlib: 0x78 then a flag byte making the 16-bit header a multiple of 31
+    return len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0
+
+
+def refuse_compressed(data: bytes):
+    raise DataError("This file is compressed, as joblib saves pickles; a pickle can run any code when it is "
+                    "opened, so the explorer does not unpack it. " + SAVE_INSTEAD)
