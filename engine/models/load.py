@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple
 from engine.errors import DataError
 from engine.models.refuse import is_compressed, is_pickle, refuse_compressed, refuse_pickle
 from engine.models.model import ImportedModel
-from engine.models.formats import is_onnx, read_onnx
+from engine.models.formats import is_onnx, is_skops, read_onnx, read_skops
 from engine.models.xgboost_json import is_json, is_ubjson, read_json, read_ubjson
 
 #: The largest model file the explorer reads.
@@ -40,6 +40,7 @@ READERS: list[Reader] = [
     Reader("XGBoost JSON", is_json, read_json),
     Reader("XGBoost UBJSON", is_ubjson, read_ubjson),
     Reader("ONNX", is_onnx, read_onnx),
+    Reader("scikit-learn skops", is_skops, read_skops),
 ]
 
 

@@ -10,5 +10,6 @@ and ``read_*`` (the reader) for :data:`engine.models.load.READERS`.
 """
 
 from engine.models.formats.onnx_model import is_onnx, read_onnx
+from engine.models.formats.skops_model import TRUSTED, is_skops, read_skops
 
-__all__ = ["is_onnx", "read_onnx"]
+__all__ = ["is_onnx", "read_onnx", "is_skops", "read_skops", "TRUSTED"]
