@@ -16,6 +16,7 @@ from typing import Callable, NamedTuple
 
 from engine.errors import DataError
 from engine.models.refuse import is_compressed, is_pickle, refuse_compressed, refuse_pickle
+from engine.models.lightgbm_text import read as read_lightgbm, sniff as is_lightgbm
 from engine.models.model import ImportedModel
 from engine.models.formats import is_onnx, is_skops, read_onnx, read_skops
 from engine.models.xgboost_json import is_json, is_ubjson, read_json, read_ubjson
@@ -39,6 +40,7 @@ READERS: list[Reader] = [
     Reader("compressed file", is_compressed, refuse_compressed, accepted=False),
     Reader("XGBoost JSON", is_json, read_json),
     Reader("XGBoost UBJSON", is_ubjson, read_ubjson),
+    Reader("LightGBM text", is_lightgbm, read_lightgbm),
     Reader("ONNX", is_onnx, read_onnx),
     Reader("scikit-learn skops", is_skops, read_skops),
 ]
@@ -80,7 +82,7 @@ def load_model(source) -> ImportedModel:
                 return reader.read(data)
             except DataError:
                 raise
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError,
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError,
                     UnicodeDecodeError, struct.error, MemoryError):
                 raise DataError(f"The {reader.name} model file is damaged or cut short: it could not be read "
                                 f"as a whole.") from None
