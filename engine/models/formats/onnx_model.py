@@ -84,8 +84,8 @@ def _parse(data: bytes):
         raise DataError("The ONNX model file is damaged or cut short: it could not be read as a whole.") from None
     ensembles = [n for n in model.graph.node if n.op_type in ENSEMBLES and n.domain == "ai.onnx.ml"]
     if len(ensembles) != 1:
-        raise DataError("This ONNX model holds no TreeEnsembleClassifier or TreeEnsembleRegressor operator"
-                        if not ensembles else f"This ONNX model combines {len(ensembles)} tree ensembles with other "
+        raise DataError("This ONNX model holds no TreeEnsembleClassifier or TreeEnsembleRegressor operator, "
+                        "so it has no trees to show." if not ensembles else f"This ONNX model combines {len(ensembles)} tree ensembles with other "
                         "operators, which the explorer cannot show as one set of trees.")
     others = sorted({n.op_type for n in model.graph.node if n is not ensembles[0] and n.op_type not in PASSIVE})
     if others:
