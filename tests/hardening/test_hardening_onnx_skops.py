@@ -18,7 +18,7 @@ import engine
 from engine.ensembles import fit_random_forest
 from engine.ensembles.onnx_export import to_onnx
 from engine.errors import EngineError
-from tests.hardening.test_hardening_models import FUZZ, NUMBERS, opens_or_refuses
+from tests.hardening.test_hardening_models import FUZZ, NUMBERS, damaged, opens_or_refuses
 
 sio = pytest.importorskip("skops.io")
 from sklearn import ensemble, tree  # noqa: E402
@@ -42,17 +42,7 @@ def files() -> dict[str, bytes]:
 @FUZZ
 @given(data=st.data())
 def test_flipped_cut_and_spliced_bytes(files, name, data):
-    raw = bytearray(files[name])
-    how = data.draw(st.sampled_from(["flip", "cut", "splice"]))
-    at = data.draw(st.integers(0, len(raw) - 1))
-    if how == "flip":
-        for _ in range(data.draw(st.integers(1, 8))):
-            raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
-    elif how == "cut":
-        raw = raw[:at]
-    else:
-        raw[at:at] = data.draw(st.binary(min_size=1, max_size=40))
-    opens_or_refuses(bytes(raw))
+    opens_or_refuses(damaged(files[name], data))
 
 
 ONNX_KEYS = ["nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids", "nodes_treeids", "nodes_nodeids",
