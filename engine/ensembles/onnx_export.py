@@ -33,7 +33,7 @@ import numpy as np
 
 from engine.errors import ConfigError, DataError
 
-__all__ = ["to_onnx", "tree_to_onnx", "ensemble_to_onnx", "MAX_ONNX_NODES"]
+__all__ = ["to_onnx", "tree_to_onnx", "ensemble_to_onnx", "onnx_problem", "MAX_ONNX_NODES"]
 
 #: The exported file's node count cap (category chains copy branches, so it can exceed the tree's).
 MAX_ONNX_NODES = 2_000_000
@@ -179,6 +179,14 @@ def _model(builder: _Builder, schema, *, regression: bool, scale: float | None, 
 def _check_tree(tree) -> None:
     if not hasattr(tree, "nodes") or not hasattr(tree, "schema") or tree.nodes[0] is None:
         raise DataError("Only a tree or an ensemble made by this app can be exported to ONNX.")
+    _check_classes(tree.schema)
+
+
+def _check_classes(schema) -> None:
+    # onnxruntime aborts the whole process on a classifier with one class label: never write one
+    if schema.task == "classification" and len(schema.classes) < 2:
+        raise DataError("A model that knows only one class cannot be exported to ONNX (its classifier "
+                        "operator needs at least two); every row would get that class anyway.")
 
 
 INPUT_DOC = ("Input X: doubles [N, F], columns in metadata_props['features'] order; a categorical feature is "
@@ -204,6 +212,7 @@ def ensemble_to_onnx(ensemble) -> bytes:
     AdaBoost): classification as the weighted majority vote (``probabilities`` = vote shares), regression
     as the weighted mean of the members."""
     schema = ensemble.schema
+    _check_classes(schema)
     if not ensemble.members:
         raise DataError("This ensemble has no members to export.")
     total = float(ensemble.weights.sum())
@@ -229,6 +238,15 @@ def ensemble_to_onnx(ensemble) -> bytes:
                   doc=f"A {ensemble.method} ensemble of {ensemble.n_members} trees exported by the "
                       "decision-tree explorer. " + INPUT_DOC,
                   extra={"kind": "vote", "method": str(ensemble.method)})
+
+
+def onnx_problem(model) -> str | None:
+    """The sentence :func:`to_onnx` would refuse ``model`` with (checked without building the file), or None."""
+    try:
+        _check_classes(model.schema) if hasattr(model, "members") else _check_tree(model)
+    except DataError as err:
+        return str(err)
+    return None
 
 
 def to_onnx(model) -> bytes:

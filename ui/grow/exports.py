@@ -14,7 +14,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from engine.ensembles.onnx_export import to_onnx
+from engine.ensembles.onnx_export import onnx_problem, to_onnx
 from engine.errors import EngineError
 from engine.tree.paths import rules_text
 from engine.tree.serialize import tree_from_json, tree_to_json
@@ -77,9 +77,12 @@ def file_stem(name: str) -> str:
 
 
 def onnx_download(model, stem: str, *, key: str, label: str = "Download as ONNX", where=st) -> None:
-    """A download button for ``model`` (a tree or an ensemble) as an ONNX file, made only when clicked."""
-    where.download_button(label, partial(to_onnx, model), file_name=f"{stem}.onnx", mime="application/octet-stream",
-                          key=key, icon=":material/download:", on_click="ignore")
+    """A download button for ``model`` (a tree or an ensemble) as an ONNX file, made only when clicked;
+    disabled, with the reason as its help, when the model cannot be exported."""
+    problem = onnx_problem(model)
+    where.download_button(label, partial(to_onnx, model) if problem is None else b"", file_name=f"{stem}.onnx",
+                          mime="application/octet-stream", key=key, icon=":material/download:", on_click="ignore",
+                          disabled=problem is not None, help=problem)
 
 
 def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> None:

@@ -192,3 +192,16 @@ def test_link_is_read_only_once_per_session():
     at.switch_page(GROW).run()
     ok(at)
     assert grower(at).n_steps == 0
+
+
+def test_the_onnx_download_is_disabled_with_the_reason_for_a_one_class_tree(downloads):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/data.py").run()
+    csv = b"x,label\n" + b"\n".join(f"{i},same".encode() for i in range(20)) + b"\n"
+    at.file_uploader(key=panels.W_UPLOAD).set_value(("one.csv", csv, "text/csv")).run()
+    at.switch_page(GROW).run()
+    open_tab(at, EXPORT_TAB)
+    ok(at)
+    button = next(d for d in at.get("download_button") if d.label == "Tree (ONNX)")
+    assert button.proto.disabled and "only one class" in button.proto.help
+    assert downloads.get("one_tree.onnx", b"") == b""          # no file is made for it

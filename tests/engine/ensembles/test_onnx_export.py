@@ -4,12 +4,13 @@ import json
 
 import numpy as np
 import onnx
+import pandas as pd
 import pytest
 
 import engine
 from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest
 from engine.ensembles.compiled import ColumnAdapter
-from engine.ensembles.onnx_export import ensemble_to_onnx, to_onnx, tree_to_onnx
+from engine.ensembles.onnx_export import ensemble_to_onnx, onnx_problem, to_onnx, tree_to_onnx
 from engine.errors import DataError
 from engine.tree.edit import cut, leaf_predicting, raise_child
 
@@ -178,3 +179,26 @@ def test_anything_else_is_refused_with_a_sentence():
     from dataclasses import replace
     with pytest.raises(DataError, match="no members"):
         ensemble_to_onnx(replace(ensemble, members=()))
+
+
+def test_a_one_class_tree_is_refused_since_onnxruntime_aborts_on_such_a_file():
+    ds = engine.Dataset.from_frame(pd.DataFrame({"x": [1.0, 2, 3, 4], "y": ["a"] * 4}), target="y",
+                                   task="classification")
+    tree = engine.fit_tree(ds, engine.TreeConfig())
+    with pytest.raises(DataError, match="only one class"):
+        tree_to_onnx(tree)
+    assert "only one class" in onnx_problem(tree)
+    assert onnx_problem(engine.fit_tree(engine.load_sample("iris"), engine.TreeConfig(max_depth=1))) is None
+
+
+@pytest.mark.parametrize("sample", ["play_tennis", "diabetes"])
+def test_a_lone_root_exports_as_one_leaf(sample):
+    ds = engine.load_sample(sample)
+    root = engine.Grower(ds, engine.TreeConfig()).tree
+    assert root.n_nodes == 1
+    out = run(tree_to_onnx(root), ds.X)
+    if root.task == "classification":
+        assert set(out[0]) == {root.root.prediction}
+        np.testing.assert_allclose(out[1], root.predict_proba(ds.X), atol=1e-6)
+    else:
+        np.testing.assert_allclose(out[0][:, 0], root.predict(ds.X), rtol=1e-6)
