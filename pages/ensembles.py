@@ -9,6 +9,7 @@ from ui.ensembles import train as training
 from ui.ensembles import views as views
 from ui import state
 from ui.errors import friendly_errors
+from ui.grow.exports import ONNX_NOTE, file_stem, onnx_download
 
 TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
 W_TAB = "_w_ens_tab"
@@ -44,6 +45,8 @@ ens = result["ensemble"]
 st.markdown(f"**{training.summary_line(result)}**")
 for note in ens.notes:
     st.caption(note)
+onnx_download(ens, f"{file_stem(state.current_dataset_name())}_{ens.method}", key="_w_ens_dl_onnx")
+st.caption(ONNX_NOTE)
 if result["settings"] != settings:
     st.caption("The settings above differ from the trained ensemble's: press Train to apply them.")
 

@@ -7,9 +7,10 @@ the feature names, task and classes, and prediction computed by the engine from 
 tree contributions (a waterfall); :func:`member_votes` shows each forest member's vote.
 
 Readers: XGBoost JSON/UBJSON (:mod:`~engine.models.xgboost_json`), LightGBM text
-(:mod:`~engine.models.lightgbm_text`); pickles are refused unopened (:mod:`~engine.models.refuse`). A
-reader is one module plus one line in :data:`engine.models.load.READERS`; it builds trees with
-:func:`~engine.models.build.tree_from_arrays` (see :mod:`engine.models.model` for the contract).
+(:mod:`~engine.models.lightgbm_text`), ONNX tree ensembles and scikit-learn skops files
+(:mod:`~engine.models.formats`, skops with an explicit trusted-type list); pickles are refused unopened
+(:mod:`~engine.models.refuse`). A reader is one module plus one line in
+:data:`engine.models.load.READERS`; it builds trees with :func:`~engine.models.build.tree_from_arrays` (see :mod:`engine.models.model` for the contract).
 """
 
 from engine.models.explain import Contributions, contributions, member_votes

@@ -18,6 +18,7 @@ from engine.errors import DataError
 from engine.models.refuse import is_compressed, is_pickle, refuse_compressed, refuse_pickle
 from engine.models.lightgbm_text import read as read_lightgbm, sniff as is_lightgbm
 from engine.models.model import ImportedModel
+from engine.models.formats import is_onnx, is_skops, read_onnx, read_skops
 from engine.models.xgboost_json import is_json, is_ubjson, read_json, read_ubjson
 
 #: The largest model file the explorer reads.
@@ -40,6 +41,8 @@ READERS: list[Reader] = [
     Reader("XGBoost JSON", is_json, read_json),
     Reader("XGBoost UBJSON", is_ubjson, read_ubjson),
     Reader("LightGBM text", is_lightgbm, read_lightgbm),
+    Reader("ONNX", is_onnx, read_onnx),
+    Reader("scikit-learn skops", is_skops, read_skops),
 ]
 
 

@@ -185,3 +185,27 @@ def test_engine_errors_are_shown_as_sentences():
     at.button(key="_w_ens_train").click().run()
     assert not at.exception
     assert [e.value for e in at.error] and "no better than chance" in at.error[0].value
+
+
+@pytest.mark.parametrize("sample, method, widgets", [
+    ("iris", "random_forest", {f"{training.W_M}_random_forest": 8}),
+    ("play_tennis", "adaboost", {training.W_ROUNDS: 5}),
+    ("diabetes", "bagging", {f"{training.W_M}_bagging": 4}),
+])
+def test_the_trained_ensemble_downloads_as_onnx_that_votes_the_same(downloads, sample, method, widgets):
+    onnxruntime = pytest.importorskip("onnxruntime")
+    at, split = _open(engine.load_sample(sample))
+    _train(at, method, **widgets)
+    ens = at.session_state[training.RESULT]["ensemble"]
+    button = next(d for d in at.get("download_button") if d.label == "Download as ONNX")
+    assert button.proto.deferred_file_id                 # made only when clicked
+    session = onnxruntime.InferenceSession(downloads[f"{sample}_{method}.onnx"],
+                                           providers=["CPUExecutionProvider"])
+    X = split.test.X
+    out = session.run(None, {"X": X})
+    if ens.task == "classification":
+        assert list(out[0]) == list(ens.predict(X))
+        np.testing.assert_allclose(out[1], ens.vote_shares(X), atol=1e-5)
+    else:
+        np.testing.assert_allclose(out[0][:, 0], ens.predict(X), rtol=1e-6)
+    assert any("ONNX file" in c.value for c in at.caption)

@@ -77,7 +77,12 @@ NAMES = ["xgb-binary.json", "xgb-binary.ubj", "xgb-multi.json", "xgb-multi.ubj",
 @FUZZ
 @given(data=st.data())
 def test_flipped_cut_and_spliced_bytes(files, name, data):
-    raw = bytearray(files[name])
+    opens_or_refuses(damaged(files[name], data))
+
+
+def damaged(blob: bytes, data) -> bytes:
+    """``blob`` with bytes flipped, cut off, spliced in or zeroed, as hypothesis ``data`` draws."""
+    raw = bytearray(blob)
     how = data.draw(st.sampled_from(["flip", "cut", "splice", "zero"]))
     at = data.draw(st.integers(0, len(raw) - 1))
     if how == "flip":
@@ -89,7 +94,7 @@ def test_flipped_cut_and_spliced_bytes(files, name, data):
         raw[at:at] = data.draw(st.binary(min_size=1, max_size=40))
     else:
         raw[at:at + 16] = bytes(min(16, len(raw) - at))
-    opens_or_refuses(bytes(raw))
+    return bytes(raw)
 
 
 NUMBERS = st.one_of(st.integers(-(2**40), 2**40), st.floats(allow_nan=True, allow_infinity=True),

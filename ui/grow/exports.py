@@ -1,4 +1,6 @@
-"""Downloads of the Grow page (DOT, SVG, rules, tree JSON, step log CSV) and the tree JSON import.
+"""Downloads of the Grow page (DOT, SVG, rules, tree JSON, ONNX, step log CSV) and the tree JSON import.
+
+:func:`onnx_download` is also the Ensembles page's "Download as ONNX" button.
 
 CSV files are made safe for spreadsheets first (:func:`csv_safe`): a cell whose text starts with
 ``= + - @`` (or a tab / carriage return) would be run as a formula by Excel or LibreOffice, so such
@@ -7,9 +9,12 @@ cells get a leading apostrophe, which spreadsheets show as plain text ("CSV inje
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
+from engine.ensembles.onnx_export import onnx_problem, to_onnx
 from engine.errors import EngineError
 from engine.tree.paths import rules_text
 from engine.tree.serialize import tree_from_json, tree_to_json
@@ -18,6 +23,11 @@ from ui.errors import show_engine_error
 from ui.widgets import md_escape
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+ONNX_NOTE = ("The ONNX file runs in any ONNX runtime. Its input `X` is one row of numbers per case, the "
+             "features in the data's column order, a category as its position in that feature's list "
+             "(listed in the file's metadata), a missing value as NaN. A missing value or a category a node "
+             "never saw goes down the branch with the most training rows, as the path view shows; the app "
+             "itself mixes all branches there.")
 NO_SVG = ("SVG export needs the Graphviz `dot` program on the server; download the DOT file and open "
           "it at any Graphviz viewer instead.")
 W_IMPORT = "_w_grow_import"
@@ -66,10 +76,19 @@ def file_stem(name: str) -> str:
     return stem.strip("_")[:60] or "tree"
 
 
+def onnx_download(model, stem: str, *, key: str, label: str = "Download as ONNX", where=st) -> None:
+    """A download button for ``model`` (a tree or an ensemble) as an ONNX file, made only when clicked;
+    disabled, with the reason as its help, when the model cannot be exported."""
+    problem = onnx_problem(model)
+    where.download_button(label, partial(to_onnx, model) if problem is None else b"", file_name=f"{stem}.onnx",
+                          mime="application/octet-stream", key=key, icon=":material/download:", on_click="ignore",
+                          disabled=problem is not None, help=problem)
+
+
 def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> None:
-    """Download buttons: DOT, SVG (when Graphviz is installed), rules, tree JSON, step log CSV."""
+    """Download buttons: DOT, SVG (when Graphviz is installed), rules, tree JSON, ONNX, step log CSV."""
     stem = file_stem(name)
-    c = st.columns(5)
+    c = st.columns(6)
     c[0].download_button("Diagram (DOT)", dot_text, file_name=f"{stem}_tree.dot", mime="text/vnd.graphviz",
                          key="_w_grow_dl_dot", icon=":material/download:", on_click="ignore")
     svg = dot_to_svg(tree)
@@ -82,13 +101,14 @@ def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> 
     c[3].download_button("Tree (JSON)", tree_to_json(tree), file_name=f"{stem}_tree.json",
                          mime="application/json", key="_w_grow_dl_json", icon=":material/download:",
                          on_click="ignore")
-    c[4].download_button("Step log (CSV)", csv_bytes(step_log), file_name=f"{stem}_steps.csv",
+    onnx_download(tree, f"{stem}_tree", key="_w_grow_dl_onnx", label="Tree (ONNX)", where=c[4])
+    c[5].download_button("Step log (CSV)", csv_bytes(step_log), file_name=f"{stem}_steps.csv",
                          mime="text/csv", key="_w_grow_dl_log", icon=":material/download:",
                          on_click="ignore", disabled=step_log.empty)
     if svg is None:
         st.caption(NO_SVG)
     st.caption("The JSON file can be loaded again below; the DOT file opens in any Graphviz viewer "
-               "(e.g. an online one) for a print-quality picture.")
+               "(e.g. an online one) for a print-quality picture. " + ONNX_NOTE)
 
 
 def render_import(draw) -> None:

@@ -6,10 +6,10 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
+import onnxruntime
 import pandas as pd
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from engine.tree.serialize import tree_from_json
@@ -47,28 +47,6 @@ def open_tab(at, label):
     return at.run()
 
 
-@pytest.fixture
-def downloads(monkeypatch):
-    """File name -> bytes of every file a download button handed to Streamlit's media storage; a
-    deferred download (data made when the button is clicked) is called here, as a click would."""
-    files: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-    original_deferred = MediaFileManager.add_deferred
-
-    def capture(self, path_or_data, mimetype, kind, filename=None):
-        if isinstance(path_or_data, bytes):
-            files[filename] = path_or_data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    def capture_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kw):
-        files[file_name] = data_callable()
-        return original_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
-    monkeypatch.setattr(MediaFileManager, "add_deferred", capture_deferred)
-    return files
-
-
 # -------------------------------------------------------------------------------------- exports
 def test_gain_table_csv_is_written_on_click_and_holds_the_inspected_node(downloads):
     """The inspector's gain-table download is deferred (a callable, not bytes made on every Step);
@@ -90,8 +68,12 @@ def test_every_export_holds_the_tree(downloads):
     open_tab(at, EXPORT_TAB)
     ok(at)
     labels = [d.label for d in at.get("download_button")]
-    assert labels[-4:] == ["Diagram (DOT)", "Rules (text)", "Tree (JSON)", "Step log (CSV)"]
+    assert labels[-5:] == ["Diagram (DOT)", "Rules (text)", "Tree (JSON)", "Tree (ONNX)", "Step log (CSV)"]
     tree = grower(at).tree
+    session = onnxruntime.InferenceSession(downloads["ski_tree.onnx"], providers=["CPUExecutionProvider"])
+    label, proba = session.run(None, {"X": grower(at).dataset.X})
+    assert list(label) == list(tree.predict(grower(at).dataset.X))
+    np.testing.assert_allclose(proba, tree.predict_proba(grower(at).dataset.X), atol=1e-6)
     dot = downloads["ski_tree.dot"].decode()
     assert dot.startswith("digraph tree {") and dot.count("->") == tree.n_nodes - 1
     rules = downloads["ski_rules.txt"].decode()
@@ -210,3 +192,16 @@ def test_link_is_read_only_once_per_session():
     at.switch_page(GROW).run()
     ok(at)
     assert grower(at).n_steps == 0
+
+
+def test_the_onnx_download_is_disabled_with_the_reason_for_a_one_class_tree(downloads):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/data.py").run()
+    csv = b"x,label\n" + b"\n".join(f"{i},same".encode() for i in range(20)) + b"\n"
+    at.file_uploader(key=panels.W_UPLOAD).set_value(("one.csv", csv, "text/csv")).run()
+    at.switch_page(GROW).run()
+    open_tab(at, EXPORT_TAB)
+    ok(at)
+    button = next(d for d in at.get("download_button") if d.label == "Tree (ONNX)")
+    assert button.proto.disabled and "only one class" in button.proto.help
+    assert downloads.get("one_tree.onnx", b"") == b""          # no file is made for it
