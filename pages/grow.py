@@ -15,6 +15,7 @@ from ui.grow import layout as layout
 from ui.grow import settings as settings
 from ui.grow import views as views
 from ui.errors import show_engine_error
+from ui.model import grow_view as model_grow
 from ui.widgets import md_escape
 
 TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
@@ -26,6 +27,9 @@ st.caption("Press **Step** to split one node, or **Play** to watch the tree grow
            "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")
 
 share.apply_link_once()
+if state.current_model() is not None:  # a model trained elsewhere: its trees instead of the grower
+    model_grow.render_page(state.current_model())
+    st.stop()
 
 split = state.current_split()
 train = split.train
