@@ -12,8 +12,10 @@ reader is one module plus one line in :data:`engine.models.load.READERS`; it bui
 :func:`~engine.models.build.tree_from_arrays` (see :mod:`engine.models.model` for the contract).
 """
 
+from engine.models.explain import Contributions, contributions, member_votes
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.load import READERS, Reader, load_model
 from engine.models.model import ImportedModel
 
-__all__ = ["ImportedModel", "load_model", "READERS", "Reader", "tree_from_arrays", "member_schema"]
+__all__ = ["ImportedModel", "load_model", "READERS", "Reader", "tree_from_arrays", "member_schema",
+           "Contributions", "contributions", "member_votes"]

@@ -3,7 +3,8 @@
 Every format stores a tree as parallel arrays indexed by its own node numbers (left child, right child,
 feature, threshold, default direction, value, cover). :func:`tree_from_arrays` walks them from the root,
 refuses what cannot be a tree (a child index out of range, a node reached twice — a cycle or a shared
-child —, a node with one child, a depth over 10,000, a threshold or leaf value that is not a number, an
+child —, a node with one child, a depth over 10,000, a NaN threshold (an infinite one is a real test:
+LightGBM writes ``inf`` when every known value goes left), a leaf value that is not a finite number, an
 unknown feature or category) with one sentence, and numbers the nodes breadth-first (root 0), the order
 XGBoost and scikit-learn number them. Nodes the root does not reach are left out.
 """
@@ -127,7 +128,7 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
             if not schema.is_categorical(int(feature[i])) or any(not 0 <= c < len(cats) for c in codes):
                 raise DataError(f"The model file is damaged: node {i} of {where} tests a category the "
                                 f"feature does not have.")
-        elif not np.isfinite(threshold[i]):
+        elif np.isnan(threshold[i]):
             raise DataError(f"The model file is damaged: node {i} of {where} has a threshold that is not a number.")
     weight = np.where(np.isfinite(weight), weight, 0.0)
     _fill_internal(order, left, right, values, weight)

@@ -77,7 +77,7 @@ def _check_tree(model, tree: Tree, i: int) -> int:
             raise DataError(f"Tree {i} of the model has a split that is not a two-way test.")
         if sp.child_weights not in ((1.0, 0.0), (0.0, 1.0)):
             raise DataError(f"Tree {i} of the model does not say which way a missing value goes at node {node.id}.")
-        if sp.kind == "threshold" and not math.isfinite(sp.threshold if sp.threshold is not None else math.nan):
+        if sp.kind == "threshold" and (sp.threshold is None or math.isnan(sp.threshold)):
             raise DataError(f"Tree {i} of the model has a threshold that is not a number at node {node.id}.")
     return n
 

@@ -8,7 +8,7 @@ opening bytes, and the refusal says what to save instead.
   open with an opcode such as ``(`` MARK, ``}`` EMPTY_DICT, ``]`` EMPTY_LIST or ``c`` GLOBAL followed by a
   module name, and end with ``.`` STOP;
 - joblib's compressed pickles are zlib (``0x78``), gzip (``1f 8b``), bz2 (``BZh``), xz (``fd 37 7a 58 5a 00``)
-  or lz4 (``04 22 4d 18``) streams, or carry joblib's own ``ZF`` header.
+  lzma-alone (``5d 00 00``) or lz4 (``04 22 4d 18``) streams, or carry joblib's own ``ZF`` header.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def refuse_pickle(data: bytes):
                     "never opens pickles. " + SAVE_INSTEAD)
 
 
-_COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x04\x22\x4d\x18", b"ZF")
+_COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x5d\x00\x00", b"\x04\x22\x4d\x18", b"ZF")
 
 
 def is_compressed(data: bytes) -> bool:

@@ -31,6 +31,7 @@ import numpy as np
 from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
+from engine.models.checks import MAX_NODES
 from engine.models.model import ImportedModel
 from engine.models.ubjson import loads as ubjson_loads
 
@@ -147,6 +148,8 @@ def from_document(doc, source: str) -> ImportedModel:
     if len(base) != K:
         raise DataError(f"The XGBoost model file is damaged: it has {len(base)} base scores for {K} outputs.")
     base = tuple(_margin(float(np.float32(b)), how) for b in base)
+    if sum(len(t.get("left_children", ())) for t in raw_trees) > MAX_NODES:
+        raise DataError(f"The model has more than {MAX_NODES:,} nodes; the explorer opens models up to that size.")
     mschema = member_schema(schema)
     trees = tuple(_tree(t, mschema, i) for i, t in enumerate(raw_trees))
     outputs = tuple(int(c) for c in model.get("tree_info", [0] * len(trees)))
@@ -170,9 +173,9 @@ def _tree(raw: dict, schema: FeatureSchema, i: int):
         raise DataError(f"The XGBoost model file is damaged: {where}'s arrays have different lengths.")
     leaf = left < 0
     with np.errstate(invalid="ignore"):
-        threshold = np.array([0.0 if is_leaf or not math.isfinite(c) else left_bound(c)
+        threshold = np.array([0.0 if is_leaf or math.isnan(c) else left_bound(c)
                               for c, is_leaf in zip(cond.tolist(), leaf.tolist())])
-    threshold[~leaf & ~np.isfinite(cond)] = np.nan           # refused by the builder, with the node named
+    threshold[~leaf & np.isnan(cond)] = np.nan           # refused by the builder, with the node named
     values = np.where(leaf, cond, np.nan)
     return tree_from_arrays(schema=schema, left=left, right=right, feature=raw["split_indices"],
                             threshold=threshold, missing_left=np.asarray(raw["default_left"]).astype(bool),
