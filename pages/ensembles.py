@@ -9,6 +9,7 @@ from ui.ensembles import train as training
 from ui.ensembles import views as views
 from ui import state
 from ui.errors import friendly_errors
+from ui.model import breakdown as model_breakdown
 
 TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
 W_TAB = "_w_ens_tab"
@@ -18,6 +19,10 @@ st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a ra
            "features at random, AdaBoost reweights the rows each round. Members grow with the active "
            "tree settings (Grow page); the random seed is the sidebar's.")
 
+if state.current_model() is not None:  # a model trained elsewhere: its trees' votes or contributions
+    with friendly_errors("ensembles: model"):
+        model_breakdown.render_page(state.current_model())
+    st.stop()
 training.apply_method_link()
 split = state.current_split()
 train = split.train
