@@ -69,3 +69,42 @@ def model_app(app_test):
         return at
 
     return make
+
+
+@pytest.fixture(scope="session")
+def iris_forest():
+    """A three-tree soft-voting forest of iris as an ImportedModel (as a scikit-learn forest opens): trees grown
+    by the engine on bootstrap samples, missing values sent left as a model file says."""
+    from dataclasses import replace
+
+    from engine import ImportedModel
+    from engine.config import TreeConfig
+    from engine.grow.grower import fit_tree
+
+    ds = load_sample("iris")
+    rng = np.random.default_rng(0)
+    trees = []
+    for _ in range(3):
+        tree = fit_tree(ds.subset(rng.integers(0, len(ds), len(ds))), TreeConfig(max_depth=3))
+        trees.append(tree.replace_nodes({n.id: n.evolve(split=replace(n.split, child_weights=(1.0, 0.0)))
+                                         for n in tree.internal_nodes}))
+    return ImportedModel(trees=tuple(trees), schema=trees[0].schema, kind="soft_vote", source="test forest")
+
+
+@pytest.fixture
+def forest_app(app_test, iris_forest):
+    """``forest_app(page)``: the iris sample active, ``iris_forest`` open (put in the session as the Data page
+    would after reading a file), on ``page``."""
+    from ui import state
+
+    def make(page: str):
+        at = app_test("pages/data.py")
+        at.selectbox(key="_w_data_sample").set_value("iris").run()
+        [b for b in at.button if b.label == "Use this sample"][0].click().run()
+        at.session_state[state.MODEL] = iris_forest
+        at.session_state[state.MODEL_NAME] = "forest.onnx"
+        at.switch_page(page)
+        at.run()
+        return at
+
+    return make

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -13,6 +14,12 @@ from ui.model.common import W_ROW, W_ROW_SOURCE
 from ui.model.figures import grouped_steps
 
 ENS = "pages/ensembles.py"
+
+
+def values(arr) -> np.ndarray:
+    if isinstance(arr, dict) and "bdata" in arr:  # plotly's base64 typed arrays
+        return np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"]))
+    return np.asarray(arr, dtype=float)
 
 
 def spec(at, key):
@@ -82,3 +89,19 @@ def test_grouped_steps_keep_the_running_sum(n):
     assert len(shown) <= 41
     assert np.isclose(shown["contribution"].sum(), ends[-1])
     assert np.isclose(shown["end"].iloc[-1], ends[-1])
+
+
+def test_a_soft_voting_forest_shows_each_members_vote_and_class_distribution(forest_app, iris_forest):
+    at = forest_app(ENS)
+    ok(at)
+    at.number_input(key=W_ROW).set_value(70).run()
+    ok(at)
+    vote = spec(at, "model_vote_chart")
+    dist = spec(at, "model_member_dist")["data"]
+    assert vote["data"] and len(dist) == 3  # one trace per class
+    row = load_sample("iris").frame.iloc[[70]][list(iris_forest.feature_names)]
+    shares = np.array([iris_forest.trees[m].predict_proba(row)[0] for m in range(3)])
+    for k, trace in enumerate(dist):
+        assert np.allclose(values(trace["y"]), shares[:, k])
+    tally = [d.value for d in at.dataframe if "share" in d.value.columns][0]
+    assert np.allclose(tally["share"], iris_forest.predict_proba(row)[0])
