@@ -15,10 +15,13 @@ from engine.models import contributions, member_votes
 from engine.viz.ensemble_figs import vote_figure
 from ui import state
 from ui.model.common import pick_row
+from ui.model.regions import render_regions
 from ui.model.figures import answer_table, member_distribution_figure, waterfall_figure
 from ui.widgets import md_escape, shorten
 
 W_OUTPUT = "_w_model_output"
+W_TAB = "_w_model_ens_tab"
+TABS = ["One row", "Decision regions"]
 
 
 def _answer_text(c, output: str) -> str:
@@ -81,9 +84,15 @@ def render_page(model) -> None:
             else "each member's vote")
     st.caption(f"The model **{md_escape(shorten(state.current_model_name(), 60))}** on one row: "
                f"{md_escape(what)}. Close it on the Data page to train ensembles here again.")
-    row, desc = pick_row(model, state.current_dataset())
-    st.caption(f"Explaining {md_escape(desc)}.")
-    if model.kind == "additive":
-        render_contributions(model, row)
-    else:
-        render_votes(model, row)
+    tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
+    with tabs[0]:
+        if tabs[0].open is not False:
+            row, desc = pick_row(model, state.current_dataset())
+            st.caption(f"Explaining {md_escape(desc)}.")
+            if model.kind == "additive":
+                render_contributions(model, row)
+            else:
+                render_votes(model, row)
+    with tabs[1]:
+        if tabs[1].open is not False:
+            render_regions(model)

@@ -86,3 +86,54 @@ def answer_table(contrib) -> pd.DataFrame:
         return probs.merge(table, left_on="class", right_on="output", how="left").drop(columns="output")
     table["answer"] = contrib.answer
     return table
+
+
+def region_map_figure(gx, gy, win, strength, *, task: str, classes, x: str, y: str, points=None, held=None,
+                      height: int = 520) -> go.Figure:
+    """The model's answer over a grid of ``x`` and ``y`` (``engine.viz.ensemble_figs.decision_grid``'s output):
+    the predicted class in its colour, paler where the winning probability is lower, or the predicted value.
+
+    ``points``: ``(xs, ys, labels)`` of data rows to draw on top (or None); ``held``: the row whose other
+    features are held fixed, drawn as a star at its ``x``/``y``."""
+    fig = go.Figure()
+    if task == "classification":
+        classes = list(classes)
+        k = len(classes)
+        scale = []
+        for i, c in enumerate(palette.class_colors(classes).values()):
+            scale += [[i / k, palette.tint(c, 0.08)], [(i + 1) / k - 1e-9, palette.tint(c, 0.6)]]
+        scale[-1][0] = 1.0
+        text = np.asarray([escape(c) for c in classes], dtype=object)[win]
+        fig.add_trace(go.Heatmap(x=gx, y=gy, z=win + 0.999 * strength, zmin=0, zmax=k, colorscale=scale,
+                                 showscale=False, text=text, hovertemplate="%{text}<extra>predicted</extra>"))
+    else:
+        fig.add_trace(go.Heatmap(x=gx, y=gy, z=win, colorscale=palette.sequential_colorscale(), opacity=0.7,
+                                 colorbar={"title": {"text": "prediction"}, "thickness": 14},
+                                 hovertemplate="%{z:.4g}<extra>predicted</extra>"))
+    if points is not None:
+        xs, ys, labels = points
+        if task == "classification":
+            colors, symbols = palette.class_colors(list(classes)), palette.class_symbols(list(classes))
+            lab = np.asarray(labels, dtype=object).astype(str)
+            for cls in classes:
+                sel = lab == cls
+                fig.add_trace(go.Scatter(x=xs[sel], y=ys[sel], mode="markers", name=escape(cls),
+                                         marker={"color": colors[cls], "symbol": symbols[cls], "size": 7,
+                                                 "line": {"color": "white", "width": 0.8}},
+                                         hovertemplate=escape(cls) + "<extra>row</extra>"))
+        else:
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name="rows", showlegend=False,
+                                     marker={"color": np.asarray(labels, float), "size": 7,
+                                             "colorscale": palette.sequential_colorscale(),
+                                             "line": {"color": "white", "width": 0.8}},
+                                     hovertemplate="%{marker.color:.4g}<extra>row</extra>"))
+    if held is not None:
+        fig.add_trace(go.Scatter(x=[float(held[x])], y=[float(held[y])], mode="markers", name="held row",
+                                 marker={"symbol": "star", "size": 20, "color": palette.PATH,
+                                         "line": {"color": "black", "width": 1.5}},
+                                 hovertemplate="the held row<extra></extra>"))
+    fig.update_layout(template="plotly_white", height=height, font=FONT, legend={"itemsizing": "constant"},
+                      margin={"l": 60, "r": 20, "t": 30, "b": 55},
+                      xaxis={"title": {"text": escape(x)}, "range": [gx[0], gx[-1]]},
+                      yaxis={"title": {"text": escape(y)}, "range": [gy[0], gy[-1]]})
+    return fig
