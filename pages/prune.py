@@ -9,6 +9,7 @@ from engine.prune.methods import METHODS
 from ui.prune import views as views
 from ui import state
 from ui.errors import friendly_errors
+from ui.model import scoring as model_scoring
 from ui.widgets import flash, md_escape
 
 W_METHOD = "_w_prune_method"
@@ -28,6 +29,10 @@ def _grow_full_tree() -> None:
         flash("error", md_escape(err))
 
 
+if state.current_model() is not None:  # a model trained elsewhere: prune one of its trees on the data
+    with friendly_errors("prune: model"):
+        model_scoring.render_prune(state.current_model())
+    st.stop()
 split = state.current_split()
 grower = st.session_state.get(state.GROWER)
 if grower is None or grower.tree.n_nodes == 1:
