@@ -23,13 +23,13 @@ W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
 st.title("Grow")
+if state.current_model() is not None:  # a model trained elsewhere: its trees instead of the grower
+    model_grow.render_page(state.current_model())
+    st.stop()
 st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the inspector "
            "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")
 
 share.apply_link_once()
-if state.current_model() is not None:  # a model trained elsewhere: its trees instead of the grower
-    model_grow.render_page(state.current_model())
-    st.stop()
 
 split = state.current_split()
 train = split.train

@@ -56,7 +56,7 @@ def children_table(model, tree, node) -> pd.DataFrame:
         n = tree.nodes[nid]
         rows.append({"node": f"#{nid}", "branch": "(this node)" if nid == node.id else n.branch,
                      "cover": n.weight, "rows": n.n_node_samples or None, "value": value_text(model, tree, n)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).dropna(axis=1, how="all")  # no row counts in the file: no rows column
 
 
 def _selected(tree) -> int:
