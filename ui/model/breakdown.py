@@ -14,7 +14,7 @@ import streamlit as st
 from engine.models import contributions, member_votes
 from engine.viz.ensemble_figs import vote_figure
 from ui import state
-from ui.model.common import pick_row
+from ui.model.common import class_names, pick_row
 from ui.model.regions import render_regions
 from ui.model.figures import answer_table, member_distribution_figure, waterfall_figure
 from ui.widgets import md_escape, shorten
@@ -38,7 +38,8 @@ def render_contributions(model, row) -> None:
     if len(outputs) > 1:
         if st.session_state.get(W_OUTPUT) not in outputs:
             st.session_state[W_OUTPUT] = c.prediction if c.prediction in outputs else outputs[0]
-        output = st.selectbox("Margin of class", outputs, key=W_OUTPUT,
+        names = class_names(model, state.current_dataset())
+        output = st.selectbox("Margin of class", outputs, key=W_OUTPUT, format_func=lambda o: names.get(o, o),
                               help="A multi-class boosted model adds one tree per class in each round; each class "
                                    "has its own margin, and softmax turns the margins into probabilities.")
     steps = c.waterfall(output)

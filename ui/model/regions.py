@@ -17,7 +17,7 @@ from engine.errors import DataError, EngineError
 from engine.viz.ensemble_figs import decision_grid
 from engine.viz.regions import sample_rows
 from ui import state
-from ui.model.common import data_matches, data_targets, typed_row
+from ui.model.common import class_names, data_matches, data_targets, typed_row
 from ui.model.figures import region_map_figure
 from ui.widgets import md_escape, shorten
 
@@ -92,6 +92,7 @@ def render_regions(model) -> None:
     matching = data_matches(model, ds)
     frame = ds.frame if matching else span_frame(model, x, y, held)
     points = None
+    names = class_names(model, ds)  # the data's labels for a model that numbers its classes 0..K-1
     if matching:
         try:
             labels, _ = data_targets(model, ds)
@@ -102,14 +103,14 @@ def render_regions(model) -> None:
             ys = pd.to_numeric(ds.frame[y], errors="coerce").to_numpy(dtype=float)
             known = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
             rows = known[sample_rows(known.size, MAX_POINTS, state.current_seed())]
-            points = (xs[rows], ys[rows], np.asarray(labels)[rows])
+            points = (xs[rows], ys[rows], np.asarray([names.get(v, v) for v in np.asarray(labels)[rows]], dtype=object))
     try:
         gx, gy, win, strength = decision_grid(ModelGrid(model, held, x, y), frame, x, y, base=held,
                                               resolution=RESOLUTION)
     except EngineError as err:
         st.error(md_escape(str(err).replace("ensemble", "model")))
         return
-    fig = region_map_figure(gx, gy, win, strength, task=model.task, classes=model.classes, x=x, y=y,
+    fig = region_map_figure(gx, gy, win, strength, task=model.task, classes=[names[c] for c in model.classes], x=x, y=y,
                             points=points, held=held)
     st.plotly_chart(fig, key="model_regions", width="stretch")
     if model.task == "classification":

@@ -64,4 +64,4 @@ def test_with_matching_data_the_rows_are_drawn(model_app, xgb_iris):
         if "model_regions" in chart.proto.id:
             traces = json.loads(chart.proto.spec)["data"]
     names = {t.get("name") for t in traces if t["type"] == "scatter"}
-    assert {"0", "1", "2", "held row"} <= names
+    assert {"setosa", "versicolor", "virginica", "held row"} <= names  # the data's names for classes 0, 1, 2
