@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import load_model
+from engine.models.load import READERS
 from engine.errors import EngineError
 from ui import state
 from ui.model.common import member_label, missing_columns
@@ -20,7 +21,11 @@ from ui.widgets import flash, md_escape, shorten
 
 W_MODEL_UPLOAD = "_w_data_model_upload"
 MODEL_ERROR = "_data_model_error"  # (file_id, message) of the last model file that failed
-FORMATS = "XGBoost (.json, .ubj), LightGBM (.txt)"
+
+
+def formats() -> str:
+    """The model formats this version opens (the engine's readers, refusals left out)."""
+    return ", ".join(r.name for r in READERS if r.accepted)
 
 
 def _on_model_upload() -> None:
@@ -70,7 +75,7 @@ def model_panel() -> None:
     """The uploader, the open model's summary, its match with the data set and the Close button."""
     st.file_uploader(
         "Open a model trained elsewhere", key=W_MODEL_UPLOAD, on_change=_on_model_upload,
-        help=f"A model file saved by its library: {FORMATS}. The format is recognised from the content; the "
+        help=f"A model file saved by its library: {formats()}. The format is recognised from the content; the "
              "explorer reads the trees itself (the library is not needed). Pickles are refused unopened. "
              f"Files up to {st.get_option('server.maxUploadSize'):,} MB.")
     upload = st.session_state.get(W_MODEL_UPLOAD)
