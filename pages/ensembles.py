@@ -15,14 +15,14 @@ TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
 W_TAB = "_w_ens_tab"
 
 st.title("Ensembles")
-st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a random forest also draws "
-           "features at random, AdaBoost reweights the rows each round. Members grow with the active "
-           "tree settings (Grow page); the random seed is the sidebar's.")
-
 if state.current_model() is not None:  # a model trained elsewhere: its trees' votes or contributions
     with friendly_errors("ensembles: model"):
         model_breakdown.render_page(state.current_model())
     st.stop()
+st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a random forest also draws "
+           "features at random, AdaBoost reweights the rows each round. Members grow with the active "
+           "tree settings (Grow page); the random seed is the sidebar's.")
+
 training.apply_method_link()
 split = state.current_split()
 train = split.train

@@ -23,12 +23,12 @@ RENDER = [tabs_ui.render_metrics, tabs_ui.render_cv, tabs_ui.render_overfitting,
           tabs_ui.render_instability]
 
 st.title("Evaluate")
-st.caption("Scores on the training rows flatter a tree: held-out rows, cross-validation and the curves "
-           "below show how well it generalises and how much it depends on the particular rows.")
 if state.current_model() is not None:  # a model trained elsewhere: its scores on the data set's rows
     with friendly_errors("evaluate: model"):
         model_scoring.render_evaluate(state.current_model())
     st.stop()
+st.caption("Scores on the training rows flatter a tree: held-out rows, cross-validation and the curves "
+           "below show how well it generalises and how much it depends on the particular rows.")
 cores_setting(st.columns(4)[0])   # cross-validation folds, learning-curve and instability runs
 
 try:

@@ -14,7 +14,7 @@ from ui.grow import controls as controls
 from ui.grow import layout as layout
 from ui.grow import settings as settings
 from ui.grow import views as views
-from ui.errors import show_engine_error
+from ui.errors import friendly_errors, show_engine_error
 from ui.model import grow_view as model_grow
 from ui.widgets import md_escape
 
@@ -24,7 +24,8 @@ W_WIDE = "_w_grow_wide"
 
 st.title("Grow")
 if state.current_model() is not None:  # a model trained elsewhere: its trees instead of the grower
-    model_grow.render_page(state.current_model())
+    with friendly_errors("grow: model"):
+        model_grow.render_page(state.current_model())
     st.stop()
 st.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the inspector "
            "beside the diagram shows its gain table and arithmetic; you can force another split or collapse a subtree.")

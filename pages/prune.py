@@ -17,6 +17,10 @@ LABELS = {"reduced_error": "Reduced error", "cost_complexity": "Cost complexity 
           "pessimistic": "C4.5 pessimistic", "bottom_up": "Bottom-up f(T, m)", "manual": "By hand"}
 
 st.title("Prune")
+if state.current_model() is not None:  # a model trained elsewhere: prune one of its trees on the data
+    with friendly_errors("prune: model"):
+        model_scoring.render_prune(state.current_model())
+    st.stop()
 st.caption("A fully grown tree also learns the noise of its training rows. Pruning cuts subtrees back to "
            "leaves where the evidence for them is weak; each method below logs every decision with its numbers.")
 
@@ -29,10 +33,6 @@ def _grow_full_tree() -> None:
         flash("error", md_escape(err))
 
 
-if state.current_model() is not None:  # a model trained elsewhere: prune one of its trees on the data
-    with friendly_errors("prune: model"):
-        model_scoring.render_prune(state.current_model())
-    st.stop()
 split = state.current_split()
 grower = st.session_state.get(state.GROWER)
 if grower is None or grower.tree.n_nodes == 1:

@@ -13,13 +13,13 @@ TABS = ["Decision list", "k-DT", "Tree as rules"]
 W_TAB = "_w_rules_tab"
 
 st.title("Rules")
-st.caption("A decision list checks its rules in order and the first test that holds decides. A k-DT is a "
-           "tree whose node tests are conjunctions of up to k literals. Both learn from the training rows.")
-
 if state.current_model() is not None:  # a model trained elsewhere: its trees' rules and a row's path
     with friendly_errors("rules: model"):
         model_rules.render_page(state.current_model())
     st.stop()
+st.caption("A decision list checks its rules in order and the first test that holds decides. A k-DT is a "
+           "tree whose node tests are conjunctions of up to k literals. Both learn from the training rows.")
+
 split = state.current_split()
 tabs = st.tabs(TABS, key=W_TAB, on_change="rerun")
 panels = [lambda: views.render_decision_list(split), lambda: views.render_kdt(split), views.render_tree_rules]

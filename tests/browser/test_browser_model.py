@@ -84,3 +84,47 @@ def test_open_an_xgboost_model_and_look_at_member_3(small_page, wait_idle, scree
     expect(page.get_by_text(re.compile(r"^Depth 1 · cover"))).to_be_visible()  # the inspector shows the leaf
     screenshot(page, "model-grow-member-3-leaf", full_page=False)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_the_model_on_the_ensembles_and_rules_pages_with_its_data(small_page, wait_idle, screenshot, tmp_path):
+    page = small_page
+    path = xgboost_file(tmp_path)
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    wait_idle(page)
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="iris", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Use this sample").click()
+    wait_idle(page)
+    page.locator(MODEL_INPUT).set_input_files(str(path))
+    expect(page.get_by_text("has all 4 of the model's columns")).to_be_visible()
+    wait_idle(page)
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Ensembles").click()
+    wait_idle(page)
+    chart = page.locator(".st-key-model_waterfall .js-plotly-plot")
+    expect(chart).to_be_visible()
+    assert page.locator(".st-key-model_waterfall g.trace.bars path").count() >= 7  # base, 5 trees, margin
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    chart.scroll_into_view_if_needed()
+    screenshot(page, "model-ensembles-waterfall", full_page=False)
+    page.get_by_role("tab", name="Decision regions").click()
+    wait_idle(page)
+    regions = page.locator(".st-key-model_regions .js-plotly-plot")
+    expect(regions).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    regions.scroll_into_view_if_needed()
+    screenshot(page, "model-ensembles-regions", full_page=False)
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Rules").click()
+    wait_idle(page)
+    expect(page.get_by_text("Path of")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    screenshot(page, "model-rules", full_page=False)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    screenshot(page, "model-evaluate", full_page=False)

@@ -24,10 +24,10 @@ W_TAB = "_w_model_ens_tab"
 TABS = ["One row", "Decision regions"]
 
 
-def _answer_text(c, output: str) -> str:
+def _answer_text(c, output: str, names: dict) -> str:
     if isinstance(c.answer, dict):
         cls = output if output in c.answer else list(c.answer)[-1]
-        return f"p({shorten(cls, 20)}) = {c.answer[cls]:.4f}"
+        return f"p({shorten(names.get(cls, cls), 20)}) = {c.answer[cls]:.4f}"
     return f"{c.answer:.6g}"
 
 
@@ -35,21 +35,23 @@ def render_contributions(model, row) -> None:
     c = contributions(model, row)
     outputs = list(c.base)
     output = outputs[0]
+    names = class_names(model, state.current_dataset())
     if len(outputs) > 1:
         if st.session_state.get(W_OUTPUT) not in outputs:
             st.session_state[W_OUTPUT] = c.prediction if c.prediction in outputs else outputs[0]
-        names = class_names(model, state.current_dataset())
-        output = st.selectbox("Margin of class", outputs, key=W_OUTPUT, format_func=lambda o: names.get(o, o),
+        output = st.columns([1, 2])[0].selectbox("Margin of class", outputs, key=W_OUTPUT,
+                                                 format_func=lambda o: names.get(o, o),
                               help="A multi-class boosted model adds one tree per class in each round; each class "
                                    "has its own margin, and softmax turns the margins into probabilities.")
     steps = c.waterfall(output)
-    st.plotly_chart(waterfall_figure(steps, output=output, link=c.link, answer_text=_answer_text(c, output)),
+    st.plotly_chart(waterfall_figure(steps, output=names.get(output, output), link=c.link,
+                                     answer_text=_answer_text(c, output, names)),
                     key="model_waterfall", width="stretch")
     link = {"logistic": "p = 1 / (1 + e^(−margin)) gives the positive class's probability",
             "softmax": "softmax (e^margin of each class, divided by their sum) gives the probabilities",
             "exp": "e^margin gives the prediction (the margin is a logarithm)",
             "identity": "the margin is the prediction"}.get(c.link, c.link)
-    answer = c.prediction if isinstance(c.prediction, str) else f"{c.prediction:.6g}"
+    answer = names.get(c.prediction, c.prediction) if isinstance(c.prediction, str) else f"{c.prediction:.6g}"
     st.markdown(f"The model predicts **{md_escape(shorten(str(answer), 60))}**: {md_escape(link)}.")
     st.dataframe(answer_table(c), hide_index=True, width="stretch")
     if len(steps) - 1 > 40:
