@@ -10,11 +10,16 @@ from ui.ensembles import views as views
 from ui import state
 from ui.errors import friendly_errors
 from ui.grow.exports import ONNX_NOTE, file_stem, onnx_download
+from ui.model import breakdown as model_breakdown
 
 TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
 W_TAB = "_w_ens_tab"
 
 st.title("Ensembles")
+if state.current_model() is not None:  # a model trained elsewhere: its trees' votes or contributions
+    with friendly_errors("ensembles: model"):
+        model_breakdown.render_page(state.current_model())
+    st.stop()
 st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a random forest also draws "
            "features at random, AdaBoost reweights the rows each round. Members grow with the active "
            "tree settings (Grow page); the random seed is the sidebar's.")

@@ -13,6 +13,8 @@ from engine.errors import EngineError
 from ui.evaluate import context as ec
 from ui.evaluate import tabs as tabs_ui
 from ui.errors import friendly_errors, show_engine_error
+from ui import state
+from ui.model import scoring as model_scoring
 from ui.widgets import cores_setting
 
 TABS = ["Metrics", "Cross-validation", "Overfitting curve", "Learning curve", "Instability"]
@@ -21,6 +23,10 @@ RENDER = [tabs_ui.render_metrics, tabs_ui.render_cv, tabs_ui.render_overfitting,
           tabs_ui.render_instability]
 
 st.title("Evaluate")
+if state.current_model() is not None:  # a model trained elsewhere: its scores on the data set's rows
+    with friendly_errors("evaluate: model"):
+        model_scoring.render_evaluate(state.current_model())
+    st.stop()
 st.caption("Scores on the training rows flatter a tree: held-out rows, cross-validation and the curves "
            "below show how well it generalises and how much it depends on the particular rows.")
 cores_setting(st.columns(4)[0])   # cross-validation folds, learning-curve and instability runs

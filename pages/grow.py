@@ -15,13 +15,19 @@ from ui.grow import controls as controls
 from ui.grow import layout as layout
 from ui.grow import settings as settings
 from ui.grow import views as views
-from ui.errors import show_engine_error
+from ui.errors import friendly_errors, show_engine_error
+from ui.model import grow_view as model_grow
 from ui.widgets import md_escape
 
 TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
 W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
+if state.current_model() is not None:  # a model trained elsewhere: its trees instead of the grower
+    st.title("Grow")
+    with friendly_errors("grow: model"):
+        model_grow.render_page(state.current_model())
+    st.stop()
 heading = st.container()  # the title, filled once the switches are known: presenter view starts with the tree
 share.apply_link_once()
 

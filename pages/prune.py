@@ -9,6 +9,7 @@ from engine.prune.methods import METHODS
 from ui.prune import views as views
 from ui import state
 from ui.errors import friendly_errors
+from ui.model import scoring as model_scoring
 from ui.widgets import flash, md_escape
 
 W_METHOD = "_w_prune_method"
@@ -16,6 +17,10 @@ LABELS = {"reduced_error": "Reduced error", "cost_complexity": "Cost complexity 
           "pessimistic": "C4.5 pessimistic", "bottom_up": "Bottom-up f(T, m)", "manual": "By hand"}
 
 st.title("Prune")
+if state.current_model() is not None:  # a model trained elsewhere: prune one of its trees on the data
+    with friendly_errors("prune: model"):
+        model_scoring.render_prune(state.current_model())
+    st.stop()
 st.caption("A fully grown tree also learns the noise of its training rows. Pruning cuts subtrees back to "
            "leaves where the evidence for them is weak; each method below logs every decision with its numbers.")
 

@@ -7,11 +7,16 @@ import streamlit as st
 from ui.rules import views as views
 from ui import state
 from ui.errors import friendly_errors
+from ui.model import rules_view as model_rules
 
 TABS = ["Decision list", "k-DT", "Tree as rules"]
 W_TAB = "_w_rules_tab"
 
 st.title("Rules")
+if state.current_model() is not None:  # a model trained elsewhere: its trees' rules and a row's path
+    with friendly_errors("rules: model"):
+        model_rules.render_page(state.current_model())
+    st.stop()
 st.caption("A decision list checks its rules in order and the first test that holds decides. A k-DT is a "
            "tree whose node tests are conjunctions of up to k literals. Both learn from the training rows.")
 

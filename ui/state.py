@@ -30,6 +30,9 @@ SEED = "seed"  # the app-wide random seed (split, random features, ensembles)
 LOADED_DATASET = "loaded_dataset"  # DATASET as loaded, before kind/target/task edits
 DATA_VERSION = "data_version"  # int, increases on every change of data, split or config
 N_JOBS = "_w_n_jobs"  # 0 (automatic: all cores for big jobs) or the number of cores for many-tree work
+MODEL = "model"  # engine ImportedModel opened on the Data page ("Open a model"), or absent
+MODEL_NAME = "model_name"  # the opened model's file name
+MODEL_MEMBER = "model_member"  # int: the member tree of MODEL the pages show (0 = the first)
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -188,6 +191,52 @@ def set_seed(seed: int) -> None:
         settings = split_settings()
         set_split_settings(test_size=settings["test_size"],
                            validation_size=settings["validation_size"], seed=seed)
+
+
+# ---------------------------------------------------------------------------------------- model
+def current_model():
+    """The model opened on the Data page (an ``engine.ImportedModel``), or None when none is open.
+
+    While a model is open the Grow, Rules, Ensembles, Evaluate and Prune pages show its trees instead of
+    the session's grower; the data set stays active beside it (its rows feed the data-driven views).
+    """
+    return st.session_state.get(MODEL)
+
+
+def current_model_name() -> str:
+    """File name of the open model ("" when none is open)."""
+    return str(st.session_state.get(MODEL_NAME, "")) if current_model() is not None else ""
+
+
+def set_model(model, name: str) -> None:
+    """Open ``model`` (read from the file ``name``): it replaces any open model; member 0 is shown."""
+    st.session_state[MODEL] = model
+    st.session_state[MODEL_NAME] = str(name)
+    st.session_state[MODEL_MEMBER] = 0
+    st.session_state[SELECTED_NODE] = 0
+    _bump_version()
+
+
+def close_model() -> None:
+    """Close the open model: the pages go back to the tree grown here."""
+    for key in (MODEL, MODEL_NAME, MODEL_MEMBER):
+        st.session_state.pop(key, None)
+    st.session_state[SELECTED_NODE] = 0
+    _bump_version()
+
+
+def model_member() -> int:
+    """Index of the open model's member tree the pages show (kept within the model's trees)."""
+    model = current_model()
+    k = int(st.session_state.get(MODEL_MEMBER, 0))
+    return k if model is not None and 0 <= k < model.n_trees else 0
+
+
+def set_model_member(k: int) -> None:
+    """Show member ``k`` of the open model (the node selection goes back to its root)."""
+    if int(k) != model_member():
+        st.session_state[SELECTED_NODE] = 0
+    st.session_state[MODEL_MEMBER] = int(k)
 
 
 # ------------------------------------------------------------------------------- config, grower

@@ -98,6 +98,8 @@ def sidebar_summary() -> None:
             parts.append(f"{len(split.test):,} test")
         rows = " \u00b7 ".join(parts)
         st.markdown(f"**Rows** \u00b7 {len(ds):,} ({rows})")  # md-safe: counts joined by " · "
+        if state.current_model() is not None:
+            st.markdown(f"**Model** \u00b7 {md_escape(shorten(state.current_model_name(), 40))}")
         if st.session_state.get(_SEED_WIDGET) != state.current_seed():
             st.session_state[_SEED_WIDGET] = state.current_seed()
         st.number_input(

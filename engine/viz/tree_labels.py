@@ -103,6 +103,13 @@ def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
 
 
+def count_text(node) -> str:
+    """``n=rows``; a tree read from a model file without row counts (XGBoost) shows its weight, ``w=cover``."""
+    if node.n_node_samples == 0 and node.weight > 0:
+        return f"w={_num(float(node.weight))}"
+    return f"n={node.n_node_samples:,}"
+
+
 
 def wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
     """``text`` on at most two lines of ``width`` characters, broken after a space, ``_``, ``-`` or ``.``
@@ -123,7 +130,7 @@ def box_lines(tree, node, *, compact, show_ids, open_ids) -> list[str]:
 
     Unescaped (the figure fits each line to its box, then escapes it); a name keeps to about
     :data:`LINE_CHARS` characters a line; hover shows the whole test and numbers."""
-    first = (f"#{node.id} " if show_ids else "") + f"n={node.n_node_samples:,}"
+    first = (f"#{node.id} " if show_ids else "") + count_text(node)
     if not node.is_leaf:
         name = str(node.split.feature)
     elif node.id in open_ids:
@@ -165,7 +172,8 @@ def hover_text(tree, node, open_ids, names) -> str:
         lines.append(f"#{node.id}  predict {_num(float(node.prediction))}")
     else:
         lines.append(f"#{node.id}  class = {escape(node.prediction)}")
-    lines.append(f"n = {node.n_node_samples:,}")
+    lines.append(f"n = {node.n_node_samples:,}" if count_text(node).startswith("n=")
+                 else f"weight (cover) = {_num(float(node.weight))}")
     if tree.task == "regression":
         lines.append(f"mean = {_num(float(node.value[0]))}")
     else:
@@ -211,7 +219,7 @@ def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
     names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
     lines = 1 + max([len(wrap2(n)) for n in names] + [1]) + (0 if compact else 1)
     root = tree.root
-    first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + f"n={root.n_node_samples:,}"
+    first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + count_text(root)
     widest = max(text_px(first, font), text_px(f"+{len(tree.nodes):,} nodes", font),
                  text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
     big = font >= 16  # presenter view: tighter lines and gaps, so a projector shows 8 levels in ~620 px

@@ -36,7 +36,7 @@ def test_upload_a_csv_on_the_data_page(page, wait_idle, screenshot, tmp_path):
 
     csv = tmp_path / "fruit.csv"
     csv.write_text(UPLOAD, encoding="utf-8")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
     expect(page.get_by_text(re.compile(r"Loaded .*fruit"))).to_be_visible()
     wait_idle(page)
 
@@ -70,7 +70,7 @@ def test_a_bad_upload_shows_a_sentence_and_keeps_the_data(page, wait_idle, scree
     wait_idle(page)
     bad = tmp_path / "notes.csv"
     bad.write_text("only_a_header,and_another\n", encoding="utf-8")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(bad))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(bad))
     error = page.get_by_test_id("stAlertContentError")
     expect(error).to_be_visible()
     expect(error).to_contain_text("no rows")

@@ -40,7 +40,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     wait_idle(page)
     csv = tmp_path / "boxes.csv"
     csv.write_text(boxes_csv(), encoding="utf-8")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
     expect(page.get_by_text(re.compile(r"Loaded .*boxes"))).to_be_visible()
     wait_idle(page)
 

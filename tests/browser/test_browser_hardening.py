@@ -58,7 +58,7 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
     wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
     wait_idle(page)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
     expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible(timeout=60_000)  # a busy machine
     wait_idle(page)
     # the loading note names the column '$x$' literally (not as a formula)
@@ -213,7 +213,7 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
         csv.write_text("x,y,colour,label\n" + "".join(
             f"{i % 7},{(i * 3) % 11},{'rgb'[i % 3]},{'ab'[(i % 7 > 3) ^ (i % 3 == 0)]}\n" for i in range(60)),
             encoding="utf-8")
-        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+        page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
         expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible(timeout=60_000)  # a busy machine
         wait_idle(page)
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()

@@ -85,7 +85,7 @@ def test_a_hostile_csv_fetches_nothing_on_any_page(page, wait_idle, listener, tm
     page.goto("/")
     wait_idle(page)
     _goto(page, wait_idle, "Data")
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"Loaded .*links"))).to_be_visible()
     after("data")
     # the table's own toolbar has no CSV download; the page's own (guarded) one is there

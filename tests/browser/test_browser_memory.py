@@ -55,7 +55,7 @@ def _upload(page, wait_idle, path: Path, expect_text: str):
     wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
     wait_idle(page)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     expect(page.get_by_text(re.compile(expect_text)).first).to_be_visible(timeout=240_000)
     wait_idle(page, timeout=240_000)
 

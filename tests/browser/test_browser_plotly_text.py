@@ -25,7 +25,7 @@ def _upload(page, wait_idle, path) -> None:
     wait_idle(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
     wait_idle(page)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"Loaded .*hostile"))).to_be_visible(timeout=60_000)
     wait_idle(page)
 

@@ -178,7 +178,7 @@ def test_a_7000_node_tree_from_an_upload_is_readable_and_explored(browser, app_u
         wait_idle(page)
         csv = tmp_path / "noise.csv"
         csv.write_text(noise_csv(20_000), encoding="utf-8")
-        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+        page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
         expect(page.get_by_text(re.compile(r"Loaded .*noise"))).to_be_visible()
         wait_idle(page)
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()

@@ -17,6 +17,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from engine.data.dataset import SAMPLES
 from engine.errors import EngineError
 from ui import state
+from ui.model.opening import model_panel
 from ui.cache import load_sample_cached, load_uploaded, sample_names
 from ui.summaries import column_summary
 from ui.widgets import flash, md_escape, shorten
@@ -185,9 +186,9 @@ def summary_of(ds):
 
 
 def source_panel() -> None:
-    """Sample picker (left) and file upload (right)."""
+    """Sample picker (left), file upload (middle) and "Open a model" (right, :mod:`ui.model.opening`)."""
     names = sample_names()
-    left, right = st.columns(2, gap="large")
+    left, right, model_col = st.columns(3, gap="medium")
     with left:
         current = state.current_dataset_name()
         if st.session_state.get(W_SAMPLE) not in names:
@@ -213,6 +214,8 @@ def source_panel() -> None:
         if failed and upload is not None and upload.file_id == failed[0]:
             st.error(md_escape(failed[1]), icon=":material/error:")
             st.caption(f"Still using **{md_escape(shorten(state.current_dataset_name()))}**.")
+    with model_col:
+        model_panel()
 
 
 def overview_panel(ds) -> None:

@@ -1,0 +1,171 @@
+"""Shared pieces of the model views: which member tree is shown, whether the data set has the model's
+columns, the data set's rows and targets in the model's terms, and a row to explain (typed or picked).
+
+Member trees are numbered from 0 in the file's order, as XGBoost and LightGBM number them; a boosted
+multi-class model has one tree per class in each round, so tree ``t`` belongs to round ``t // K`` and
+scores class ``t % K`` (``ImportedModel.tree_outputs``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.errors import DataError
+from engine.models.checks import output_names
+from engine.viz.regions import typical_row
+from ui import state
+from ui.widgets import md_escape, shorten
+
+W_MEMBER = "_w_model_member"
+W_ROW_SOURCE, W_ROW = "_w_model_row_source", "_w_model_row"
+ROW_SOURCES = {"data": "a row of the data set", "typed": "values I type"}
+
+
+# -------------------------------------------------------------------------------------------- members
+def member_role(model, t: int) -> str:
+    """``round 1, class versicolor`` (boosted), ``round 4`` (one tree a round), ``""`` (forests, one tree)."""
+    if model.kind != "additive":
+        return ""
+    names = output_names(model)
+    out = model.tree_outputs[t] if model.tree_outputs else t % max(model.trees_per_round, 1)
+    role = f"round {model.tree_round(t)}"
+    return role + (f", class {names[out]}" if model.n_outputs > 1 else "")
+
+
+def member_label(model, t: int) -> str:
+    """``Tree 3 of 15 (round 1, class 0)``: trees numbered from 0 as in the model file."""
+    role = member_role(model, t)
+    return f"Tree {t} of {model.n_trees}" + (f" ({role})" if role else "")
+
+
+def _on_member() -> None:
+    state.set_model_member(int(st.session_state.get(W_MEMBER) or 0))
+
+
+def member_picker(model, where=None) -> int:
+    """A number input choosing the member tree every page shows (kept in ``state.MODEL_MEMBER``)."""
+    if model.n_trees == 1:
+        return 0
+    current = state.model_member()
+    if st.session_state.get(W_MEMBER) != current:
+        st.session_state[W_MEMBER] = current
+    where = where or st.container()
+    where.number_input(f"Tree (0 to {model.n_trees - 1})", min_value=0, max_value=model.n_trees - 1, step=1,
+                       key=W_MEMBER, on_change=_on_member,
+                       help="The member tree shown on the Grow, Rules and Prune pages, numbered from 0 in the "
+                            "file's order; a boosted model with K classes has K trees per round, one per class.")
+    return state.model_member()
+
+
+def current_tree(model):
+    """The member tree the pages show."""
+    return model.trees[state.model_member()]
+
+
+# ------------------------------------------------------------------------------------------------ data
+def missing_columns(model, ds) -> list[str]:
+    """The model's feature columns the data set ``ds`` does not have (in the model's order)."""
+    have = set(map(str, ds.frame.columns))
+    return [c for c in model.feature_names if c not in have]
+
+
+def data_matches(model, ds) -> bool:
+    return not missing_columns(model, ds)
+
+
+def data_targets(model, ds) -> tuple[np.ndarray, str]:
+    """The data set's targets as the model's labels (classes as text, or numbers) and a note ("" or a
+    sentence on how labels were matched). Raises DataError when the targets cannot be the model's."""
+    values = ds.frame[ds.target]
+    if model.task == "regression":
+        y = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        if ds.task != "regression" or not np.isfinite(y).any():
+            raise DataError(f"The model predicts numbers but the target '{shorten(ds.target, 40)}' holds classes; "
+                            "pick a numeric target on the Data page.")
+        return y, ""
+    labels = values.astype(str).to_numpy(dtype=object)
+    seen = sorted(set(labels))
+    classes = list(model.classes)
+    if set(seen) <= set(classes):
+        return labels, ""
+    if classes == [str(k) for k in range(len(classes))] and len(seen) == len(classes):
+        mapping = {c: str(k) for k, c in enumerate(seen)}
+        return np.asarray([mapping[v] for v in labels], dtype=object), (
+            "The model names its classes 0 to " + str(len(classes) - 1) + "; they are read as the target's "
+            "values in sorted order (as scikit-learn's LabelEncoder numbers them): "
+            + ", ".join(f"{k} = {shorten(c, 20)}" for k, c in enumerate(seen[:10])) + ".")
+    raise DataError(f"The target '{shorten(ds.target, 40)}' holds {len(seen):,} values that are not the model's "
+                    f"{len(classes):,} classes ({', '.join(shorten(c, 15) for c in classes[:8])}); pick the "
+                    "target the model was trained on.")
+
+
+def class_names(model, ds=None) -> dict[str, str]:
+    """Model class -> the label shown (the data's label when the model numbers its classes 0..K-1)."""
+    names = {c: c for c in model.classes}
+    if ds is not None and data_matches(model, ds) and model.task == "classification":
+        try:
+            y, note = data_targets(model, ds)
+        except DataError:
+            return names
+        if note:
+            seen = sorted(set(ds.frame[ds.target].astype(str)))
+            names = {str(k): c for k, c in enumerate(seen)}
+    return names
+
+
+# ------------------------------------------------------------------------------------------------ rows
+def default_row(model, ds=None) -> dict:
+    """Starting values for a typed row: the data's typical row when it has the model's columns; otherwise
+    the median of the thresholds each feature is tested at (0 when never tested), a category's first label."""
+    if ds is not None and data_matches(model, ds):
+        return typical_row(model.schema, ds.frame)
+    thresholds: dict[int, list[float]] = {}
+    for tree in model.trees[:200]:
+        for node in tree.internal_nodes:
+            if node.split.kind == "threshold":
+                thresholds.setdefault(node.split.feature_index, []).append(node.split.threshold)
+    row = {}
+    for j, (name, kind) in enumerate(zip(model.feature_names, model.schema.kinds)):
+        if kind == "numeric":
+            row[name] = float(np.median(thresholds[j])) if j in thresholds else 0.0
+        else:
+            cats = model.schema.categories[j]
+            row[name] = cats[0] if cats else ""
+    return row
+
+
+def typed_row(model, ds=None, *, key: str = "_w_model_q", expanded: bool = True) -> pd.DataFrame:
+    """Inputs for every feature of the model (numbers or a category); the one-row frame they make."""
+    base = default_row(model, ds)
+    values = {}
+    with st.expander("Row values", expanded=expanded):
+        cols = st.columns(4)
+        for j, name in enumerate(model.feature_names):
+            box = cols[j % 4]
+            label = md_escape(shorten(name, 40))
+            if model.schema.kinds[j] == "numeric":
+                values[name] = box.number_input(label, value=float(base[name]), key=f"{key}_{j}", format="%.6g")
+            else:
+                cats = list(model.schema.categories[j])
+                values[name] = box.selectbox(label, cats, index=cats.index(base[name]) if base[name] in cats else 0,
+                                             key=f"{key}_{j}")
+    return pd.DataFrame([values], columns=list(model.feature_names))
+
+
+def pick_row(model, ds, *, key: str = "_w_model_q") -> tuple[pd.DataFrame, str]:
+    """(one-row frame, description): a row of the data set (when it has the model's columns) or typed values."""
+    options = list(ROW_SOURCES) if data_matches(model, ds) else ["typed"]
+    if st.session_state.get(W_ROW_SOURCE) not in options:
+        st.session_state[W_ROW_SOURCE] = options[0]
+    source = st.segmented_control("Explain", options, format_func=ROW_SOURCES.get, key=W_ROW_SOURCE,
+                                  required=True) if len(options) > 1 else "typed"
+    if source == "typed":
+        return typed_row(model, ds, key=key), "the typed row"
+    n = len(ds)
+    if int(st.session_state.get(W_ROW, 0) or 0) >= n:
+        st.session_state[W_ROW] = 0
+    pos = int(st.columns([1, 2])[0].number_input(f"Row (0 to {n - 1} of the data set)", 0, n - 1, key=W_ROW))
+    row = ds.frame.iloc[[pos]]
+    return row[list(model.feature_names)], f"row {pos} of the data set ({ds.target} = {row[ds.target].iloc[0]})"
