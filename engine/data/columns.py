@@ -226,8 +226,9 @@ def is_identifier(values: pd.Series, natural: str) -> bool:
 def is_row_number(values: pd.Series) -> bool:
     """Numbers 0..n-1 or 1..n in file order: a row number, not a measurement."""
     x = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    return (len(x) >= ID_MIN_ROWS and not np.isnan(x).any()
-            and (np.array_equal(x, np.arange(len(x))) or np.array_equal(x, np.arange(1, len(x) + 1))))
+    if len(x) < ID_MIN_ROWS or x[0] not in (0.0, 1.0) or x[-1] != x[0] + len(x) - 1:
+        return False  # the ends decide most columns without a pass over them
+    return bool(not np.isnan(x).any() and np.array_equal(x, np.arange(x[0], x[0] + len(x))))
 
 
 def feature_kind(values: pd.Series, natural: str, name: str) -> tuple[str, str | None]:

@@ -46,16 +46,28 @@ def pieces_of(data: bytes, size: int = PIECE_BYTES) -> Iterator[bytes]:
         yield data[start:start + size]
 
 
-def check_sizes(pieces: Iterable[bytes], *, max_cell: int = MAX_CELL_BYTES, max_line: int = MAX_LINE_BYTES) -> None:
+def line_count(data: bytes, size: int = 1 << 20) -> int:
+    """The number of ``\\n`` bytes in ``data``, counted a piece at a time with numpy (``bytes.count``
+    of one byte is a plain loop, about 3x slower on a big file)."""
+    view = memoryview(data)
+    return sum(int(np.count_nonzero(np.frombuffer(view[start:start + size], dtype=np.uint8) == 10))
+               for start in range(0, len(data), size))
+
+
+def check_sizes(pieces: Iterable[bytes], *, max_cell: int = MAX_CELL_BYTES,
+                max_line: int = MAX_LINE_BYTES) -> int | None:
     """Read every piece of ``pieces`` (the file in order); ``DataError`` at the first cell longer
-    than ``max_cell`` bytes or line longer than ``max_line`` bytes (see the module docstring)."""
+    than ``max_cell`` bytes or line longer than ``max_line`` bytes (see the module docstring).
+
+    Returns the number of ``\\n`` bytes read (the parser sizes its matrix with it), or None when the
+    csv reader stopped early on a malformed quote (the parser names it next)."""
     scan = _Scan(max_cell, max_line)
     source = iter(pieces)
     for piece in source:
         quoted = scan.feed(piece)
         if quoted is not None:  # from the line of the first quote on, the csv reader reads too
-            _check_quoted(scan, quoted, source)
-            return
+            return scan.lines if _check_quoted(scan, quoted, source) else None  # it read the rest
+    return scan.lines
 
 
 class _Scan:
@@ -213,9 +225,9 @@ def cell_sentence(line: int, column: int | None, names: list[str], limit: int) -
             "can use: shorten or remove that cell (or close a quote left open before it) and load again.")
 
 
-def _check_quoted(scan: _Scan, first: bytes, rest: Iterator[bytes]) -> None:
+def _check_quoted(scan: _Scan, first: bytes, rest: Iterator[bytes]) -> bool:
     """The csv reader's pass from the line of the first quote (``first``, then ``rest``, each piece
-    still checked by the quote-blind pass)."""
+    still checked by the quote-blind pass); False when the reader stopped on a malformed quote."""
     lines_before = scan.quote_line
     reader = csv.reader(_text_lines(first, rest, scan), delimiter=scan.delimiter, quotechar='"',
                         skipinitialspace=True, strict=False)
@@ -229,8 +241,9 @@ def _check_quoted(scan: _Scan, first: bytes, rest: Iterator[bytes]) -> None:
             done = reader.line_num
     except csv.Error as err:  # the reader's own field limit (128 kB by default): a longer cell
         if "field limit" not in str(err):
-            return  # something else the parser will name (pandas reads the file next)
+            return False  # something else the parser will name (pandas reads the file next)
         raise DataError(cell_sentence(lines_before + done + 1, None, names, scan.max_cell)) from None
+    return True
 
 
 def _text_lines(first: bytes, rest: Iterator[bytes], scan: _Scan) -> Iterator[str]:
