@@ -218,8 +218,10 @@ def as_kind(values: pd.Series, natural: str, kind: str, name: str, *, decimal_co
 def is_identifier(values: pd.Series, natural: str) -> bool:
     """A text column (not mostly numbers) with a different value in every row that has one (at
     least ``ID_MIN_ROWS`` rows, and at most 10% of them empty)."""
+    if natural != "categorical" or len(values) < ID_MIN_ROWS:
+        return False  # before counting: a numeric column costs no pass here
     n, present = len(values), int(values.notna().sum())
-    return (natural == "categorical" and n >= ID_MIN_ROWS and present >= 0.9 * n
+    return (present >= 0.9 * n
             and values.nunique(dropna=True) == present and number_share(values)[0] < 0.5)
 
 
