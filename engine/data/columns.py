@@ -218,16 +218,19 @@ def as_kind(values: pd.Series, natural: str, kind: str, name: str, *, decimal_co
 def is_identifier(values: pd.Series, natural: str) -> bool:
     """A text column (not mostly numbers) with a different value in every row that has one (at
     least ``ID_MIN_ROWS`` rows, and at most 10% of them empty)."""
+    if natural != "categorical" or len(values) < ID_MIN_ROWS:
+        return False  # before counting: a numeric column costs no pass here
     n, present = len(values), int(values.notna().sum())
-    return (natural == "categorical" and n >= ID_MIN_ROWS and present >= 0.9 * n
+    return (present >= 0.9 * n
             and values.nunique(dropna=True) == present and number_share(values)[0] < 0.5)
 
 
 def is_row_number(values: pd.Series) -> bool:
     """Numbers 0..n-1 or 1..n in file order: a row number, not a measurement."""
     x = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    return (len(x) >= ID_MIN_ROWS and not np.isnan(x).any()
-            and (np.array_equal(x, np.arange(len(x))) or np.array_equal(x, np.arange(1, len(x) + 1))))
+    if len(x) < ID_MIN_ROWS or x[0] not in (0.0, 1.0) or x[-1] != x[0] + len(x) - 1:
+        return False  # the ends decide most columns without a pass over them
+    return bool(not np.isnan(x).any() and np.array_equal(x, np.arange(x[0], x[0] + len(x))))
 
 
 def feature_kind(values: pd.Series, natural: str, name: str) -> tuple[str, str | None]:

@@ -51,22 +51,24 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     if not data or data.isspace():
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)
+    lines = None
     if not notes and not wide_text(data[:4096]):  # a gzip file's sizes were checked while unpacking
-        check_sizes(pieces_of(data))  # before any parser: a huge cell or line costs a piece, not a parse
-    raw = _read_raw(data, name, limits, notes)
+        lines = check_sizes(pieces_of(data))  # before any parser: a huge cell or line costs a piece, not a parse
+    raw = _read_raw(data, name, limits, notes, lines)
     del data
     return Dataset._from_table(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
                                decimal_comma=raw.decimal_comma, notes=raw.notes)
 
 
-def _read_raw(data: bytes, name: str, limits, notes):
+def _read_raw(data: bytes, name: str, limits, notes, lines: int | None = None):
     """The parsed table of ``data``. Plain UTF-8 is parsed from the bytes themselves (only the start
-    is decoded, for the separator and header), so a big file is never held twice as bytes and text."""
+    is decoded, for the separator and header), so a big file is never held twice as bytes and text.
+    ``lines``: the count of ``\\n`` in ``data`` when the size check made it (saves the parser a pass)."""
     head = utf8_head(data)
     if head is not None:
         encoding = "utf-8-sig" if head.startswith("\ufeff") else "utf-8"
         return read_table(head, name=name, encoding=encoding, max_columns=limits.max_columns,
-                          max_rows=limits.max_rows, notes=notes, data=data)
+                          max_rows=limits.max_rows, notes=notes, data=data, lines=lines)
     text, encoding = decode(data)
     if encoding.startswith(("utf-16", "utf-32")):
         check_sizes(text_pieces(text))

@@ -95,3 +95,41 @@ def test_a_quoted_cell_across_lines_is_found_however_the_file_is_cut(size):
     with pytest.raises(DataError, match=r"^Line 3,002, column 2 \('note'\)"):
         check_sizes(pieces_of(b"x,note,y\r\n" + rows + long + rows, size))
     check_sizes(pieces_of(b"x,note,y\r\n" + rows + long.replace(b"ab, cd\r\n", b"ab\r\n", 5000) + rows, size))
+
+
+def _scan_state(pieces, *, fast: bool):
+    from engine.data import sizes
+    scan = sizes._Scan(MAX_CELL_BYTES, MAX_LINE_BYTES)
+    if not fast:
+        scan._feed_fast = lambda piece: False
+    found, error = [], None
+    try:
+        for piece in pieces:
+            found.append(scan.feed(piece))
+    except DataError as err:
+        error = str(err)
+    keys = ("offset", "lines", "cell_start", "line_start", "line_delimiters", "tail", "header", "header_done",
+            "odd_line", "open_quotes", "quote_line")
+    return {k: getattr(scan, k) for k in keys}, found, error
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fast_pass_over_plain_pieces_keeps_the_same_state_as_the_byte_pass(seed):
+    """``_Scan._feed_fast`` (bytes.find on quote-free pieces) leaves exactly the state, findings and
+    refusals of the numpy pass, however the rows, line ends, separators and long cells fall."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    sep = [b",", b";", b"\t", b"|"][seed % 4]
+    end = b"\r\n" if seed % 3 == 0 else b"\n"
+    rows = [sep.join([b"a", b"b", b"c"])]
+    for i in range(40_000):
+        cells = [b"%d" % rng.integers(0, 10**rng.integers(1, 12)) for _ in range(3)]
+        if rng.random() < 0.0005:
+            cells[1] = b"w" * int(rng.integers(1_000, MAX_CELL_BYTES + 2_000))
+        if seed == 5 and i == 30_000:
+            cells[0] = b'"x' + end + b'y"'  # a quoted line break: the csv reader takes over
+        rows.append(sep.join(cells))
+    data = end.join(rows) + end
+    for size in (1 << 16, 1 << 20, 300_001):
+        fast = _scan_state(pieces_of(data, size), fast=True)
+        assert fast == _scan_state(pieces_of(data, size), fast=False)

@@ -47,6 +47,30 @@ def test_block_parsing_equals_one_piece_parsing(seed, monkeypatch):
     pd.testing.assert_frame_equal(blocks, one)
 
 
+def test_block_parsing_stops_at_the_row_limit_like_one_piece_parsing(monkeypatch):
+    """Blocks come from the C parser's own reader (no DataFrame per block), which knows no ``nrows``:
+    the row limit + 1 rows are read, as in one piece, so a file over the limit is still refused."""
+    data = _frame(3).to_csv(index=False).encode()
+    names = data.split(b"\n", 1)[0].decode().split(",")
+    one, _ = csvio._parse(data, ",", names, 50, skip_spaces=False)
+    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvio, "CHUNK_ROWS", 7)
+    blocks, _ = csvio._parse(data, ",", names, 50, skip_spaces=False)
+    assert len(one) == len(blocks) == 51
+    pd.testing.assert_frame_equal(blocks, one)
+
+
+def test_a_pandas_without_the_block_reader_parses_in_one_piece(monkeypatch):
+    assert list(csvio._blocks(object(), 5, 10)) == [(None, None)]
+    data = _frame(4).to_csv(index=False).encode()
+    one, _ = _parse_both(data, monkeypatch)
+    real = csvio._blocks
+    monkeypatch.setattr(csvio, "_blocks", lambda reader, rows, limit: real(object(), rows, limit))
+    names = data.split(b"\n", 1)[0].decode().split(",")
+    fallback, _ = csvio._parse(data, ",", names, 10_000, skip_spaces=False)
+    pd.testing.assert_frame_equal(fallback, one)
+
+
 def test_a_column_that_turns_to_text_in_a_later_block_is_parsed_in_one_piece(monkeypatch):
     frame = pd.DataFrame({"x": [str(i) for i in range(30)] + ["n/a?", "12"], "y": ["a", "b"] * 16})
     data = frame.to_csv(index=False).encode()

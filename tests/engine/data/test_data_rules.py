@@ -50,3 +50,18 @@ def test_distinct_numbers_with_one_word_are_not_an_id():
     ds = load_csv(b"v,t\n1,a\nx,b\n3,a\n4,b\n5,a\n6,b\n7,a\n")
     assert ds.kind("v") == "categorical"
     assert any("mixes numbers with text (for example 'x')" in n for n in ds.notes)
+
+
+def test_row_numbers_are_recognised_from_0_or_1_and_nothing_else():
+    import numpy as np
+    import pandas as pd
+    from engine.data.columns import is_row_number
+    n = 1000
+    assert is_row_number(pd.Series(np.arange(n, dtype=float)))
+    assert is_row_number(pd.Series(np.arange(1, n + 1)))
+    for bad in (np.arange(2, n + 2), np.r_[np.arange(n - 1), n], np.r_[0, 2, np.arange(2, n)],
+                np.r_[np.arange(n - 1), np.nan], np.arange(5), np.arange(n)[::-1].copy()):
+        assert not is_row_number(pd.Series(bad.astype(float))), bad[:4]
+    mid = np.arange(n, dtype=float)
+    mid[500] = np.nan
+    assert not is_row_number(pd.Series(mid))
