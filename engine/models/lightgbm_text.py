@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 
 from engine.data.schema import FeatureSchema, clean_text
 from engine.errors import DataError
@@ -180,7 +181,7 @@ def _schema(names, header, blocks, params, pandas_cat, task, n_class) -> Feature
     infos = header.get("feature_infos", "").split()
     for k, j in enumerate(cat_features):
         if pandas_cat is not None:
-            labels = tuple(clean_text(__import__("pandas").Series(pandas_cat[k], dtype=object)).tolist())
+            labels = tuple(clean_text(pd.Series(pandas_cat[k], dtype=object)).tolist())
         else:
             top = max(_max_code(blocks, j), max((int(v) for v in infos[j].split(":") if v.lstrip("-").isdigit()),
                                                 default=0) if j < len(infos) else 0)
@@ -237,8 +238,7 @@ def _tree(block: dict, schema: FeatureSchema, t: int):
     leaf_value = _array(block, "leaf_value", L, float)
     if n == 0:
         return tree_from_arrays(schema=schema, left=[-1], right=[-1], feature=[0], threshold=[0.0],
-                                missing_left=[True], values=leaf_value, where=where,
-                                count=_array(block, "leaf_count", None, np.int64)[:1] if block.get("leaf_count") else None)
+                                missing_left=[True], values=leaf_value, where=where)
     kinds = _ints(block, "decision_type", n)
     feat = _ints(block, "split_feature", n)
     thr = _array(block, "threshold", n, float)

@@ -5,28 +5,32 @@ A pickle runs whatever code it names while it loads, so a model file that is a p
 opening bytes, and the refusal says what to save instead.
 
 - pickle protocols 2-5 open with the PROTO opcode ``0x80`` and the protocol number; protocols 0 and 1
-  open with an opcode such as ``(`` MARK, ``}`` EMPTY_DICT, ``]`` EMPTY_LIST or ``c`` GLOBAL followed by a
-  module name, and end with ``.`` STOP;
+  have no header, so the bytes are read as opcodes by :func:`pickletools.genops` (a disassembler: it
+  names opcodes and executes nothing): a run of valid opcodes ending in ``.`` STOP is a pickle;
 - joblib's compressed pickles are zlib (``0x78``), gzip (``1f 8b``), bz2 (``BZh``), xz (``fd 37 7a 58 5a 00``)
   lzma-alone (``5d 00 00``) or lz4 (``04 22 4d 18``) streams, or carry joblib's own ``ZF`` header.
 """
 
 from __future__ import annotations
 
-import re
+import io
+import pickletools
 
 from engine.errors import DataError
 
 SAVE_INSTEAD = ("Save the model with skops.io.dump (scikit-learn), save_model (XGBoost JSON/UBJSON or the "
                 "LightGBM text file) or as ONNX, and open that file.")
 
-_OLD_PICKLE = re.compile(rb"^(?:\(|\}|\]|c[A-Za-z_][\w.]*\n|I\d|F\d|S'|V|N\.)")
-
-
 def is_pickle(data: bytes) -> bool:
     if len(data) >= 2 and data[0] == 0x80 and 2 <= data[1] <= 5:
         return True
-    return bool(_OLD_PICKLE.match(data[:64])) and data.rstrip()[-1:] == b"."
+    if data.rstrip()[-1:] != b".":                  # every pickle ends with STOP
+        return False
+    try:
+        ops = [op.name for op, _, _ in pickletools.genops(io.BytesIO(data))]
+    except Exception:  # noqa: BLE001 - any failure to disassemble means "not a pickle"
+        return False
+    return ops[-1:] == ["STOP"]
 
 
 def refuse_pickle(data: bytes):

@@ -118,3 +118,10 @@ def test_zero_as_missing_that_a_threshold_cannot_say_is_refused(tmp_path):
     fit(lgb.LGBMRegressor(zero_as_missing=True, n_estimators=10, verbose=-1), X, yr, tmp_path / "m.txt")
     with pytest.raises(engine.DataError, match="zero_as_missing"):
         engine.load_model(tmp_path / "m.txt")
+
+
+def test_a_tree_that_is_one_leaf(tmp_path, blocked):
+    X, _, _, yr = numeric_data(16, n=1000, missing=0.0)
+    model = fit(lgb.LGBMRegressor(n_estimators=3, min_child_samples=800, verbose=-1), X, yr, tmp_path / "m.txt")
+    m = check(model, X, tmp_path / "m.txt", blocked, False)
+    assert m.trees[0].n_nodes == 1
