@@ -2,8 +2,8 @@
 
 Every node of every tree gets a global slot: ``feature``, ``threshold``, ``left``/``right``/``missing``
 children (slots), and for a category test a row of ``goes_left`` (code -> True when that code goes
-left). All rows of all trees move down one level per numpy step, so a 500-tree model costs ``depth``
-vectorised steps per chunk of rows, not a Python loop per tree or row. The arrays are read from the
+left). All rows of all trees move down one level per numpy step (a leaf points to itself), so a 500-tree model
+costs ``depth`` vectorised steps per chunk of rows, not a Python loop per tree or row. The arrays are read from the
 :class:`~engine.tree.store.Tree` objects, so the routing is the trees' own:
 
 - threshold node: left iff ``x <= threshold``;
@@ -55,6 +55,9 @@ class CompiledForest:
         self.right = np.asarray(right, dtype=np.int64)
         self.missing = np.asarray(missing, dtype=np.int64)
         self.is_leaf = self.left < 0
+        own = np.flatnonzero(self.is_leaf)              # a leaf routes every row to itself
+        self.left[own] = self.right[own] = self.missing[own] = own
+        self.max_depth = max((t.depth for t in trees), default=0)
         self.is_cat = np.asarray(is_cat, dtype=bool)
         self.cat_row = np.asarray(cat_row, dtype=np.int64)
         self.node_id = np.asarray(node_id, dtype=np.int64)
@@ -66,26 +69,29 @@ class CompiledForest:
             self.goes_left[r, list(codes)] = True
 
     def _route(self, X: np.ndarray) -> np.ndarray:
-        """(T, n) leaf slots of each row in each tree."""
+        """(T, n) leaf slots of each row in each tree: ``depth`` steps over every (tree, row) cell, a leaf
+        pointing to itself, so no cell needs to be tracked as finished."""
         T, n = self.roots.size, X.shape[0]
+        d = X.shape[1]
+        flat = np.ascontiguousarray(X, dtype=float).ravel()
         cur = np.repeat(self.roots[:, None], n, axis=1).ravel()
-        rows = np.tile(np.arange(n), T)
-        active = np.flatnonzero(~self.is_leaf[cur])
+        base = np.tile(np.arange(n, dtype=np.int64) * d, T)
         out_of_range = self.goes_left.shape[1] - 1
-        while active.size:
-            nodes = cur[active]
-            v = X[rows[active], self.feature[nodes]]
-            nan = np.isnan(v)
-            nxt = np.where(v <= self.threshold[nodes], self.left[nodes], self.right[nodes])
-            cat = self.is_cat[nodes] & ~nan
-            if cat.any():
-                code = np.trunc(v[cat])
-                code = np.where((code < 0) | (code >= out_of_range), out_of_range, code).astype(np.int64)
-                nxt[cat] = np.where(self.goes_left[self.cat_row[nodes[cat]], code],
-                                    self.left[nodes[cat]], self.right[nodes[cat]])
-            nxt[nan] = self.missing[nodes[nan]]
-            cur[active] = nxt
-            active = active[~self.is_leaf[nxt]]
+        has_cat = bool(self.is_cat.any())
+        for _ in range(self.max_depth):
+            v = flat[base + self.feature[cur]]
+            nxt = np.where(v <= self.threshold[cur], self.left[cur], self.right[cur])
+            if has_cat:
+                cat = np.flatnonzero(self.is_cat[cur])
+                if cat.size:
+                    nodes = cur[cat]
+                    code = np.trunc(v[cat])
+                    code = np.where(~(code >= 0) | (code >= out_of_range), out_of_range, code).astype(np.int64)
+                    nxt[cat] = np.where(self.goes_left[self.cat_row[nodes], code], self.left[nodes], self.right[nodes])
+            nan = np.flatnonzero(np.isnan(v))
+            if nan.size:
+                nxt[nan] = self.missing[cur[nan]]
+            cur = nxt
         return cur.reshape(T, n)
 
     def _chunks(self, X: np.ndarray):

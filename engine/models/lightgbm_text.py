@@ -125,6 +125,8 @@ def read(data: bytes) -> ImportedModel:
     n_class = int(header.get("num_class", 1))
     per_round = int(header.get("num_tree_per_iteration", 1))
     n_feat = int(header["max_feature_idx"]) + 1
+    if not 1 <= per_round <= 10_000 or not 1 <= n_class <= 10_000:
+        raise _damaged(f"it says {n_class} classes and {per_round} trees per round")
     names = header.get("feature_names", "").split()
     if n_feat < 1 or len(names) != n_feat:
         raise _damaged("it names a different number of features than it uses")

@@ -79,7 +79,7 @@ def load_model(source) -> ImportedModel:
                 return reader.read(data)
             except DataError:
                 raise
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError,
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError,
                     UnicodeDecodeError, struct.error, MemoryError):
                 raise DataError(f"The {reader.name} model file is damaged or cut short: it could not be read "
                                 f"as a whole.") from None
