@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from engine.data.dataset import load_sample
@@ -27,7 +29,8 @@ def test_evaluate_scores_the_xgboost_model_on_the_iris_rows(model_app, xgb_iris)
     truth = np.array([ds.classes.index(c) for c in ds.frame[ds.target].astype(str)])
     table = at.dataframe[0].value
     assert np.isclose(table.loc["accuracy"].iloc[0], np.mean(pred == truth))
-    assert any("eval" in c.proto.id for c in at.get("plotly_chart"))  # the confusion matrix
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "model_eval_all" in c.proto.id]
+    assert charts[0]["data"][0]["x"] == list(ds.classes)  # the confusion matrix names the data's classes
 
 
 def test_evaluate_without_the_models_columns_says_what_to_do(model_app, xgb_iris):
