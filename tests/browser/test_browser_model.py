@@ -41,13 +41,24 @@ def xgboost_file(tmp_path):
     return path
 
 
-def test_open_an_xgboost_model_and_look_at_member_3(small_page, wait_idle, screenshot, tmp_path):
-    page = small_page
+def go_to(page, wait_idle, name: str) -> None:
+    """Open a page from the sidebar and wait for its script to finish."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    wait_idle(page)
+
+
+def data_page(page, wait_idle, tmp_path):
+    """The app's Data page in ``page``; returns the XGBoost file to open there."""
     path = xgboost_file(tmp_path)
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
-    wait_idle(page)
+    go_to(page, wait_idle, "Data")
+    return path
+
+
+def test_open_an_xgboost_model_and_look_at_member_3(small_page, wait_idle, screenshot, tmp_path):
+    page = small_page
+    path = data_page(page, wait_idle, tmp_path)
     page.locator(MODEL_INPUT).set_input_files(str(path))
     expect(page.get_by_text("Opened the model")).to_be_visible()
     wait_idle(page)
@@ -55,8 +66,7 @@ def test_open_an_xgboost_model_and_look_at_member_3(small_page, wait_idle, scree
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     screenshot(page, "model-data-page", full_page=False)
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
-    wait_idle(page)
+    go_to(page, wait_idle, "Grow")
     member = page.locator(".st-key-_w_model_member input")
     member.fill("3")
     member.press("Enter")
@@ -88,11 +98,7 @@ def test_open_an_xgboost_model_and_look_at_member_3(small_page, wait_idle, scree
 
 def test_the_model_on_the_ensembles_and_rules_pages_with_its_data(small_page, wait_idle, screenshot, tmp_path):
     page = small_page
-    path = xgboost_file(tmp_path)
-    page.goto("/")
-    wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
-    wait_idle(page)
+    path = data_page(page, wait_idle, tmp_path)
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name="iris", exact=True).click()
     wait_idle(page)
@@ -102,8 +108,7 @@ def test_the_model_on_the_ensembles_and_rules_pages_with_its_data(small_page, wa
     expect(page.get_by_text("has all 4 of the model's columns")).to_be_visible()
     wait_idle(page)
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Ensembles").click()
-    wait_idle(page)
+    go_to(page, wait_idle, "Ensembles")
     chart = page.locator(".st-key-model_waterfall .js-plotly-plot")
     expect(chart).to_be_visible()
     assert page.locator(".st-key-model_waterfall g.trace.bars path").count() >= 7  # base, 5 trees, margin
@@ -118,13 +123,11 @@ def test_the_model_on_the_ensembles_and_rules_pages_with_its_data(small_page, wa
     regions.scroll_into_view_if_needed()
     screenshot(page, "model-ensembles-regions", full_page=False)
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Rules").click()
-    wait_idle(page)
+    go_to(page, wait_idle, "Rules")
     expect(page.get_by_text("Path of")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, "model-rules", full_page=False)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
-    wait_idle(page)
+    go_to(page, wait_idle, "Evaluate")
     expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, "model-evaluate", full_page=False)

@@ -20,7 +20,7 @@ from engine.prune.cost_complexity import ccp_path, prune_ccp
 from engine.prune.reduced_error import prune_reduced_error
 from engine.viz import eval_figs
 from ui import state, tree_view
-from ui.model.common import current_tree, member_label, member_picker
+from ui.model.common import class_names, current_tree, member_label, member_picker
 from ui.model.with_data import data_tree, matching, rows_and_targets
 from ui.widgets import md_escape, shorten
 
@@ -41,8 +41,9 @@ def test_positions() -> np.ndarray | None:
     return pos.astype(np.int64)
 
 
-def model_evaluation(model, X, y, name: str) -> Evaluation:
-    """The model's predictions on encoded rows ``X`` against targets ``y`` (its labels or numbers), scored."""
+def model_evaluation(model, X, y, name: str, names: dict | None = None) -> Evaluation:
+    """The model's predictions on encoded rows ``X`` against targets ``y`` (its labels or numbers), scored;
+    ``names``: the label shown for each model class (default the class itself)."""
     if model.task == "regression":
         pred = np.asarray(model.predict(X), dtype=float)
         scores = regression_scores(y.astype(float), pred)
@@ -52,18 +53,20 @@ def model_evaluation(model, X, y, name: str) -> Evaluation:
     true = np.asarray([codes[str(v)] for v in y], dtype=np.int64)
     pred = np.argmax(model.predict_proba(X), axis=1)
     cm = confusion_matrix(true, pred, len(classes))
-    report = per_class_scores(cm, tuple(classes))
+    shown = tuple((names or {}).get(c, c) for c in classes)
+    report = per_class_scores(cm, shown)
     acc = accuracy(true, pred)
-    return Evaluation(name, "classification", tuple(classes), true, pred,
+    return Evaluation(name, "classification", shown, true, pred,
                       {"accuracy": acc, "error": 1.0 - acc, "macro_f1": float(report["f1"].iloc[-2])}, cm, report)
 
 
 def evaluations(model) -> list[Evaluation]:
     X, y, _ = rows_and_targets(model)
-    out = [model_evaluation(model, X, y, f"all rows ({len(y):,})")]
+    names = class_names(model, state.current_dataset())
+    out = [model_evaluation(model, X, y, "all rows", names)]
     test = test_positions()
     if test is not None:
-        out.append(model_evaluation(model, X[test], y[test], f"test rows ({test.size:,})"))
+        out.append(model_evaluation(model, X[test], y[test], "test rows", names))
     return out
 
 
@@ -83,7 +86,7 @@ def render_evaluate(model) -> None:
     cols = st.columns(len(evals))
     for col, ev in zip(cols, evals):
         fig = eval_figs.confusion_figure(ev) if ev.task == "classification" else eval_figs.predicted_actual_figure(ev)
-        col.plotly_chart(fig, key=f"model_eval_{len(ev.y_true)}_{ev.name[:3]}", width="stretch")
+        col.plotly_chart(fig, key=f"model_eval_{ev.name.split()[0]}", width="stretch")
     if model.task == "classification":
         st.dataframe(evals[-1].report, hide_index=True, width="stretch", column_config={
             c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall", "f1")})
