@@ -19,7 +19,9 @@ How the leaves combine (onnxruntime's rules):
   second class's score; ``NONE`` gives ``(1 - s, s)``, ``LOGISTIC`` an additive logistic model.
 
 Other operators around the ensemble are refused unless they only reshape its answer (``Cast``,
-``ZipMap``, ``Identity``, and this app's own ``Mul``/``ArgMax``/``Gather``).
+``ZipMap``, ``Identity``, ``Mul``/``ArgMax``/``Gather``). A file this app exported also holds a graph of
+standard operators that mixes branches for rows with missing values (C4.5); it is not read back: the
+reopened model sends a missing value down the branch the operator names (the largest one).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from engine.models.model import ImportedModel
 __all__ = ["is_onnx", "read_onnx"]
 
 ENSEMBLES = ("TreeEnsembleClassifier", "TreeEnsembleRegressor")
+OURS = "decision-tree-explorer"      # this app's files add a graph for missing values (read from the operator)
 PASSIVE = {"Cast", "ZipMap", "Identity", "ArgMax", "Gather", "Mul", "Reshape", "Flatten"}
 TRUE_LEFT = {"BRANCH_LEQ": True, "BRANCH_LT": True, "BRANCH_EQ": True,
              "BRANCH_GTE": False, "BRANCH_GT": False, "BRANCH_NEQ": False}
@@ -88,7 +91,7 @@ def _parse(data: bytes):
                         "so it has no trees to show." if not ensembles else f"This ONNX model combines {len(ensembles)} tree ensembles with other "
                         "operators, which the explorer cannot show as one set of trees.")
     others = sorted({n.op_type for n in model.graph.node if n is not ensembles[0] and n.op_type not in PASSIVE})
-    if others:
+    if others and model.producer_name != OURS:
         raise DataError(f"This ONNX model does more than run a tree ensemble (it also uses {', '.join(others[:4])}), "
                         "so its trees alone would not predict as the file does.")
     return model, ensembles[0]
