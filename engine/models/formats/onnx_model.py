@@ -41,6 +41,7 @@ from engine.models.model import ImportedModel
 __all__ = ["is_onnx", "read_onnx"]
 
 ENSEMBLES = ("TreeEnsembleClassifier", "TreeEnsembleRegressor")
+MAX_FEATURES = 100_000               # input columns the explorer opens
 OURS = "decision-tree-explorer"      # this app's files add a graph for missing values (read from the operator)
 PASSIVE = {"Cast", "ZipMap", "Identity", "ArgMax", "Gather", "Mul", "Reshape", "Flatten"}
 TRUE_LEFT = {"BRANCH_LEQ": True, "BRANCH_LT": True, "BRANCH_EQ": True,
@@ -211,8 +212,11 @@ def read_onnx(data: bytes) -> ImportedModel:
     double = _input_is_double(model, node)
     n_features = int(_pick(attrs, "nodes_featureids").max(initial=0)) + 1
     shape = model.graph.input[0].type.tensor_type.shape.dim if model.graph.input else []
-    if len(shape) == 2 and shape[1].dim_value > 0:
-        n_features = max(n_features, shape[1].dim_value)
+    width = shape[1].dim_value if len(shape) == 2 and shape[1].dim_value > 0 else 0
+    if n_features > max(width, 1) and (width or n_features > MAX_FEATURES):
+        raise DataError(f"The ONNX model tests feature number {n_features - 1:,}, but its input has "
+                        f"{width or MAX_FEATURES:,} columns at most.")
+    n_features = max(n_features, min(width, MAX_FEATURES))
     if node.op_type == "TreeEnsembleRegressor":
         return _regressor(model, attrs, post, base, double, n_features)
     labels = attrs.get("classlabels_strings") or [str(int(c)) for c in attrs.get("classlabels_int64s", [])]

@@ -177,6 +177,7 @@ def test_a_hand_made_stump_reads_and_broken_ones_are_refused_with_a_sentence():
         "cannot read": _stump(nodes_modes=["BRANCH_MEMBER", "LEAF", "LEAF"]),
         "for equality": _stump(nodes_modes=["BRANCH_EQ", "LEAF", "LEAF"]),
         "several targets": _stump(n_targets=2),
+        "columns at most": _stump(nodes_featureids=[2**40, 0, 0]),        # no list of 2**40 names is made
     }
     for words, blob in cases.items():
         with pytest.raises(DataError, match=words):
