@@ -1,7 +1,8 @@
 """Export a tree or an ensemble made here as an ONNX model that runs without this app.
 
 The file holds one ``ai.onnx.ml`` tree-ensemble operator (``TreeEnsembleClassifier`` for a
-classification tree or vote, ``TreeEnsembleRegressor`` for regression) and, for votes, one ``Mul``.
+classification tree or vote, ``TreeEnsembleRegressor`` for regression), the missing-value graph below,
+``ArgMax``/``Gather`` for the label and, for votes, one ``Mul``.
 
 **Input** ``X``: a double tensor ``[N, F]``, one column per feature in ``schema.feature_names`` order
 (the model's ``metadata_props["features"]`` lists them as JSON with their kinds and categories). A
@@ -18,11 +19,12 @@ them); regression ``variable`` (float ``[N, 1]``: the leaf mean, or the ensemble
 that does not go to the test's largest branch; the chain ends in the largest branch. A branch reached
 from several categories is copied once per category (ONNX trees have one parent per node).
 
-**Missing values differ.** The app sends a row with a missing value (or a category a node never
-saw) down *every* branch, weighted by the branches' training shares (C4.5). ONNX's tree operators
-route each row down one branch, so the file sends it down the branch that held the most training
-weight, as the app's path view does: rows without missing values predict exactly as in the app; rows
-with missing values may not.
+**Missing values as in the app.** The app sends a row with a missing value (or a category a node never
+saw) down *every* branch, weighted by the branches' training shares (C4.5); ONNX's tree operators follow
+one branch (the file names the largest, as the app's path view). So the file also holds, per tree, the
+small graph of standard operators in :mod:`engine.tree.onnx_mix` that computes the C4.5 mix, and a
+``Where`` takes its answer for exactly the rows some node routes to "missing": every row, missing values
+or not, predicts as in the app.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import json
 import numpy as np
 
 from engine.errors import ConfigError, DataError
+from engine.tree.onnx_mix import mixed_tree
 
 __all__ = ["to_onnx", "tree_to_onnx", "ensemble_to_onnx", "onnx_problem", "MAX_ONNX_NODES"]
 
@@ -123,8 +126,37 @@ def _features_json(schema) -> str:
                        for n, k, c in zip(schema.feature_names, schema.kinds, schema.categories)])
 
 
-def _model(builder: _Builder, schema, *, regression: bool, scale: float | None, doc: str, extra: dict) -> bytes:
-    """The ONNX model bytes around ``builder``'s trees (``scale``: the Mul that turns votes into shares)."""
+def _mixed(helper, TP, schema, members, vote: bool):
+    """The C4.5 graphs of ``members`` [(tree, leaf value, vote weight)] summed: each member's answer, or for a
+    vote its weight on its first largest class; and per row whether any member routed it to -1."""
+    ops, inits, answers, splits = [], [], [], []
+    for i, (tree, value, z) in enumerate(members):
+        o, ini, answer, split = mixed_tree(helper, TP, tree, schema, value, f"m{i}_")
+        ops, inits, splits = ops + o, inits + ini, splits + [split]
+        if vote:
+            K = len(schema.classes)
+            inits += [helper.make_tensor(f"m{i}_classes", TP.INT64, [1, K], list(range(K))),
+                      helper.make_tensor(f"m{i}_z", TP.DOUBLE, [], [z])]
+            ops += [helper.make_node("ArgMax", [answer], [f"m{i}_win"], axis=1, keepdims=1),
+                    helper.make_node("Equal", [f"m{i}_win", f"m{i}_classes"], [f"m{i}_hot"]),
+                    helper.make_node("Cast", [f"m{i}_hot"], [f"m{i}_hotd"], to=TP.DOUBLE),
+                    helper.make_node("Mul", [f"m{i}_hotd", f"m{i}_z"], [f"m{i}_vote"])]
+            answer = f"m{i}_vote"
+        answers.append(answer)
+    ops.append(helper.make_node("Sum", answers, ["mix_answer"]))
+    ops += [helper.make_node("Cast", [s], [s + "_d"], to=TP.DOUBLE) for s in splits]
+    ops += [helper.make_node("Max", [s + "_d" for s in splits], ["mix_any"]),
+            helper.make_node("Cast", ["mix_any"], ["mix_split"], to=TP.BOOL),
+            helper.make_node("Unsqueeze", ["mix_split", "mix_axis"], ["mix_rows"]),
+            helper.make_node("Cast", ["mix_answer"], ["mix_answer_f"], to=TP.FLOAT)]
+    inits.append(helper.make_tensor("mix_axis", TP.INT64, [1], [1]))
+    return ops, inits
+
+
+def _model(builder: _Builder, schema, *, regression: bool, scale: float | None, doc: str, extra: dict,
+           members, vote: bool) -> bytes:
+    """The ONNX model bytes around ``builder``'s trees (``scale``: the Mul that turns votes into shares);
+    rows some member routes to -1 (missing values) take the C4.5 graphs' answer instead (``Where``)."""
     onnx = _onnx()
     helper, TP = onnx.helper, onnx.TensorProto
     nodes = builder.nodes
@@ -138,22 +170,25 @@ def _model(builder: _Builder, schema, *, regression: bool, scale: float | None, 
     leaves = builder.leaves
     n_features = len(schema.feature_names)
     x = helper.make_tensor_value_info("X", TP.DOUBLE, ["N", n_features])
-    inits = []
+    mix_ops, inits = _mixed(helper, TP, schema, members, vote)
     weights = helper.make_tensor("leaf_weights", TP.DOUBLE, [len(leaves["weights"])], leaves["weights"])
     if regression:
-        op = helper.make_node("TreeEnsembleRegressor", ["X"], ["variable"], domain="ai.onnx.ml",
+        op = helper.make_node("TreeEnsembleRegressor", ["X"], ["one_path_variable"], domain="ai.onnx.ml",
                               n_targets=1, target_treeids=leaves["treeids"], target_nodeids=leaves["nodeids"],
                               target_ids=leaves["ids"], target_weights_as_tensor=weights, aggregate_function="SUM",
                               **attrs)
-        graph_nodes, outputs = [op], [helper.make_tensor_value_info("variable", TP.FLOAT, ["N", 1])]
+        graph_nodes = [op, *mix_ops, helper.make_node("Where", ["mix_rows", "mix_answer_f", "one_path_variable"],
+                                                      ["variable"])]
+        outputs = [helper.make_tensor_value_info("variable", TP.FLOAT, ["N", 1])]
     else:
         K = len(schema.classes)
         raw = "probabilities" if scale is None else "votes"
-        op = helper.make_node("TreeEnsembleClassifier", ["X"], ["operator_label", raw], domain="ai.onnx.ml",
+        op = helper.make_node("TreeEnsembleClassifier", ["X"], ["operator_label", "one_path_" + raw],
+                              domain="ai.onnx.ml",
                               classlabels_strings=list(schema.classes), class_treeids=leaves["treeids"],
                               class_nodeids=leaves["nodeids"], class_ids=leaves["ids"],
                               class_weights_as_tensor=weights, **attrs)
-        graph_nodes = [op]
+        graph_nodes = [op, *mix_ops, helper.make_node("Where", ["mix_rows", "mix_answer_f", "one_path_" + raw], [raw])]
         inits.append(helper.make_tensor("class_labels", TP.STRING, [K], [c.encode() for c in schema.classes]))
         if scale is not None:
             inits.append(helper.make_tensor("vote_share", TP.FLOAT, [], [scale]))
@@ -190,8 +225,8 @@ def _check_classes(schema) -> None:
 
 
 INPUT_DOC = ("Input X: doubles [N, F], columns in metadata_props['features'] order; a categorical feature is "
-             "its category's position in that feature's list; missing values are NaN and go down the branch "
-             "that held the most training weight.")
+             "its category's position in that feature's list; a missing value is NaN and, as an unseen "
+             "category, goes down every branch weighted by its training share (C4.5).")
 
 
 def tree_to_onnx(tree) -> bytes:
@@ -202,9 +237,10 @@ def tree_to_onnx(tree) -> bytes:
         builder.add_tree(0, tree, lambda node: [(0, float(node.value[0]))])
     else:
         builder.add_tree(0, tree, lambda node: list(enumerate(float(v) for v in node.value)))
+    value = (lambda n: [float(n.value[0])]) if tree.task == "regression" else (lambda n: list(n.value))
     return _model(builder, tree.schema, regression=tree.task == "regression", scale=None,
                   doc="A decision tree exported by the decision-tree explorer. " + INPUT_DOC,
-                  extra={"kind": "tree"})
+                  extra={"kind": "tree"}, members=[(tree, value, 1.0)], vote=False)
 
 
 def ensemble_to_onnx(ensemble) -> bytes:
@@ -220,11 +256,13 @@ def ensemble_to_onnx(ensemble) -> bytes:
         raise DataError("This ensemble's vote weights do not add up to a positive number, so it cannot be exported.")
     builder = _Builder(schema)
     classes = list(schema.classes)
+    members = []
     for m in ensemble.members:
         _check_tree(m.tree)
         z = float(m.weight)
         if ensemble.task == "regression":
             builder.add_tree(m.index, m.tree, lambda node, z=z: [(0, z * float(node.value[0]) / total)])
+            members.append((m.tree, lambda node, z=z: [z * float(node.value[0]) / total], z))
         else:
             own = list(m.tree.schema.classes)
 
@@ -233,11 +271,14 @@ def ensemble_to_onnx(ensemble) -> bytes:
                 winner = own[int(np.argmax(values >= values.max() - 1e-12))]   # first_argmax, as the member
                 return [(k, z if c == winner else 0.0) for k, c in enumerate(classes)]
             builder.add_tree(m.index, m.tree, vote)
+            members.append((m.tree, lambda node, own=own: [node.value[own.index(c)] if c in own else 0.0
+                                                           for c in classes], z))
     regression = ensemble.task == "regression"
     return _model(builder, schema, regression=regression, scale=None if regression else 1.0 / total,
                   doc=f"A {ensemble.method} ensemble of {ensemble.n_members} trees exported by the "
                       "decision-tree explorer. " + INPUT_DOC,
-                  extra={"kind": "vote", "method": str(ensemble.method)})
+                  extra={"kind": "vote", "method": str(ensemble.method)}, members=members,
+                  vote=not regression)
 
 
 def onnx_problem(model) -> str | None:

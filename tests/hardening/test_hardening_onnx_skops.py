@@ -4,6 +4,7 @@ DataError sentence, and a skops file naming an untrusted type is never loaded.""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import zipfile
@@ -27,8 +28,9 @@ X = np.random.default_rng(0).normal(size=(300, 3))
 y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 1)
 
 
-@pytest.fixture(scope="module")
+@functools.lru_cache(maxsize=1)
 def files() -> dict[str, bytes]:
+    """The model files to damage (made once; not a fixture, so hypothesis never prints them)."""
     ds = engine.load_sample("play_tennis")
     out = {"onnx-tree": to_onnx(engine.fit_tree(ds, engine.TreeConfig(algorithm="id3"))),
            "onnx-forest": to_onnx(fit_random_forest(ds, n_estimators=3, random_state=0)),
@@ -41,8 +43,8 @@ def files() -> dict[str, bytes]:
 @pytest.mark.parametrize("name", ["onnx-tree", "onnx-forest", "skops-forest", "skops-hgb"])
 @FUZZ
 @given(data=st.data())
-def test_flipped_cut_and_spliced_bytes(files, name, data):
-    opens_or_refuses(damaged(files[name], data))
+def test_flipped_cut_and_spliced_bytes(name, data):
+    opens_or_refuses(damaged(files()[name], data))
 
 
 ONNX_KEYS = ["nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids", "nodes_treeids", "nodes_nodeids",
@@ -52,8 +54,8 @@ ONNX_KEYS = ["nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids", "nod
 @pytest.mark.parametrize("name", ["onnx-tree", "onnx-forest"])
 @FUZZ
 @given(data=st.data())
-def test_onnx_tree_attributes_changed(files, name, data):
-    model = onnx.load_from_string(files[name])
+def test_onnx_tree_attributes_changed(name, data):
+    model = onnx.load_from_string(files()[name])
     node = model.graph.node[0]
     key = data.draw(st.sampled_from(ONNX_KEYS))
     attr = next(a for a in node.attribute if a.name == key)
@@ -78,7 +80,7 @@ def _with_schema(blob: bytes, change) -> bytes:
 
 @FUZZ
 @given(data=st.data())
-def test_a_skops_schema_naming_another_type_is_refused_unloaded(files, data, monkeypatch):
+def test_a_skops_schema_naming_another_type_is_refused_unloaded(data, monkeypatch):
     monkeypatch.setattr(sio, "loads", lambda *a, **k: pytest.fail("an untrusted file was loaded"))
     module, cls = data.draw(st.sampled_from([("os", "system"), ("builtins", "eval"), ("subprocess", "Popen"),
                                              ("sklearn.pipeline", "Pipeline"), ("numpy", "load")]))
@@ -96,5 +98,5 @@ def test_a_skops_schema_naming_another_type_is_refused_unloaded(files, data, mon
         return schema
 
     with pytest.raises(EngineError) as err:
-        engine.load_model(_with_schema(files["skops-tree"], change))
+        engine.load_model(_with_schema(files()["skops-tree"], change))
     assert "not loaded" in str(err.value) or "damaged" in str(err.value)

@@ -23,11 +23,9 @@ from ui.errors import show_engine_error
 from ui.widgets import md_escape
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-ONNX_NOTE = ("The ONNX file runs in any ONNX runtime. Its input `X` is one row of numbers per case, the "
-             "features in the data's column order, a category as its position in that feature's list "
-             "(listed in the file's metadata), a missing value as NaN. A missing value or a category a node "
-             "never saw goes down the branch with the most training rows, as the path view shows; the app "
-             "itself mixes all branches there.")
+ONNX_NOTE = ("The ONNX file runs in any ONNX runtime and predicts as the app, missing values included. Its "
+             "input `X` is one row of numbers per case, the features in the data's column order, a category "
+             "as its position in that feature's list (listed in the file's metadata), a missing value as NaN.")
 NO_SVG = ("SVG export needs the Graphviz `dot` program on the server; download the DOT file and open "
           "it at any Graphviz viewer instead.")
 W_IMPORT = "_w_grow_import"

@@ -19,7 +19,9 @@ How the leaves combine (onnxruntime's rules):
   second class's score; ``NONE`` gives ``(1 - s, s)``, ``LOGISTIC`` an additive logistic model.
 
 Other operators around the ensemble are refused unless they only reshape its answer (``Cast``,
-``ZipMap``, ``Identity``, and this app's own ``Mul``/``ArgMax``/``Gather``).
+``ZipMap``, ``Identity``, ``Mul``/``ArgMax``/``Gather``). A file this app exported also holds a graph of
+standard operators that mixes branches for rows with missing values (C4.5); it is not read back: the
+reopened model sends a missing value down the branch the operator names (the largest one).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from engine.models.model import ImportedModel
 __all__ = ["is_onnx", "read_onnx"]
 
 ENSEMBLES = ("TreeEnsembleClassifier", "TreeEnsembleRegressor")
+MAX_FEATURES = 100_000               # input columns the explorer opens
+OURS = "decision-tree-explorer"      # this app's files add a graph for missing values (read from the operator)
 PASSIVE = {"Cast", "ZipMap", "Identity", "ArgMax", "Gather", "Mul", "Reshape", "Flatten"}
 TRUE_LEFT = {"BRANCH_LEQ": True, "BRANCH_LT": True, "BRANCH_EQ": True,
              "BRANCH_GTE": False, "BRANCH_GT": False, "BRANCH_NEQ": False}
@@ -88,7 +92,7 @@ def _parse(data: bytes):
                         "so it has no trees to show." if not ensembles else f"This ONNX model combines {len(ensembles)} tree ensembles with other "
                         "operators, which the explorer cannot show as one set of trees.")
     others = sorted({n.op_type for n in model.graph.node if n is not ensembles[0] and n.op_type not in PASSIVE})
-    if others:
+    if others and model.producer_name != OURS:
         raise DataError(f"This ONNX model does more than run a tree ensemble (it also uses {', '.join(others[:4])}), "
                         "so its trees alone would not predict as the file does.")
     return model, ensembles[0]
@@ -208,8 +212,11 @@ def read_onnx(data: bytes) -> ImportedModel:
     double = _input_is_double(model, node)
     n_features = int(_pick(attrs, "nodes_featureids").max(initial=0)) + 1
     shape = model.graph.input[0].type.tensor_type.shape.dim if model.graph.input else []
-    if len(shape) == 2 and shape[1].dim_value > 0:
-        n_features = max(n_features, shape[1].dim_value)
+    width = shape[1].dim_value if len(shape) == 2 and shape[1].dim_value > 0 else 0
+    if n_features > max(width, 1) and (width or n_features > MAX_FEATURES):
+        raise DataError(f"The ONNX model tests feature number {n_features - 1:,}, but its input has "
+                        f"{width or MAX_FEATURES:,} columns at most.")
+    n_features = max(n_features, min(width, MAX_FEATURES))
     if node.op_type == "TreeEnsembleRegressor":
         return _regressor(model, attrs, post, base, double, n_features)
     labels = attrs.get("classlabels_strings") or [str(int(c)) for c in attrs.get("classlabels_int64s", [])]
