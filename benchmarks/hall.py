@@ -22,6 +22,7 @@ import time
 
 from ws_student import WsStudent
 
+QUESTION = "Which feature will split node"
 VERDICT = r"Right|Not this time|feature is right|could not|You did not answer"
 ENDED = r"ended the class\. Your score: \d+ of \d+"
 JOIN_GATE = 10  # students opening the page at once (a hall fills in a minute, not in a millisecond)
@@ -114,7 +115,7 @@ class Hall:
             before = dropped and pick < 0.5
             if before:  # gone and back before tapping: the page comes back with the question
                 await s.reconnect()
-                await s.wait_for("Which feature will split node")
+                await s.wait_for(QUESTION)
             buttons = s.answer_buttons()
             if not buttons:
                 self.errors.add(s.nickname, f"step {step}: no answer buttons: {s.text()[:160]!r}")
@@ -126,6 +127,13 @@ class Hall:
                 await s.disconnect()
                 await asyncio.sleep(1.0 + pick)
                 await s.reconnect()
+                try:  # a tap the server never ran (the socket closed first) shows the question again: tap again
+                    await s.wait_for(f"Answer received|{QUESTION}")
+                except TimeoutError:
+                    pass
+                if "Answer received" not in s.text() and feature in s.answer_buttons():
+                    s.counts["retaps"] += 1
+                    t = await s.answer(feature)
             try:
                 seen = await s.wait_for("Answer received", timeout=min(self.args.timeout, 45))
             except TimeoutError:
@@ -168,7 +176,7 @@ class Hall:
     def figures(self, wall: float) -> dict:
         n = len(self.sims)
         counts = {k: sum(s.counts[k] for s in self.sims) for k in
-                  ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects")}
+                  ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects", "retaps")}
         out = {"sim_counts": counts, "sim_join_s": self.join_s, "idle": self.idle,
                "client_cpu_s": client_cpu() - self.client_cpu0}
         alone, full = self.idle.get("teacher alone"), self.idle.get("with every student")
@@ -189,7 +197,7 @@ def report_lines(r: dict) -> list[str]:
     lines = [f"  simulated students: {r['simulated']} (+ {r['browsers']} in Chromium), joined in "
              f"{r['sim_join_s'] or 0:.0f} s; their pages ran {c['full_runs']} full runs and {c['fragment_runs']} "
              f"polls, missed {c['missed']} runs' ends, pressed Refresh {c['refresh']} times, reconnected "
-             f"{c['reconnects']} times"]
+             f"{c['reconnects']} times (and tapped again {c['retaps']} times: the tap was lost with the connection)"]
     for label, d in r["idle"].items():
         lines.append(f"  idle class ({label}, {d['students']} students): server {d['server_cpu_s'] / d['wall_s']:.2f} "
                      f"CPU s per s, load client {d['client_cpu_s'] / d['wall_s']:.2f}; load average {d['load_average_1']:.1f}")

@@ -67,7 +67,7 @@ class WsStudent:
         self.buttons: dict[str, tuple[str, str]] = {}  # widget id -> (label, key) of the last full run
         self.inputs: dict[str, str] = {}  # label -> widget id (text and number inputs)
         self.counts = {"full_runs": 0, "fragment_runs": 0, "messages": 0, "missed": 0, "refresh": 0,
-                       "reconnects": 0}
+                       "reconnects": 0, "retaps": 0}
         self._texts: list[str] = []
         self._pending_buttons: dict[str, tuple[str, str]] = {}
         self._pending_inputs: dict[str, str] = {}
@@ -91,6 +91,8 @@ class WsStudent:
                                 additional_headers={"Cookie": f"_streamlit_xsrf={self.cookie}"},
                                 ping_interval=None)
         self._closing = False
+        self.shown, self.buttons, self.inputs = [], {}, {}  # a new page: nothing drawn until its first run ends
+        self._full_run, self._in_fragment = None, False
         self._reader = asyncio.create_task(self._read())
         if self._watch is None:
             self._watch = asyncio.create_task(self._watchdog())
