@@ -18,11 +18,17 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
+import socket
+import subprocess
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 from ws_student import WsStudent
 
 QUESTION = "Which feature will split node"
+AWAY = r"cannot be reached|too busy right now"
 VERDICT = r"Right|Not this time|feature is right|could not|You did not answer"
 ENDED = r"ended the class\. Your score: \d+ of \d+"
 JOIN_GATE = 10  # students opening the page at once (a hall fills in a minute, not in a millisecond)
@@ -44,6 +50,8 @@ class Hall:
         self.idle: dict[str, dict] = {}
         self.rss_join = (None, None)
         self.client_cpu0 = client_cpu()
+        self.processes = dict(getattr(args, "processes", {}) or {})  # label -> callable giving the pid
+        self.cpu0 = {k: process_cpu(pid()) for k, pid in self.processes.items()}
         self.join_s = None
 
     # ------------------------------------------------------------------------------- joining
@@ -123,6 +131,20 @@ class Hall:
             feature = sorted(buttons)[int(pick * len(buttons)) % len(buttons)]
             t = await s.answer(feature)
             clicks.append(t)
+            for _ in range(10):  # the class server away (a Redis restart): the page says so; tap again later
+                try:
+                    await s.wait_for(f"Answer received|{AWAY}", timeout=min(self.args.timeout, 45))
+                except TimeoutError:
+                    break
+                if "Answer received" in s.text() or not re.search(AWAY, s.text()):
+                    break
+                await asyncio.sleep(2.0)
+                await s.refresh()
+                await s.wait_for(f"Answer received|{QUESTION}", timeout=min(self.args.timeout, 45))
+                if "Answer received" in s.text() or feature not in s.answer_buttons():
+                    break
+                s.counts["retaps"] += 1
+                clicks[clicks.index(t)] = t = await s.answer(feature)
             if dropped and not before:  # gone right after the tap, back a moment later
                 await s.disconnect()
                 await asyncio.sleep(1.0 + pick)
@@ -143,7 +165,15 @@ class Hall:
             received.append(max(0.0, seen - t))
             self.answered[s.nickname] += 1
 
-        await asyncio.gather(*(one(*p) for p in plan))
+        await asyncio.gather(*(one(*p) for p in plan), self.redis_restart(step))
+
+    async def redis_restart(self, step: int) -> None:
+        """``--redis-restart``: Redis stops for 2 s in the middle of the first question's answers."""
+        redis = getattr(self.args, "redis_server", None)
+        if not getattr(self.args, "redis_restart", False) or redis is None or step != 1:
+            return
+        await asyncio.sleep(self.args.think / 2)
+        await redis.restart()
 
     async def teacher_reload(self, teacher, step: int, timeout_ms: float) -> None:
         """``--teacher-reload``: the teacher's tab reloads halfway through the first question's answers."""
@@ -178,7 +208,8 @@ class Hall:
         counts = {k: sum(s.counts[k] for s in self.sims) for k in
                   ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects", "retaps")}
         out = {"sim_counts": counts, "sim_join_s": self.join_s, "idle": self.idle,
-               "client_cpu_s": client_cpu() - self.client_cpu0}
+               "client_cpu_s": client_cpu() - self.client_cpu0,
+               "process_cpu_s": {k: process_cpu(pid()) - self.cpu0[k] for k, pid in self.processes.items()}}
         alone, full = self.idle.get("teacher alone"), self.idle.get("with every student")
         if alone and full and full["students"]:
             per = (full["server_cpu_s"] / full["wall_s"] - alone["server_cpu_s"] / alone["wall_s"]) / full["students"]
@@ -206,5 +237,99 @@ def report_lines(r: dict) -> list[str]:
                      f"(load client: {r['client_idle_cpu_ms_per_student_s']:.1f} ms)")
     if "rss_mb_per_student" in r:
         lines.append(f"  server memory per student: {r['rss_mb_per_student']:.2f} MB (RSS after the joins)")
-    lines.append(f"  load client CPU (this process) {r['client_cpu_s']:.0f} s")
+    lines.append(f"  load client CPU (this process) {r['client_cpu_s']:.0f} s; per process: "
+                 + ", ".join(f"{k} {v:.0f} s" for k, v in r["process_cpu_s"].items()))
     return lines
+
+
+# ------------------------------------------------------------------------------ the servers around
+class RedisServer:
+    """``redis-server`` on a free loopback port that can be restarted on the same port mid-lesson
+    (``--redis-restart``), with its append-only file so that a restart keeps the rooms (as a real
+    deployment's Redis must)."""
+
+    def __init__(self, folder) -> None:
+        self.folder, self.port, self.proc = folder, free_port(), None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+        self.proc = subprocess.Popen([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()  # SIGTERM: Redis writes its append-only file and exits
+            self.proc.wait(timeout=20)
+            self.proc = None
+
+    async def restart(self, down_seconds: float = 2.0) -> None:
+        await asyncio.to_thread(self.stop)
+        await asyncio.sleep(down_seconds)
+        await asyncio.to_thread(self.start)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def nginx_proxy(urls: list[str], folder: Path):
+    """deploy/nginx.conf (sticky sessions by cookie) in front of the replicas at ``urls``; yields (url, pid)."""
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if binary is None:
+        raise RuntimeError("nginx is not installed (apt-get install nginx-light)")
+    conf = (Path(__file__).resolve().parents[1] / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", conf, flags=re.M)
+    upstream = "\n".join(f"        server {u.split('//')[1]} max_fails=3 fail_timeout=10s;" for u in urls)
+    conf = conf.replace(servers[0], upstream)
+    for line in servers[1:]:
+        conf = conf.replace(line, "")
+    port = free_port()
+    conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{port};")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nginx.conf").write_text(conf, encoding="utf-8")
+    proc = subprocess.Popen([binary, "-p", str(folder), "-c", "nginx.conf", "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"nginx did not start; see {folder}/nginx-error.log")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds of a process and its children (nginx's workers), 0 when it is gone (a restarted Redis)."""
+    try:
+        import psutil
+
+        proc = psutil.Process(pid)
+        total = 0.0
+        for p in [proc, *proc.children(recursive=True)]:
+            t = p.cpu_times()
+            total += t.user + t.system
+        return total
+    except Exception:  # noqa: BLE001 - gone meanwhile
+        return 0.0

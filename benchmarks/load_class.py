@@ -47,12 +47,13 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
-from hall import Hall, report_lines as hall_report
+from hall import Hall, RedisServer, nginx_proxy, report_lines as hall_report
 from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
                        new_page, rss_mb, streamlit_server)
 
@@ -532,15 +533,26 @@ def main_class(args) -> dict:
     with ExitStack() as stack:
         env = {}
         pids = []
-        if args.replicas > 1:
-            redis_url, redis_pid = stack.enter_context(redis_process())
-            env["DTX_REDIS_URL"] = redis_url
-            pids.append(redis_pid)
+        processes = args.processes = {}
+        if args.replicas > 1 or getattr(args, "redis_restart", False):
+            folder = stack.enter_context(tempfile.TemporaryDirectory())
+            redis = args.redis_server = RedisServer(folder)
+            redis.start()
+            stack.callback(redis.stop)
+            env["DTX_REDIS_URL"] = redis.url
+            processes["redis"] = lambda: redis.proc.pid if redis.proc else -1
         urls = []
-        for _ in range(args.replicas):
+        for i in range(args.replicas):
             url, pid = stack.enter_context(streamlit_server(env=env))
             urls.append(url)
             pids.append(pid)
+            processes[f"replica {i + 1}"] = lambda pid=pid: pid
+        if getattr(args, "proxy", False):
+            proxy, nginx_pid = stack.enter_context(nginx_proxy(urls, ARTIFACTS / "load-class-nginx"))
+            processes["nginx"] = lambda: nginx_pid
+            urls = [proxy]
+        if "redis" in processes:
+            pids.append(processes["redis"]())
         print(f"servers {urls}; 1 teacher + {args.class_students} students in Chromium + {args.clients} simulated, "
               f"up to {args.class_steps} steps",
               file=sys.stderr, flush=True)

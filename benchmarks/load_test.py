@@ -377,6 +377,10 @@ def main(argv=None) -> int:
     ap.add_argument("--teacher-reload", action="store_true", help="live class: reload the teacher's tab "
                     "during the first question")
     ap.add_argument("--replicas", type=int, default=1, help="live class: 1 process, or 2-3 sharing a Redis")
+    ap.add_argument("--proxy", action="store_true", help="live class: everyone through deploy/nginx.conf (sticky "
+                    "sessions) instead of straight to the replicas")
+    ap.add_argument("--redis-restart", action="store_true", help="live class: restart Redis (append-only file) "
+                    "during the first question")
     ap.add_argument("--students-nice", type=int, default=None, help="live class: the students' Chromium runs at "
                     "this nice level (0: same priority as the server and teacher); by default under SCHED_IDLE "
                     "(separate devices in a real class: they never take the server's CPU)")

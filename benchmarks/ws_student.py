@@ -88,7 +88,7 @@ class WsStudent:
 
         url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
         self.ws = await connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout,
-                                additional_headers={"Cookie": f"_streamlit_xsrf={self.cookie}"},
+                                additional_headers={"Cookie": f"_streamlit_xsrf={self.cookie}; dtx_replica={self.cookie}"},
                                 ping_interval=None)
         self._closing = False
         self.shown, self.buttons, self.inputs = [], {}, {}  # a new page: nothing drawn until its first run ends
@@ -226,15 +226,22 @@ class WsStudent:
             await self.press(wake)
 
     async def _watchdog(self) -> None:
-        """A silent page gets a Refresh (after SILENT_SECONDS), a dropped socket a reconnect."""
+        """As the join page's watchdog: a page whose poll stopped (no timer armed, nothing received for
+        SILENT_SECONDS, no run of its own under way) gets a Refresh, each further one after twice the wait
+        (a slow server is not a stopped poll: a press would only cancel the run the page waits for); a
+        dropped socket gets a reconnect."""
+        backoff = 1
         while True:
             await asyncio.sleep(1.0)
             if self._closing or self.ws is None:
                 continue
             if self._reader is not None and self._reader.done():
                 await self.reconnect()
-            elif self._timers and time.monotonic() - self._last_msg > SILENT_SECONDS:
+            elif self._timers or self._full_run is not None:
+                backoff = 1
+            elif time.monotonic() - self._last_msg > SILENT_SECONDS * backoff:
                 self._last_msg = time.monotonic()
+                backoff = min(2 * backoff, 4)
                 await self.refresh()
 
     # ------------------------------------------------------------------------------- the lesson

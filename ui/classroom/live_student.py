@@ -249,7 +249,8 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
     else:
         st.caption("No question right now: watch the tree.")
     with st.container(key="join_diagram"):
-        live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
+        live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join",
+                       stage["round"])
 
 
 def back_link() -> None:
