@@ -124,48 +124,59 @@ class Hall:
             if before:  # gone and back before tapping: the page comes back with the question
                 await s.reconnect()
                 await s.wait_for(QUESTION)
-            buttons = s.answer_buttons()
+            buttons = await self.until_buttons(s)
             if not buttons:
                 self.errors.add(s.nickname, f"step {step}: no answer buttons: {s.text()[:160]!r}")
                 return
             feature = sorted(buttons)[int(pick * len(buttons)) % len(buttons)]
+            s.counts["_tapped_at"] = s.shown_at
             t = await s.answer(feature)
             clicks.append(t)
-            for _ in range(10):  # the class server away (a Redis restart): the page says so; tap again later
-                try:
-                    await s.wait_for(f"Answer received|{AWAY}", timeout=min(self.args.timeout, 45))
-                except TimeoutError:
-                    break
-                if "Answer received" in s.text() or not re.search(AWAY, s.text()):
-                    break
-                await asyncio.sleep(2.0)
-                await s.refresh()
-                await s.wait_for(f"Answer received|{QUESTION}", timeout=min(self.args.timeout, 45))
-                if "Answer received" in s.text() or feature not in s.answer_buttons():
-                    break
-                s.counts["retaps"] += 1
-                clicks[clicks.index(t)] = t = await s.answer(feature)
-            if dropped and not before:  # gone right after the tap, back a moment later
-                await s.disconnect()
+            if dropped and not before:  # gone right after the tap, back a moment later: a tap the server
+                await s.disconnect()  # never ran (the socket closed first) shows the question again: tap again
                 await asyncio.sleep(1.0 + pick)
                 await s.reconnect()
-                try:  # a tap the server never ran (the socket closed first) shows the question again: tap again
-                    await s.wait_for(f"Answer received|{QUESTION}")
-                except TimeoutError:
-                    pass
-                if "Answer received" not in s.text() and feature in s.answer_buttons():
-                    s.counts["retaps"] += 1
-                    t = await s.answer(feature)
-            try:
-                seen = await s.wait_for("Answer received", timeout=min(self.args.timeout, 45))
-            except TimeoutError:
-                self.errors.add(s.nickname, f"step {step}: no 'Answer received' 45 s after the tap: "
-                                            f"{s.text()[:160]!r}")
+                s.counts["_tapped_at"] = -1.0
+            await self.until_received(s, feature, step)
+            if "Answer received" not in s.text():
+                self.errors.add(s.nickname, f"step {step}: no 'Answer received' after the tap: {s.text()[:160]!r}")
                 return
-            received.append(max(0.0, seen - t))
+            received.append(max(0.0, s.shown_at - t))
             self.answered[s.nickname] += 1
 
         await asyncio.gather(*(one(*p) for p in plan), self.redis_restart(step))
+
+    async def until_buttons(self, s: WsStudent) -> dict[str, str]:
+        """The question's buttons, once the page shows them (at most 45 s: while the class server is away
+        the page is read-only, without them; it follows by itself when the server is back)."""
+        deadline = time.monotonic() + min(self.args.timeout, 45)
+        while not s.answer_buttons() and time.monotonic() < deadline:
+            s.changed.clear()
+            try:
+                await asyncio.wait_for(s.changed.wait(), timeout=max(0.1, min(5.0, deadline - time.monotonic())))
+            except TimeoutError:
+                if re.search(AWAY, s.text()):
+                    await s.refresh()
+        return s.answer_buttons()
+
+    async def until_received(self, s: WsStudent, feature: str, step: int) -> None:
+        """Until the page says "Answer received" (at most 45 s): while the class server is away (a Redis
+        restart) the page says so and shows no buttons; when the question is back without the answer, the
+        student taps again, as a person would."""
+        deadline = time.monotonic() + min(self.args.timeout, 45)
+        while "Answer received" not in s.text() and time.monotonic() < deadline:
+            if not re.search(AWAY, s.text()) and re.search(QUESTION, s.text()) and feature in s.answer_buttons() \
+                    and s.counts.get("_tapped_at") != s.shown_at:
+                if s.counts.get("_tapped_at") is not None:
+                    s.counts["retaps"] += 1
+                s.counts["_tapped_at"] = s.shown_at  # one tap per page drawn
+                await s.answer(feature)
+            s.changed.clear()
+            try:
+                await asyncio.wait_for(s.changed.wait(), timeout=max(0.1, min(5.0, deadline - time.monotonic())))
+            except TimeoutError:
+                if re.search(AWAY, s.text()):
+                    await s.refresh()
 
     async def redis_restart(self, step: int) -> None:
         """``--redis-restart``: Redis stops for 2 s in the middle of the first question's answers."""
@@ -206,7 +217,8 @@ class Hall:
     def figures(self, wall: float) -> dict:
         n = len(self.sims)
         counts = {k: sum(s.counts[k] for s in self.sims) for k in
-                  ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects", "retaps")}
+                  ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects", "retaps",
+                   "refused_double")}
         out = {"sim_counts": counts, "sim_join_s": self.join_s, "idle": self.idle,
                "client_cpu_s": client_cpu() - self.client_cpu0,
                "process_cpu_s": {k: process_cpu(pid()) - self.cpu0[k] for k, pid in self.processes.items()}}
@@ -228,7 +240,8 @@ def report_lines(r: dict) -> list[str]:
     lines = [f"  simulated students: {r['simulated']} (+ {r['browsers']} in Chromium), joined in "
              f"{r['sim_join_s'] or 0:.0f} s; their pages ran {c['full_runs']} full runs and {c['fragment_runs']} "
              f"polls, missed {c['missed']} runs' ends, pressed Refresh {c['refresh']} times, reconnected "
-             f"{c['reconnects']} times (and tapped again {c['retaps']} times: the tap was lost with the connection)"]
+             f"{c['reconnects']} times (and tapped again {c['retaps']} times: the tap was lost with the connection or refused while "
+             f"the class server was away; {c['refused_double']} of those were refused as a second answer)"]
     for label, d in r["idle"].items():
         lines.append(f"  idle class ({label}, {d['students']} students): server {d['server_cpu_s'] / d['wall_s']:.2f} "
                      f"CPU s per s, load client {d['client_cpu_s'] / d['wall_s']:.2f}; load average {d['load_average_1']:.1f}")

@@ -551,8 +551,8 @@ def main_class(args) -> dict:
             proxy, nginx_pid = stack.enter_context(nginx_proxy(urls, ARTIFACTS / "load-class-nginx"))
             processes["nginx"] = lambda: nginx_pid
             urls = [proxy]
-        if "redis" in processes:
-            pids.append(processes["redis"]())
+        if "redis" in processes and not getattr(args, "redis_restart", False):  # a restarted one has a new pid
+            pids.append(processes["redis"]())  # (its CPU is still in the per-process figures)
         print(f"servers {urls}; 1 teacher + {args.class_students} students in Chromium + {args.clients} simulated, "
               f"up to {args.class_steps} steps",
               file=sys.stderr, flush=True)

@@ -67,7 +67,8 @@ class WsStudent:
         self.buttons: dict[str, tuple[str, str]] = {}  # widget id -> (label, key) of the last full run
         self.inputs: dict[str, str] = {}  # label -> widget id (text and number inputs)
         self.counts = {"full_runs": 0, "fragment_runs": 0, "messages": 0, "missed": 0, "refresh": 0,
-                       "reconnects": 0, "retaps": 0}
+                       "reconnects": 0, "retaps": 0,
+                       "refused_double": 0}
         self._texts: list[str] = []
         self._pending_buttons: dict[str, tuple[str, str]] = {}
         self._pending_inputs: dict[str, str] = {}
@@ -178,7 +179,9 @@ class WsStudent:
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
             text, is_error = _text_of(element)
-            if is_error:
+            if is_error and "already answered" in (text or ""):
+                self.counts["refused_double"] += 1  # a tap made again after a lost connection: refused, once
+            elif is_error:
                 self.errors.append(f"error shown: {text}"[:200])
             if self._in_fragment or self._full_run is None:
                 return  # a fragment's elements (the poll's hidden beat); deltas carry no run id

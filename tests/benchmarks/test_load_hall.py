@@ -24,7 +24,8 @@ CLIENTS, STEPS = 10, 2
 
 def _args(**kw) -> argparse.Namespace:
     base = dict(class_students=0, clients=CLIENTS, class_steps=STEPS, think=3.0, timeout=90.0, max_seconds=400.0,
-                replicas=1, students_nice=0, idle_seconds=3.0, drop=0.0, teacher_reload=False)
+                replicas=1, students_nice=0, idle_seconds=3.0, drop=0.0, teacher_reload=False, proxy=False,
+                redis_restart=False)
     return argparse.Namespace(**{**base, **kw})
 
 
@@ -65,3 +66,13 @@ def test_students_who_drop_out_mid_question_and_a_reloaded_teacher_lose_no_answe
     assert r["errors"] == []  # includes: each score counts exactly the answers received, the count is exact
     assert r["answers"] == CLIENTS * STEPS
     assert r["sim_counts"]["reconnects"] == 3 * STEPS  # 30% of the class, each question
+
+
+def test_a_redis_restart_mid_question_loses_no_answer_and_counts_none_twice():
+    """Two replicas sharing a Redis (append-only file) that stops for 2 s during the first question: taps
+    made meanwhile are refused with the "read-only" sentence and made again; every score counts each
+    answer once."""
+    r = _run(replicas=2, redis_restart=True, idle_seconds=0, think=4.0)
+    assert r["errors"] == []
+    assert r["answers"] == CLIENTS * STEPS
+    assert set(r["process_cpu_s"]) == {"redis", "replica 1", "replica 2"}

@@ -96,8 +96,8 @@ def _answer(code: str, round_key: str, question, feature: str) -> None:
         return
     try:
         live.store().answer(code, me["token"], round_key, feature, threshold)
-    except LiveError as err:
-        flash("error", md_escape(err))
+    except LiveError as err:  # a class server away is a warning, as everywhere on the page (live.show_live_error)
+        flash("warning" if isinstance(err, StoreUnavailable) else "error", md_escape(err))
 
 
 def _wkey(name: str, round_key: str) -> str:
