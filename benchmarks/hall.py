@@ -39,6 +39,17 @@ def client_cpu() -> float:
     return t.user + t.system
 
 
+async def next_page(s: WsStudent, deadline: float) -> None:
+    """Until the page's next full run ends (at most 5 s, or ``deadline``); a page that still says the class
+    server is away then gets a Refresh."""
+    s.changed.clear()
+    try:
+        await asyncio.wait_for(s.changed.wait(), timeout=max(0.1, min(5.0, deadline - time.monotonic())))
+    except TimeoutError:
+        if re.search(AWAY, s.text()):
+            await s.refresh()
+
+
 class Hall:
     VERDICT, ENDED = VERDICT, ENDED
 
@@ -151,12 +162,7 @@ class Hall:
         the page is read-only, without them; it follows by itself when the server is back)."""
         deadline = time.monotonic() + min(self.args.timeout, 45)
         while not s.answer_buttons() and time.monotonic() < deadline:
-            s.changed.clear()
-            try:
-                await asyncio.wait_for(s.changed.wait(), timeout=max(0.1, min(5.0, deadline - time.monotonic())))
-            except TimeoutError:
-                if re.search(AWAY, s.text()):
-                    await s.refresh()
+            await next_page(s, deadline)
         return s.answer_buttons()
 
     async def until_received(self, s: WsStudent, feature: str, step: int) -> None:
@@ -171,12 +177,7 @@ class Hall:
                     s.counts["retaps"] += 1
                 s.counts["_tapped_at"] = s.shown_at  # one tap per page drawn
                 await s.answer(feature)
-            s.changed.clear()
-            try:
-                await asyncio.wait_for(s.changed.wait(), timeout=max(0.1, min(5.0, deadline - time.monotonic())))
-            except TimeoutError:
-                if re.search(AWAY, s.text()):
-                    await s.refresh()
+            await next_page(s, deadline)
 
     async def redis_restart(self, step: int) -> None:
         """``--redis-restart``: Redis stops for 2 s in the middle of the first question's answers."""
