@@ -4,6 +4,11 @@ Run through ``benchmarks/load_test.py``:
 
     python benchmarks/load_test.py --class-students 40                 # one server process
     python benchmarks/load_test.py --class-students 40 --replicas 2    # two replicas sharing a Redis
+    python benchmarks/load_test.py --class-students 5 --clients 145 --replicas 3 --proxy  # a lecture hall
+
+``--clients N`` adds N simulated students that speak Streamlit's websocket protocol (benchmarks/hall.py:
+joining, answering, the faults ``--drop``, ``--teacher-reload``, ``--redis-restart``, the idle CPU per
+student; ``--proxy`` puts deploy/nginx.conf in front of the replicas). The list below is the Chromium part.
 
 1. Starts the app (with ``--replicas 2``: a ``redis-server`` on a free port and two app processes with
    ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
@@ -474,7 +479,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
         wall = time.perf_counter() - t_start
     return {"students": args.class_students + len(hall.sims), "browsers": args.class_students,
             "simulated": len(hall.sims), **hall.figures(wall),
-            "replicas": len(urls), "errors": errors.items, "wall_s": wall,
+            "replicas": args.replicas, "errors": errors.items, "wall_s": wall,
             "join_all_s": joined if "joined" in locals() else None,
             "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
             "answer_to_teacher_p95_s": pct(answer_lat, 95),

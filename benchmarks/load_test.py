@@ -3,6 +3,8 @@
     python benchmarks/load_test.py                                  # 20 users x 10 steps, 500 reruns
     python benchmarks/load_test.py --users 4 --steps 3 --reruns 40  # a quick look
     python benchmarks/load_test.py --class-students 40 [--replicas 2]  # a live class (benchmarks/load_class.py)
+    python benchmarks/load_test.py --clients 145 --class-students 5 --replicas 3 --proxy  # a lecture hall:
+                                 # simulated students (benchmarks/ws_student.py, benchmarks/hall.py)
 
 1. Starts ``streamlit run app.py`` on a free port of 127.0.0.1 (loopback only; the server is stopped
    at the end, whatever happens).
