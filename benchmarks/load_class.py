@@ -4,6 +4,11 @@ Run through ``benchmarks/load_test.py``:
 
     python benchmarks/load_test.py --class-students 40                 # one server process
     python benchmarks/load_test.py --class-students 40 --replicas 2    # two replicas sharing a Redis
+    python benchmarks/load_test.py --class-students 5 --clients 145 --replicas 3 --proxy  # a lecture hall
+
+``--clients N`` adds N simulated students that speak Streamlit's websocket protocol (benchmarks/hall.py:
+joining, answering, the faults ``--drop``, ``--teacher-reload``, ``--redis-restart``, the idle CPU per
+student; ``--proxy`` puts deploy/nginx.conf in front of the replicas). The list below is the Chromium part.
 
 1. Starts the app (with ``--replicas 2``: a ``redis-server`` on a free port and two app processes with
    ``DTX_REDIS_URL``; the teacher uses replica 0 and student i replica i % 2, so every answer crosses
@@ -47,11 +52,13 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
+from hall import Hall, RedisServer, nginx_proxy, report_lines as hall_report
 from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
                        new_page, rss_mb, streamlit_server)
 
@@ -217,6 +224,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
     timeout_ms = args.timeout * 1000
     errors, rng = Errors(), random.Random(0)
+    answered: dict[int, int] = {}  # taps that showed "Answer received", per Chromium student page
     answer_lat, received_lat, reveal_lat, step_lat, end_lat = [], [], [], [], []
     rss_before = sum(rss_mb(p) for p in pids)
     cpu_before = sum(cpu_seconds(p) for p in pids)
@@ -250,6 +258,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                           args=CHROMIUM_ARGS + NO_THROTTLING)
         watcher = asyncio.create_task(watch_memory())
         browser_before = chromium_cpu()
+        hall = Hall(args, errors, server_cpu=lambda: sum(cpu_seconds(p) for p in pids),
+                    server_rss=lambda: sum(rss_mb(p) for p in pids))
         contexts = []
         t_start = time.perf_counter()
         where, students = "start", []
@@ -262,6 +272,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await teacher.get_by_role("button", name="Start a live class").click()
             await idle(teacher, timeout_ms)
             code = (await teacher.get_by_test_id("stCode").first.inner_text()).strip().rsplit("=", 1)[1]
+            await hall.measure_idle("teacher alone", 0)
 
 
             def watch_page(page):
@@ -315,17 +326,24 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                            PHONE if i % 2 else {"width": 1280, "height": 800}, timeout_ms)
                 contexts.append(ctx)
                 watch_page(page)
-                await page.goto(f"/join?room={code}")
-                await idle(page, timeout_ms)
-                box = page.get_by_role("textbox", name="Your nickname")
-                await box.click()
-                await box.press_sequentially(f"s{i:02d}")
-                await page.get_by_role("button", name="Join").click()
-                await page.get_by_text("You: ").wait_for(timeout=timeout_ms)
+                try:
+                    await page.goto(f"/?room={code}")  # the students' link (app.py serves the join page at the root)
+                    await idle(page, timeout_ms)
+                    box = page.get_by_role("textbox", name="Your nickname")
+                    await box.click()
+                    await box.press_sequentially(f"s{i:02d}")
+                    await page.get_by_role("button", name="Join").click()
+                    await page.get_by_text("You: ").wait_for(timeout=timeout_ms)
+                except Exception:
+                    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # what the student saw (load-class-join-NN.png)
+                    await page.screenshot(path=str(ARTIFACTS / f"load-class-join-{i:02d}.png"))
+                    raise
                 students.append(page)
 
             await asyncio.gather(*(join(i) for i in range(args.class_students)))
+            await hall.join_all(code, urls)
             joined = time.perf_counter() - t_start
+            await hall.measure_idle("with every student", len(students) + len(hall.sims))
             for step in range(1, args.class_steps + 1):
                 where = f"step {step}: question"
                 panel_box = teacher.locator(".st-key-live_panel")
@@ -337,7 +355,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                  + " ".join(panel.split())[-160:])
                 if "Question: which feature" in panel:
                     await asyncio.gather(*(s.get_by_text("Which feature will split node").wait_for(timeout=timeout_ms)
-                                           for s in students))
+                                           for s in students), hall.all_see(r"Which feature will split node", None, None))
                     clicks, seen = [], []
                     stop = asyncio.Event()
 
@@ -363,6 +381,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             try:
                                 await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
                                 received_lat.append(time.perf_counter() - clicks[-1])
+                                answered[id(page)] = answered.get(id(page), 0) + 1
                                 return
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
                                 clicks.pop()
@@ -371,15 +390,19 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                                 f"(try {attempt}; {shot.name}): {text[:160]}")
 
                     poller = asyncio.create_task(poll())
-                    await asyncio.gather(*(answer(s) for s in students))
+                    everyone = len(students) + len(hall.sims)
+                    reload = asyncio.create_task(hall.teacher_reload(teacher, step, timeout_ms))
+                    await asyncio.gather(*(answer(s) for s in students),
+                                         hall.answer_all(step, rng, clicks, received_lat))
                     deadline = time.perf_counter() + args.timeout
-                    while (not seen or seen[-1][1] < len(students)) and time.perf_counter() < deadline:
+                    while (not seen or seen[-1][1] < everyone) and time.perf_counter() < deadline:
                         await asyncio.sleep(0.05)
+                    await reload
                     stop.set()
                     await poller
-                    if not seen or seen[-1][1] < len(students):
+                    if not seen or seen[-1][1] != everyone:
                         errors.add("teacher", f"step {step}: the count reached {seen[-1][1] if seen else 0} "
-                                              f"of {len(students)}")
+                                              f"of {everyone}")
                     for j, t_click in enumerate(sorted(clicks), start=1):
                         shown = next((t for t, n in seen if n >= j), None)
                         if shown is not None:
@@ -393,7 +416,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             has_text=re.compile(r"Right|Not this time|feature is right|could not")).first,
                             f"step {step}: the reveal", reveal_lat, t0)
 
-                    await asyncio.gather(*(sees_reveal(s) for s in students))
+                    await asyncio.gather(*(sees_reveal(s) for s in students),
+                                         hall.all_see(hall.VERDICT, reveal_lat, t0, f"step {step}: the reveal"))
                     phases.append(phase_cpu(f"step {step}: Reveal", t0, cpu0))
                     await idle(teacher, timeout_ms)
                 if await teacher.locator(".st-key-_w_grow_step button").is_disabled():
@@ -407,7 +431,8 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     await waits_for(page, page.get_by_text(re.compile(rf"^Step {step} ·")), f"step {step}: the step",
                                     step_lat, t0)
 
-                await asyncio.gather(*(sees_step(s) for s in students))
+                await asyncio.gather(*(sees_step(s) for s in students),
+                                     hall.all_see(rf"^Step {step} ·", step_lat, t0, f"step {step}: the step"))
                 phases.append(phase_cpu(f"step {step}: Step", t0, cpu0))
                 await idle(teacher, timeout_ms, step)  # the teacher's whole page shows the step (its next question)
                 await check_all(f"after step {step}")
@@ -416,7 +441,12 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             t0, cpu0 = time.perf_counter(), cpu_now()
             await teacher.get_by_role("button", name="End class").click()
             await asyncio.gather(*(waits_for(s, s.get_by_text(re.compile(r"ended the class\. Your score: \d+ of \d+")),
-                                             "the end of the class", end_lat, t0) for s in students))
+                                             "the end of the class", end_lat, t0) for s in students),
+                                 hall.all_see(hall.ENDED, end_lat, t0, "the end of the class"))
+            for i, pg in enumerate(students):  # every tap counted once: the score's "of" is the taps answered
+                hall.check_score(f"student {i:02d}", await pg.locator("[data-testid='stMain']").inner_text(),
+                                 answered.get(id(pg), 0))
+            hall.check_sim_scores()
             phases.append(phase_cpu("End class", t0, cpu0))
             await idle(teacher, timeout_ms)
             await teacher.get_by_role("button", name="Start a live class").wait_for(timeout=timeout_ms)
@@ -441,12 +471,15 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             for task in asyncio.all_tasks():
                 if task.get_coro().__name__ == "poll":
                     task.cancel()
+            await hall.close()
             for ctx in contexts:
                 await ctx.close()
             await browser.close()
             await t_browser.close()
         wall = time.perf_counter() - t_start
-    return {"students": args.class_students, "replicas": len(urls), "errors": errors.items, "wall_s": wall,
+    return {"students": args.class_students + len(hall.sims), "browsers": args.class_students,
+            "simulated": len(hall.sims), **hall.figures(wall),
+            "replicas": args.replicas, "errors": errors.items, "wall_s": wall,
             "join_all_s": joined if "joined" in locals() else None,
             "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
             "answer_to_teacher_p95_s": pct(answer_lat, 95),
@@ -497,7 +530,7 @@ def report(r: dict) -> str:
         f"({r['chromium_renderers_cpu_s']:.0f} s in the {r['students'] + 1} tabs' renderers); "
         f"server {r['server_cpu_s']:.0f} s, over {r['wall_s']:.0f} s on {os.cpu_count()} cores",
         "  load average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in r["load_average_1_5_15"]),
-        *[f"  {p}" for p in r["phases"]], *[f"  note: {n}" for n in r["notes"]],
+        *hall_report(r), *[f"  {p}" for p in r["phases"]], *[f"  note: {n}" for n in r["notes"]],
     ])
 
 
@@ -505,15 +538,27 @@ def main_class(args) -> dict:
     with ExitStack() as stack:
         env = {}
         pids = []
-        if args.replicas > 1:
-            redis_url, redis_pid = stack.enter_context(redis_process())
-            env["DTX_REDIS_URL"] = redis_url
-            pids.append(redis_pid)
+        processes = args.processes = {}
+        if args.replicas > 1 or getattr(args, "redis_restart", False):
+            folder = stack.enter_context(tempfile.TemporaryDirectory())
+            redis = args.redis_server = RedisServer(folder)
+            redis.start()
+            stack.callback(redis.stop)
+            env["DTX_REDIS_URL"] = redis.url
+            processes["redis"] = lambda: redis.proc.pid if redis.proc else -1
         urls = []
-        for _ in range(args.replicas):
+        for i in range(args.replicas):
             url, pid = stack.enter_context(streamlit_server(env=env))
             urls.append(url)
             pids.append(pid)
-        print(f"servers {urls}; 1 teacher + {args.class_students} students, up to {args.class_steps} steps",
+            processes[f"replica {i + 1}"] = lambda pid=pid: pid
+        if getattr(args, "proxy", False):
+            proxy, nginx_pid = stack.enter_context(nginx_proxy(urls, ARTIFACTS / "load-class-nginx"))
+            processes["nginx"] = lambda: nginx_pid
+            urls = [proxy]
+        if "redis" in processes and not getattr(args, "redis_restart", False):  # a restarted one has a new pid
+            pids.append(processes["redis"]())  # (its CPU is still in the per-process figures)
+        print(f"servers {urls}; 1 teacher + {args.class_students} students in Chromium + {args.clients} simulated, "
+              f"up to {args.class_steps} steps",
               file=sys.stderr, flush=True)
         return asyncio.run(asyncio.wait_for(run_class(urls, pids, args), timeout=args.max_seconds))

@@ -3,6 +3,8 @@
     python benchmarks/load_test.py                                  # 20 users x 10 steps, 500 reruns
     python benchmarks/load_test.py --users 4 --steps 3 --reruns 40  # a quick look
     python benchmarks/load_test.py --class-students 40 [--replicas 2]  # a live class (benchmarks/load_class.py)
+    python benchmarks/load_test.py --clients 145 --class-students 5 --replicas 3 --proxy  # a lecture hall:
+                                 # simulated students (benchmarks/ws_student.py, benchmarks/hall.py)
 
 1. Starts ``streamlit run app.py`` on a free port of 127.0.0.1 (loopback only; the server is stopped
    at the end, whatever happens).
@@ -366,20 +368,34 @@ def main(argv=None) -> int:
     ap.add_argument("--class-students", type=int, default=0, help="run a live class with this many students "
                     "(and one teacher) instead of the users and reruns")
     ap.add_argument("--class-steps", type=int, default=8, help="teacher's steps in the live class")
-    ap.add_argument("--think", type=float, default=6.0, help="students answer after 0..think seconds")
-    ap.add_argument("--replicas", type=int, default=1, help="live class: 1 process, or 2 sharing a Redis")
+    ap.add_argument("--think", type=float, default=6.0, help="students answer after 0..think seconds "
+                    "(simulated ones after 1..think)")
+    ap.add_argument("--clients", type=int, default=0, help="live class: this many simulated students besides "
+                    "the Chromium ones (Streamlit's websocket protocol, benchmarks/ws_student.py)")
+    ap.add_argument("--idle-seconds", type=float, default=10.0, help="live class: seconds the class sits idle "
+                    "(teacher alone, then everyone) to measure the poll's server CPU; 0: skip")
+    ap.add_argument("--drop", type=float, default=0.0, help="live class: fraction of the simulated students "
+                    "that disconnect and come back during each question")
+    ap.add_argument("--teacher-reload", action="store_true", help="live class: reload the teacher's tab "
+                    "during the first question")
+    ap.add_argument("--replicas", type=int, default=1, help="live class: 1 process, or 2-3 sharing a Redis")
+    ap.add_argument("--proxy", action="store_true", help="live class: everyone through deploy/nginx.conf (sticky "
+                    "sessions) instead of straight to the replicas")
+    ap.add_argument("--redis-restart", action="store_true", help="live class: restart Redis (append-only file) "
+                    "during the first question")
     ap.add_argument("--students-nice", type=int, default=None, help="live class: the students' Chromium runs at "
                     "this nice level (0: same priority as the server and teacher); by default under SCHED_IDLE "
                     "(separate devices in a real class: they never take the server's CPU)")
     args = ap.parse_args(argv)
-    if args.class_students:
-        if not 1 <= args.class_students <= 300 or args.replicas not in (1, 2):
-            ap.error("class-students 1..300, replicas 1 or 2")
+    if args.class_students or args.clients:
+        if not 0 <= args.class_students <= 60 or not 0 <= args.clients <= 300 \
+                or args.class_students + args.clients > 300 or args.replicas not in (1, 2, 3):
+            ap.error("class-students 0..60, clients 0..300 (300 in all), replicas 1..3")
         from load_class import main_class, report as class_report
 
         result = main_class(args)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        name = f"load_class_{args.class_students}x{args.replicas}.json"
+        name = f"load_class_{args.class_students}+{args.clients}x{args.replicas}.json"
         (ARTIFACTS / name).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         print(class_report(result))
         return 1 if result["errors"] else 0

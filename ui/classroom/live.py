@@ -21,7 +21,9 @@ import binascii
 import hashlib
 import io
 import os
+import threading
 import urllib.parse
+from collections import OrderedDict
 
 import streamlit as st
 
@@ -129,11 +131,45 @@ def snapshot_tree(round_key: str, snapshot: dict):
     return tree
 
 
-def draw_tree(tree, highlight: int | None, key: str) -> None:
-    """The one place the live class draws a tree (the app's interactive tree diagram, read-only here)."""
+def shared_figure(signature: tuple, build):
+    """The figure of ``signature`` built once for every session of this process (``build()`` the first time).
+
+    A class's students all draw the same tree: at a Step, 150 pages each built the same Plotly figure
+    (~30 ms of a ~50 ms page run). A figure is never changed after it is built (``st.plotly_chart`` only
+    reads it), and it holds the published tree, not a user's state; the last :data:`FIGURES_KEPT` are kept.
+    """
+    with _FIGURES_LOCK:
+        fig = _FIGURES.get(signature)
+        if fig is not None:
+            _FIGURES.move_to_end(signature)
+            return fig
+    fig = build()  # outside the lock: two sessions may both build a new round's figure, once each
+    with _FIGURES_LOCK:
+        _FIGURES[signature] = fig
+        while len(_FIGURES) > FIGURES_KEPT:
+            _FIGURES.popitem(last=False)
+    return fig
+
+
+FIGURES_KEPT = 64
+_FIGURES: OrderedDict = OrderedDict()
+_FIGURES_LOCK = threading.Lock()
+
+
+def draw_tree(tree, highlight: int | None, key: str, round_key: str) -> None:
+    """The one place the live class draws a tree (the app's interactive tree diagram, read-only here), with
+    the figure shared by every page that shows the same round, highlight and view (:func:`shared_figure`);
+    the view (focus, folds, navigation) stays each page's own."""
+    from engine.viz.tree_figure import tree_figure
     from ui import tree_view
 
-    tree_view.tree_chart(tree, key=f"{key}_tree", highlight=highlight, caption=False)
+    chart = f"{key}_tree"
+    plan = tree_view.plan_for(tree, key=chart)  # as tree_view.tree_chart(tree, key=chart, caption=False) does
+    tree_view.navigation(tree, plan, key=chart)
+    signature = (round_key, highlight, chart, plan.focus, plan.items, plan.hidden, plan.width, plan.height)
+    fig = shared_figure(signature, lambda: tree_figure(tree, plan=plan, fit_height=True, compact=False, big=False,
+                                                       show_ids=True, uirevision=chart, highlight=highlight))
+    tree_view.show_figure(fig, key=chart, tree=tree)
 
 
 # ------------------------------------------------------------------------------------- address

@@ -96,8 +96,8 @@ def _answer(code: str, round_key: str, question, feature: str) -> None:
         return
     try:
         live.store().answer(code, me["token"], round_key, feature, threshold)
-    except LiveError as err:
-        flash("error", md_escape(err))
+    except LiveError as err:  # a class server away is a warning, as everywhere on the page (live.show_live_error)
+        flash("warning" if isinstance(err, StoreUnavailable) else "error", md_escape(err))
 
 
 def _wkey(name: str, round_key: str) -> str:
@@ -249,7 +249,8 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
     else:
         st.caption("No question right now: watch the tree.")
     with st.container(key="join_diagram"):
-        live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join")
+        live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join",
+                       stage["round"])
 
 
 def back_link() -> None:

@@ -351,3 +351,19 @@ def test_numeric_features_need_a_threshold_judged_by_the_quiz_rules():
     ben.run()
     assert any(s.startswith("✓ Right: petal_length at 2.5") for s in texts(ana, "success"))
     assert any(s.startswith("✗ The feature is right, but 6 is not") for s in texts(ben, "warning"))
+
+
+def test_a_tap_while_the_store_is_away_is_a_warning_not_an_error(monkeypatch, fresh_store):
+    """The tap's sentence is the read-only warning every other part of the page shows (in a load run with a
+    Redis restart, each such tap was a red error box)."""
+    t, code = start_class()
+    ana = student(code, "Ana")
+    feature = feature_buttons(ana)[0].replace("\\", "")
+
+    def down(*a, **k):
+        raise rooms.StoreUnavailable("The class server (Redis) cannot be reached, so the class is read-only for now.")
+
+    monkeypatch.setattr(fresh_store, "answer", down)
+    answer(ana, feature)
+    assert any("cannot be reached" in w for w in texts(ana, "warning"))
+    assert not [e for e in texts(ana, "error") if "cannot be reached" in e]
