@@ -43,6 +43,7 @@ from engine.tree.surgery import Draft, as_xy, node_rows, refit_changes
 
 __all__ = ["added_errors", "upper_error_rate", "estimated_errors", "c45_node_table", "prune_pessimistic"]
 
+SMALL = 1e-6     # Weka's Utils.SMALL
 TOLERANCE = 0.1  # J48/C4.5 compare estimated errors with a slack of 0.1 errors
 
 
@@ -173,6 +174,21 @@ def _branch_estimate(draft, node_id: int, child_index: int, X, y, rows, sums, cf
     return total
 
 
+def _sm_or_eq(a: float, b: float) -> bool:
+    """Weka's ``Utils.smOrEq``: a <= b with a slack of 1e-6."""
+    return a - b < SMALL
+
+
+def _max_bag(weights) -> int:
+    """J48's largest branch (``Distribution.maxBag``): scanning left to right, a branch at least as heavy as
+    the heaviest so far (within 1e-6) takes over, so of equally heavy branches the last one wins."""
+    best, keep = 0.0, 0
+    for i, w in enumerate(weights):
+        if w - best > -SMALL:
+            best, keep = w, i
+    return keep
+
+
 def _collapse(draft, steps: list, sums) -> None:
     """J48's collapse(): top-down, cut subtrees whose training errors are not below the node's own."""
     stack = [0]
@@ -232,14 +248,14 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
                    ("subtree estimate", subtree)]
         branch, largest = math.inf, None
         if subtree_raising:
-            largest = int(np.argmax([draft.nodes[c].weight for c in node.children]))
+            largest = _max_bag([draft.nodes[c].weight for c in node.children])
             branch = _branch_estimate(draft, nid, largest, X, y, rows, sums, cf)
             numbers.append(("largest branch estimate", branch))
-        if leaf <= subtree + TOLERANCE and leaf <= branch + TOLERANCE:
+        if _sm_or_eq(leaf, subtree + TOLERANCE) and _sm_or_eq(leaf, branch + TOLERANCE):
             draft.cut(nid)
             sums[nid] = (e, leaf)
             action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
-        elif branch <= subtree + TOLERANCE:
+        elif _sm_or_eq(branch, subtree + TOLERANCE):
             child = node.children[largest]
             draft.raise_child(nid, largest)
             draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
