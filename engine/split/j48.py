@@ -38,14 +38,11 @@ MANY_VALUES = 0.3     # a nominal feature with >= 0.3 x rows values does not cou
 
 def _chain(gains: np.ndarray, start: float = 0.0) -> int:
     """Index Weka's scan keeps: a candidate replaces the best so far only when higher by more than 1e-6
-    (-1 when none beats ``start``). Only candidates near the top can be kept, so only those are scanned."""
-    if gains.size == 0:
-        return -1
-    top = float(np.max(gains))
+    (-1 when none beats ``start``)."""
     best, keep = start, -1
-    for i in np.flatnonzero(gains > top - 1e-4).tolist():
-        if gains[i] - best > SMALL:
-            best, keep = float(gains[i]), i
+    for i, g in enumerate(gains.tolist()):
+        if g - best > SMALL:
+            best, keep = g, i
     return keep
 
 
@@ -144,18 +141,23 @@ def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rule
     starts = np.zeros(C, dtype=np.int64)
     np.cumsum(seg_len[:-1], out=starts[1:])
     seg = np.repeat(np.arange(C), seg_len)
-    cum = np.cumsum(cls_w, axis=0)
-    wcum = np.cumsum(w)
     has = seg_len > 0
     ends = starts + seg_len - 1
-    base_c = np.zeros((C, K))
-    base_w = np.zeros(C)
-    inner = has & (starts > 0)
-    base_c[inner] = cum[starts[inner] - 1]
-    base_w[inner] = wcum[starts[inner] - 1]
-    if C > 1:                               # running sums within each segment
-        cum -= base_c[seg]
-        wcum -= base_w[seg]
+    if C > 1 and np.any(w != np.round(w)):  # fractional weights: each segment's own running sum, as for one node
+        cum, wcum = np.empty_like(cls_w), np.empty_like(w)
+        for a, b in zip(starts[has].tolist(), (ends[has] + 1).tolist()):
+            np.cumsum(cls_w[a:b], axis=0, out=cum[a:b])
+            np.cumsum(w[a:b], out=wcum[a:b])
+    else:
+        cum = np.cumsum(cls_w, axis=0)
+        wcum = np.cumsum(w)
+        if C > 1:                           # whole numbers: running sums within each segment, exactly
+            base_c, base_w = np.zeros((C, K)), np.zeros(C)
+            inner = has & (starts > 0)
+            base_c[inner] = cum[starts[inner] - 1]
+            base_w[inner] = wcum[starts[inner] - 1]
+            cum -= base_c[seg]
+            wcum -= base_w[seg]
     tot = np.zeros((C, K))
     wk = np.zeros(C)
     tot[has] = cum[ends[has]]
