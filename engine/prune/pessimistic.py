@@ -38,6 +38,7 @@ import pandas as pd
 from engine.errors import ConfigError
 from engine.prune.records import PruneResult, PruneStep
 from engine.prune.checks import check_flag, check_number
+from engine.prune.raising import Routes
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy, node_rows, refit_changes
 
@@ -108,9 +109,10 @@ def upper_error_rate(n: float, e: float, cf: float = 0.25) -> float:
 
 def _leaf_errors(node) -> tuple[float, float]:
     """(N, E) of a node as a leaf predicting its value's class, from its training class counts."""
-    stats = np.asarray(node.stats, dtype=float)
-    n = float(stats.sum())
-    return n, n - float(stats[int(np.argmax(node.value))])
+    stats = node.stats
+    n = float(np.sum(stats)) if len(stats) >= 8 else float(sum(stats))
+    value = node.value
+    return n, n - float(stats[value.index(max(value))])
 
 
 def _subtree_sums(tree, cf: float, start: int = 0) -> dict[int, tuple[float, float]]:
@@ -205,6 +207,107 @@ def _collapse(draft, steps: list, sums) -> None:
             stack.extend(node.children)
 
 
+class _Pruning:
+    """What one run of :func:`prune_pessimistic` works on: the draft, its sums and rows, the steps."""
+
+    def __init__(self, draft, cf, sums, steps, X, y, rows, raising):
+        self.draft, self.cf, self.sums, self.steps = draft, cf, sums, steps
+        self.X, self.y, self.rows, self.raising = X, y, rows, raising
+
+    def visit(self, nid: int, branch: float, largest) -> bool:
+        """J48's decision at an internal node whose children are pruned; True when it raised a child
+        (the raised subtree must then be pruned again)."""
+        draft, cf, sums = self.draft, self.cf, self.sums
+        node = draft.nodes[nid]
+        n, e = _leaf_errors(node)
+        leaf = _estimate(n, e, cf)
+        subtree = sum(sums[c][1] for c in node.children)
+        numbers = [("N", n), ("E", e), ("U", _rate(n, e, cf)), ("leaf estimate", leaf),
+                   ("subtree estimate", subtree)]
+        if self.raising:
+            numbers.append(("largest branch estimate", branch))
+        raised = False
+        if _sm_or_eq(leaf, subtree + TOLERANCE) and _sm_or_eq(leaf, branch + TOLERANCE):
+            draft.cut(nid)
+            sums[nid] = (e, leaf)
+            action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
+        elif _sm_or_eq(branch, subtree + TOLERANCE):
+            X, y, rows = self.X, self.y, self.rows
+            child = node.children[largest]
+            draft.raise_child(nid, largest)
+            draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
+            rows.update(node_rows(draft, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
+            sums.update(_subtree_sums(draft, cf, start=nid))
+            raised = True
+            action = f"raise child {largest} (node {child})"
+            note = (f"Raising the largest branch: {branch:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1; "
+                    f"the raised subtree is pruned again.")
+        else:
+            sums[nid] = (sum(sums[c][0] for c in node.children), subtree)
+            action, note = "keep", f"The subtree's {subtree:.3f} estimated errors beat the leaf's {leaf:.3f}."
+        self.steps.append(PruneStep(len(self.steps), nid, action, tuple(numbers), note))
+        return raised
+
+    def largest(self, nid: int):
+        node = self.draft.nodes[nid]
+        return _max_bag([self.draft.nodes[c].weight for c in node.children]) if self.raising else None
+
+    def node_by_node(self, start: int = 0) -> None:
+        """Post-order from ``start``: each node's branch estimate by routing its rows (any data)."""
+        draft = self.draft
+        stack = [(start, "enter")]
+        while stack:
+            nid, phase = stack.pop()
+            node = draft.nodes[nid]
+            if node is None or node.is_leaf:
+                continue
+            if phase == "enter":
+                stack.append((nid, "decide"))
+                stack.extend((c, "enter") for c in reversed(node.children))
+                continue
+            largest = self.largest(nid)
+            branch = math.inf if largest is None else _branch_estimate(
+                draft, nid, largest, self.X, self.y, self.rows, self.sums, self.cf)
+            if self.visit(nid, branch, largest):
+                stack.append((nid, "enter"))
+
+    def by_depth(self) -> None:
+        """The same decisions, deepest nodes first, the branch estimates of a depth's nodes at once
+        (:class:`engine.prune.raising.Routes`); a raise prunes its new subtree node by node."""
+        draft, rows = self.draft, self.rows
+        routes = Routes(draft, self.X)
+        z = _z(self.cf)
+        depths: dict[int, list[int]] = {}
+        for node in draft.walk(0):
+            if not node.is_leaf:
+                depths.setdefault(node.depth, []).append(node.id)
+        for depth in sorted(depths, reverse=True):
+            ids = [i for i in depths[depth] if draft.nodes[i] is not None and not draft.nodes[i].is_leaf]
+            if not ids:
+                continue
+            largest = [self.largest(i) for i in ids]
+            starts, owner, idx, w = [], [], [], []
+            for k, (i, b) in enumerate(zip(ids, largest)):
+                kids = draft.nodes[i].children
+                for c, kid in enumerate(kids):
+                    if c != b and kid in rows:
+                        r, rw = rows[kid]
+                        idx.append(r)
+                        w.append(rw)
+                        owner.append(np.full(r.size, k, dtype=np.int64))
+                        starts.append(np.full(r.size, kids[b], dtype=np.int64))
+            cat = (lambda parts, t: np.concatenate(parts) if parts else np.zeros(0, dtype=t))
+            base = [self.sums[draft.nodes[i].children[b]][1] for i, b in zip(ids, largest)]
+            branch = routes.branch_estimates(cat(starts, np.int64), cat(owner, np.int64), cat(idx, np.int64),
+                                             cat(w, float), self.y, base, self.cf, z)
+            for i, b, est in zip(ids, largest, branch.tolist()):
+                if self.visit(i, est, b):
+                    self.node_by_node(i)
+                    routes.refresh(draft, [n.id for n in draft.walk(i)])
+                elif draft.nodes[i].is_leaf:
+                    routes.leaf[i] = True
+
+
 def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = False, collapse: bool = True,
                       train=None, sample_weight=None) -> PruneResult:
     """C4.5 / J48 pessimistic error pruning (see module docstring) of a classification tree.
@@ -231,44 +334,11 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
     if collapse:
         _collapse(draft, steps, _subtree_sums(tree, cf))
     sums = _subtree_sums(draft, cf)  # (E, estimate) of every current subtree, kept up to date below
-    stack = [(0, "enter")]
-    while stack:
-        nid, phase = stack.pop()
-        node = draft.nodes[nid]
-        if node is None or node.is_leaf:
-            continue
-        if phase == "enter":
-            stack.append((nid, "decide"))
-            stack.extend((c, "enter") for c in reversed(node.children))
-            continue
-        n, e = _leaf_errors(node)
-        leaf = _estimate(n, e, cf)
-        subtree = sum(sums[c][1] for c in node.children)
-        numbers = [("N", n), ("E", e), ("U", _rate(n, e, cf)), ("leaf estimate", leaf),
-                   ("subtree estimate", subtree)]
-        branch, largest = math.inf, None
-        if subtree_raising:
-            largest = _max_bag([draft.nodes[c].weight for c in node.children])
-            branch = _branch_estimate(draft, nid, largest, X, y, rows, sums, cf)
-            numbers.append(("largest branch estimate", branch))
-        if _sm_or_eq(leaf, subtree + TOLERANCE) and _sm_or_eq(leaf, branch + TOLERANCE):
-            draft.cut(nid)
-            sums[nid] = (e, leaf)
-            action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
-        elif _sm_or_eq(branch, subtree + TOLERANCE):
-            child = node.children[largest]
-            draft.raise_child(nid, largest)
-            draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
-            rows.update(node_rows(draft, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
-            sums.update(_subtree_sums(draft, cf, start=nid))
-            stack.append((nid, "enter"))
-            action = f"raise child {largest} (node {child})"
-            note = (f"Raising the largest branch: {branch:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1; "
-                    f"the raised subtree is pruned again.")
-        else:
-            sums[nid] = (sum(sums[c][0] for c in node.children), subtree)
-            action, note = "keep", f"The subtree's {subtree:.3f} estimated errors beat the leaf's {leaf:.3f}."
-        steps.append(PruneStep(len(steps), nid, action, tuple(numbers), note))
+    run = _Pruning(draft, cf, sums, steps, X, y, rows, subtree_raising)
+    if subtree_raising and Routes.usable(draft, X):
+        run.by_depth()
+    else:
+        run.node_by_node()
     decision: dict[int, str] = {}
     for s in steps:
         decision[s.node_id] = f"{decision[s.node_id]}, then {s.action}" if s.node_id in decision else s.action

@@ -1,0 +1,126 @@
+"""Subtree raising's branch estimates for many nodes at once (C4.5 / J48, :mod:`engine.prune.pessimistic`).
+
+J48 asks at every internal node p: how many errors would p's largest child c make, were all of p's rows
+sent down c's subtree (``getEstimatedErrorsForBranch``)? The rows of c reach c's leaves already (their
+counts are the leaves' own); only the *other* children's rows move. :class:`Routes` holds the current
+tree's tests as arrays, so those rows descend for all nodes of a depth together (one array step per
+level of the subtrees), and each leaf they reach changes the estimate by ``est(N + f) - est(N)``.
+Used when no row has a missing value and every multiway test has a branch for each value (then no row
+is split into fractions); otherwise pruning routes node by node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Routes", "estimates"]
+
+
+def estimates(n: np.ndarray, e: np.ndarray, cf: float, z: float) -> np.ndarray:
+    """Vectorised ``N * U_CF(E, N)`` (``_estimate`` of :mod:`engine.prune.pessimistic`): E + addErrs(N, E)."""
+    n, e = np.asarray(n, dtype=float), np.asarray(e, dtype=float)
+    out = np.zeros(n.shape)
+    pos = n > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = n * (1.0 - cf ** (1.0 / n))
+        f1 = 1.5 / n                                      # addErrs(N, 1) by the score formula (N > 1.5)
+        r1 = (f1 + z * z / (2 * n) + z * np.sqrt(f1 / n - f1 * f1 / n + z * z / (4 * n * n))) / (1 + z * z / n)
+        add1 = np.where(1.5 >= n, np.maximum(n - 1.0, 0.0), r1 * n - 1.0)
+        f = (e + 0.5) / n
+        r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
+        big = np.where(e + 0.5 >= n, np.maximum(n - e, 0.0), r * n - e)
+    small = np.where(e == 0.0, base, base + e * (add1 - base))
+    added = np.where(e < 1.0, small, big)
+    out[pos] = e[pos] + added[pos]
+    return out
+
+
+class Routes:
+    """The draft tree's tests as arrays (per node id: leaf?, feature, threshold, children), kept in step
+    with cuts and raises, to send many rows down many subtrees at once."""
+
+    def __init__(self, draft, X: np.ndarray):
+        self.X = X
+        N = len(draft.nodes)
+        self.leaf = np.ones(N, dtype=bool)
+        self.feat = np.zeros(N, dtype=np.int64)
+        self.thr = np.zeros(N)
+        self.multi = np.zeros(N, dtype=bool)
+        self.kid_at = np.zeros(N, dtype=np.int64)
+        self.lut_at = np.zeros(N, dtype=np.int64)
+        self.stats = np.zeros((N, len(draft.schema.classes)))
+        self.kids = np.zeros(0, dtype=np.int64)
+        self.lut = np.zeros(0, dtype=np.int64)
+        self.refresh(draft, [n.id for n in draft.nodes if n is not None])
+
+    @staticmethod
+    def usable(draft, X) -> bool:
+        """No missing value and no multiway test without a branch for some value."""
+        if np.isnan(X).any():
+            return False
+        cats = draft.schema.categories
+        return all(n.split.kind in ("threshold", "multiway") and (n.split.kind == "threshold" or
+                   len(n.split.category_codes) == len(cats[n.split.feature_index]))
+                   for n in draft.nodes if n is not None and not n.is_leaf)
+
+    def refresh(self, draft, ids) -> None:
+        """Take the current tests and numbers of the nodes ``ids`` (after a raise changed them)."""
+        kids, lut = [], []
+        n_kids, n_lut = self.kids.size, self.lut.size
+        for i in ids:
+            node = draft.nodes[i]
+            if node is None:
+                continue
+            self.stats[i] = node.stats
+            self.leaf[i] = node.is_leaf
+            if node.is_leaf:
+                continue
+            s = node.split
+            self.feat[i] = s.feature_index
+            self.kid_at[i] = n_kids + len(kids)
+            kids.extend(node.children)
+            if s.kind == "threshold":
+                self.multi[i] = False
+                self.thr[i] = s.threshold
+            else:
+                self.multi[i] = True
+                self.lut_at[i] = n_lut + len(lut)
+                table = [0] * (max(s.category_codes) + 1)
+                for b, code in enumerate(s.category_codes):
+                    table[code] = b
+                lut.extend(table)
+        if kids:
+            self.kids = np.concatenate([self.kids, np.asarray(kids, dtype=np.int64)])
+        if lut:
+            self.lut = np.concatenate([self.lut, np.asarray(lut, dtype=np.int64)])
+
+    def descend(self, start: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The leaf each row reaches from its start node."""
+        ptr = start.copy()
+        act = np.flatnonzero(~self.leaf[ptr])
+        while act.size:
+            n = ptr[act]
+            v = self.X[rows[act], self.feat[n]]
+            multi = self.multi[n]
+            b = (v > self.thr[n]).astype(np.int64)
+            if multi.any():
+                b[multi] = self.lut[self.lut_at[n[multi]] + v[multi].astype(np.int64)]
+            ptr[act] = self.kids[self.kid_at[n] + b]
+            act = act[~self.leaf[ptr[act]]]
+        return ptr
+
+    def branch_estimates(self, starts, owner, rows, w, y, base, cf: float, z: float) -> np.ndarray:
+        """Per node (``base``: its largest child's current estimated errors): the estimate when the rows
+        (``rows``, ``w``, from node ``owner`` of each, starting at ``starts``) are added to that subtree."""
+        out = np.asarray(base, dtype=float).copy()
+        if rows.size == 0:
+            return out
+        leaves = self.descend(starts, rows)
+        uniq, first, inv = np.unique(leaves, return_index=True, return_inverse=True)
+        K = self.stats.shape[1]
+        f = np.bincount(inv * K + y[rows], weights=w, minlength=uniq.size * K).reshape(uniq.size, K)
+        old = self.stats[uniq]
+        new = old + f
+        n_old, n_new = old.sum(axis=1), new.sum(axis=1)
+        delta = estimates(n_new, n_new - new.max(axis=1), cf, z) - estimates(n_old, n_old - old.max(axis=1), cf, z)
+        return out + np.bincount(owner[first], weights=delta, minlength=out.size)
