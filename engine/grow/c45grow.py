@@ -22,12 +22,12 @@ import math
 
 import numpy as np
 
-from engine.grow.levelstore import FastResult
+from engine.grow.levelstore import FastResult, split_numbers
 from engine.grow.stopping import post_split_reason, pre_split_reason
 from engine.split.j48 import SMALL, AVERAGE_SLACK, nominal_scores, numeric_scan, threshold_at
 from engine.split.records import Split
 from engine.split.search import NodeData, _make_split
-from engine.tree.build import make_node
+from engine.tree.build import make_nodes
 
 
 def c45_eligible(grower) -> bool:
@@ -131,10 +131,13 @@ def grow_c45(grower) -> FastResult:
         pick = _choose(G, RT, valid, counted, rules)
         # ----- the splits, node by node (records, stopping), then the copies routed to the children
         plans = []
+        made = _numeric_records(grower, found, pick, sum_w, G, RT)
         for c, nid in enumerate(ids):
             node = nodes[nid]
             j = int(pick[c])
-            split = None if j < 0 else _split_record(grower, found[j], j, c, float(sum_w[c]), G[c, j], RT[c, j])
+            split = made.get(c)
+            if split is None and j >= 0:
+                split = _split_record(grower, found[j], j, c, float(sum_w[c]), G[c, j], RT[c, j])
             share = node.weight / root_w if root_w > 0 else 0.0
             reason = post_split_reason(split, cfg, task, share)
             if reason is not None:
@@ -145,6 +148,40 @@ def grow_c45(grower) -> FastResult:
             break
         lvl, ids = _children(grower, lvl, plans, nodes, rows, paths, X, U, classes, numeric, n_total)
     return FastResult(nodes, rows, paths, list(range(len(nodes))))
+
+
+def _numeric_records(grower, found, pick, sum_w, G, RT) -> dict:
+    """The winning thresholds of the level's nodes without missing values at the node, as
+    :func:`_split_record` (``_make_split``) makes them, many at once (:func:`engine.grow.levelstore.split_numbers`)."""
+    out = {}
+    schema, crit, task, rules = grower.schema, grower.crit, grower.task, grower.config.c45_rules
+    for j in set(pick[pick >= 0].tolist()):
+        if schema.kinds[j] != "numeric":
+            continue
+        pos, xs, seg_len, left, right = found[j]
+        cs = np.flatnonzero(pick == j)
+        L, R = left[cs], right[cs]
+        known = L + R
+        W, P = crit.weight(known), crit.from_stats(known)
+        whole = W == sum_w[cs]
+        if not whole.any():
+            continue
+        cs, L, R, W, P = cs[whole], L[whole], R[whole], W[whole], P[whole]
+        wl, wr, cimp, _, info, _ = split_numbers(crit, L, R, P, W)
+        starts = np.zeros(seg_len.size, dtype=np.int64)
+        np.cumsum(seg_len[:-1], out=starts[1:])
+        n_left = pos[cs] - starts[cs] + 1
+        n_right = seg_len[cs] - n_left
+        values = grower._training_values(j)
+        name = schema.feature_names[j]
+        for k, c in enumerate(cs.tolist()):
+            out[c] = Split.fast(
+                feature=name, feature_index=j, kind="threshold", threshold=threshold_at(xs, int(pos[c]), values, rules),
+                categories=(), category_codes=(), gain=float(G[c, j]), gain_ratio=float(RT[c, j]),
+                split_info=float(info[k]), impurity_parent=float(P[k]), impurity_children=float(cimp[k]),
+                child_stats=(tuple(L[k].tolist()), tuple(R[k].tolist())), child_weights=(float(wl[k]), float(wr[k])),
+                child_counts=(int(n_left[k]), int(n_right[k])), known_fraction=1.0, task=task)
+    return out
 
 
 def _split_record(grower, found, j: int, c: int, sum_w: float, gain: float, ratio: float) -> Split:
@@ -223,6 +260,14 @@ def _children(grower, lvl: _Level, plans, nodes, rows, paths, X, U, classes, num
     crit, cfg = grower.crit, grower.config
     open_local = []
     next_ids = []
+    if np.all(weight == np.round(weight)):        # whole numbers: the children's sums exactly, at once
+        K = U.shape[1]
+        kid_stats = np.bincount(child * K + grower.y[new_rows].astype(np.int64), weights=weight,
+                                minlength=total * K).reshape(total, K)
+    else:                                         # fractions: each child's own sum, as stepping makes it
+        kid_stats = np.array([(U[new_rows[a:b]] * weight[a:b, None]).sum(0)
+                              for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]).reshape(total, U.shape[1])
+    factories = make_nodes(kid_stats, n_child, crit, classes)
     for c, nid, split in plans:
         node = nodes[nid]
         labels = split.branch_labels()
@@ -231,8 +276,7 @@ def _children(grower, lvl: _Level, plans, nodes, rows, paths, X, U, classes, num
             k = base[c] + b
             cidx, cw = new_rows[starts[k]:starts[k + 1]], weight[starts[k]:starts[k + 1]]
             cid = len(nodes)
-            kid = make_node(node_id=cid, parent=nid, depth=node.depth + 1, branch=labels[b],
-                            stats=(U[cidx] * cw[:, None]).sum(0), n_rows=cidx.size, crit=crit, classes=classes)
+            kid = factories[k](cid, nid, node.depth + 1, labels[b])
             if kid.weight <= 0:               # an empty branch: the parent's class
                 kid = kid.evolve(value=node.value, prediction=node.prediction)
             reason = pre_split_reason(kid, cfg)

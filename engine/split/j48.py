@@ -49,10 +49,8 @@ def _chain(gains: np.ndarray, start: float = 0.0) -> int:
 def xlogx(a: np.ndarray) -> np.ndarray:
     """Weka's ``lnFunc``: a ln a, 0 below 1e-6."""
     a = np.asarray(a, dtype=float)
-    out = np.zeros(a.shape)
-    ok = a >= 1e-6
-    out[ok] = a[ok] * np.log(a[ok])
-    return out
+    small = a < 1e-6
+    return np.where(small, 0.0, a * np.log(np.where(small, 1.0, a)))
 
 
 def _old_ent(tot: np.ndarray, w: np.ndarray, ln_base: float) -> np.ndarray:
