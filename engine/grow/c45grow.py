@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.grow.levelstore import FastResult, split_numbers
 from engine.grow.stopping import post_split_reason, pre_split_reason
-from engine.split.j48 import SMALL, AVERAGE_SLACK, nominal_scores, numeric_scan, threshold_at
+from engine.split.j48 import SMALL, AVERAGE_SLACK, nominal_scores, numeric_scan, threshold_at, xlogx
 from engine.split.records import Split
 from engine.split.search import NodeData, _make_split
 from engine.tree.build import make_nodes
@@ -93,6 +93,8 @@ def grow_c45(grower) -> FastResult:
                  {j: np.argsort(X[idx0, j], kind="stable") for j in numeric})
     ids = [0]
     root_w = root.weight
+    # n ln n of every whole weight up to the root's, read by the scans instead of logarithms
+    ln_table = xlogx(np.arange(int(root_w) + 2, dtype=float)) if np.all(w0 == np.round(w0)) else None
     while ids:
         C = len(ids)
         sum_w = np.array([float(rows[i][1].sum()) for i in ids])
@@ -111,7 +113,7 @@ def grow_c45(grower) -> FastResult:
             cls_w = np.zeros((ko.size, K))
             cls_w[np.arange(ko.size), ycl[ko]] = lvl.w[ko]
             pos, gain, ratio, left, right = numeric_scan(xs, cls_w, lvl.w[ko], seg_len, sum_w, m=m, n_classes=K,
-                                                          rules=rules, ln_base=ln_base)
+                                                          rules=rules, ln_base=ln_base, table=ln_table)
             valid[:, j] = pos >= 0
             G[:, j], RT[:, j] = gain, ratio
             found[j] = (pos, xs, seg_len, left, right)

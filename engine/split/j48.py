@@ -53,19 +53,19 @@ def xlogx(a: np.ndarray) -> np.ndarray:
     return np.where(small, 0.0, a * np.log(np.where(small, 1.0, a)))
 
 
-def _old_ent(tot: np.ndarray, w: np.ndarray, ln_base: float) -> np.ndarray:
+def _old_ent(tot: np.ndarray, w: np.ndarray, ln_base: float, lf=xlogx) -> np.ndarray:
     """``EntropyBasedSplitCrit.oldEnt`` of class weights ``tot`` (n x K) of total ``w``: (w ln w - sum n ln n) / ln b."""
     acc = np.zeros(tot.shape[0])
     for k in range(tot.shape[1]):
-        acc = acc + xlogx(tot[:, k])
-    return (xlogx(w) - acc) / ln_base
+        acc = acc + lf(tot[:, k])
+    return (lf(w) - acc) / ln_base
 
 
-def _new_ent_sum(acc: np.ndarray, bag: np.ndarray, bag_w: np.ndarray) -> np.ndarray:
+def _new_ent_sum(acc: np.ndarray, bag: np.ndarray, bag_w: np.ndarray, lf=xlogx) -> np.ndarray:
     """One bag's terms of ``newEnt``, added in Weka's order: each class's n ln n, then minus the bag's."""
     for k in range(bag.shape[1]):
-        acc = acc + xlogx(bag[:, k])
-    return acc - xlogx(bag_w)
+        acc = acc + lf(bag[:, k])
+    return acc - lf(bag_w)
 
 
 def info_gain(old: np.ndarray, new_sum: np.ndarray, w_known: np.ndarray, sum_w: np.ndarray, ln_base: float):
@@ -127,12 +127,14 @@ def min_split_sizes(w_known: np.ndarray, n_classes: int, m: float, rules) -> np.
     return np.where(ms - m < SMALL, float(m), np.where(ms - 25 > SMALL, 25.0, ms))
 
 
-def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rules, ln_base: float):
+def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rules, ln_base: float,
+                 table: np.ndarray | None = None):
     """J48's best threshold in each segment of sorted known values (``C45Split.handleNumericAttribute``).
 
     ``xs`` (T,), ``cls_w`` (T, K) the rows' class weights, ``w`` (T,) their weights, sorted by value within
     each segment (a node), ``seg_len`` rows per segment, ``sum_w`` each node's whole weight (missing values
-    included). Returns per segment: the flat index of the last row going left (-1: no split), the gain
+    included). ``table``: ``xlogx(0, 1, 2, ...)`` up to the total weight, read instead of computing
+    logarithms when every weight is a whole number (the same numbers). Returns per segment: the flat index of the last row going left (-1: no split), the gain
     (MDL-corrected), the gain ratio, the left and right class weights."""
     C = seg_len.size
     K = cls_w.shape[1]
@@ -141,7 +143,9 @@ def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rule
     seg = np.repeat(np.arange(C), seg_len)
     has = seg_len > 0
     ends = starts + seg_len - 1
-    if C > 1 and np.any(w != np.round(w)):  # fractional weights: each segment's own running sum, as for one node
+    fractional = bool(np.any(w != np.round(w)))
+    lf = xlogx if table is None or fractional else (lambda a: table[np.asarray(a).astype(np.int64)])
+    if C > 1 and fractional:  # fractional weights: each segment's own running sum, as for one node
         cum, wcum = np.empty_like(cls_w), np.empty_like(w)
         for a, b in zip(starts[has].tolist(), (ends[has] + 1).tolist()):
             np.cumsum(cls_w[a:b], axis=0, out=cum[a:b])
@@ -175,8 +179,8 @@ def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rule
     n_cand = np.bincount(sg, minlength=C)
     L = cum[idx]
     R = tot[sg] - L
-    new = _new_ent_sum(_new_ent_sum(np.zeros(idx.size), L, wl[idx]), R, wr[idx])
-    gains = info_gain(_old_ent(tot, wk, ln_base)[sg], new, wk[sg], sum_w[sg], ln_base)
+    new = _new_ent_sum(_new_ent_sum(np.zeros(idx.size), L, wl[idx], lf), R, wr[idx], lf)
+    gains = info_gain(_old_ent(tot, wk, ln_base, lf)[sg], new, wk[sg], sum_w[sg], ln_base)
     kept = _last_kept(gains, sg, C)
     pos = np.full(C, -1, dtype=np.int64)
     gain = np.zeros(C)
