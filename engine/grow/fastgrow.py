@@ -4,6 +4,8 @@ overhead per level instead of per node.
 Used for numeric features without missing values, breadth- or depth-first order, no validation rule.
 Both searches grow in :func:`engine.grow.fastexact.grow_exact`: exact search from sorted orders, histogram
 search with the bin-code scans of :mod:`engine.grow.fasthist` on nodes of more than ``max_bins`` rows.
+With J48's rules (the C4.5 preset) :func:`engine.grow.c45grow.grow_c45` grows instead, on any features and
+missing values (breadth-first, all features at every node, no ``random_state``, no validation rule).
 """
 
 from __future__ import annotations

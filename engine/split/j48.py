@@ -17,7 +17,10 @@ grows J48's tree (``-C 0.25 -M 2``, ``M = min_samples_leaf``, counted in case we
 
 Comparisons use Weka's slack of 1e-6 (``Utils.gr``/``grOrEq``); values closer than 1e-5 are one value;
 ties go to the earlier candidate and the earlier feature. J48 tries every threshold, so with any rule on
-the search is exact whatever ``split_search`` says, and the level-wise growers are not used.
+the search is exact whatever ``split_search`` says. The scores are computed as Weka computes them
+(:func:`xlogx` = ``lnFunc``; ``oldEnt``/``newEnt``; the split entropy with the unknown weight as one more
+bag) by :func:`numeric_scan` and :func:`nominal_scores`, for one node (stepping) or all open nodes of a
+level at once (:mod:`engine.grow.c45grow`), the same numbers either way.
 """
 
 from __future__ import annotations
