@@ -276,6 +276,7 @@ class _Pruning:
         (:class:`engine.prune.raising.Routes`); a raise prunes its new subtree node by node."""
         draft, rows = self.draft, self.rows
         routes = Routes(draft, self.X)
+        whole = Routes.whole_rows(draft, self.X)
         z = _z(self.cf)
         depths: dict[int, list[int]] = {}
         for node in draft.walk(0):
@@ -289,17 +290,21 @@ class _Pruning:
             starts, owner, idx, w = [], [], [], []
             for k, (i, b) in enumerate(zip(ids, largest)):
                 kids = draft.nodes[i].children
-                for c, kid in enumerate(kids):
-                    if c != b and kid in rows:
-                        r, rw = rows[kid]
-                        idx.append(r)
-                        w.append(rw)
-                        owner.append(np.full(r.size, k, dtype=np.int64))
-                        starts.append(np.full(r.size, kids[b], dtype=np.int64))
+                # whole rows: only the other branches' rows move; else every row of the node descends
+                parts = [rows[kid] for c, kid in enumerate(kids) if c != b and kid in rows] if whole else \
+                    [rows[i]] if i in rows else []
+                for r, rw in parts:
+                    idx.append(r)
+                    w.append(rw)
+                    owner.append(np.full(r.size, k, dtype=np.int64))
+                    starts.append(np.full(r.size, kids[b], dtype=np.int64))
             cat = (lambda parts, t: np.concatenate(parts) if parts else np.zeros(0, dtype=t))
-            base = [self.sums[draft.nodes[i].children[b]][1] for i, b in zip(ids, largest)]
-            branch = routes.branch_estimates(cat(starts, np.int64), cat(owner, np.int64), cat(idx, np.int64),
-                                             cat(w, float), self.y, base, self.cf, z)
+            args = (cat(starts, np.int64), cat(owner, np.int64), cat(idx, np.int64), cat(w, float), self.y)
+            if whole:
+                base = [self.sums[draft.nodes[i].children[b]][1] for i, b in zip(ids, largest)]
+                branch = routes.branch_estimates(*args, base, self.cf, z)
+            else:
+                branch = routes.full_estimates(*args, len(ids), self.cf, z)
             for i, b, est in zip(ids, largest, branch.tolist()):
                 if self.visit(i, est, b):
                     self.node_by_node(i)
@@ -335,7 +340,7 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
         _collapse(draft, steps, _subtree_sums(tree, cf))
     sums = _subtree_sums(draft, cf)  # (E, estimate) of every current subtree, kept up to date below
     run = _Pruning(draft, cf, sums, steps, X, y, rows, subtree_raising)
-    if subtree_raising and Routes.usable(draft, X):
+    if subtree_raising and Routes.usable(draft):
         run.by_depth()
     else:
         run.node_by_node()

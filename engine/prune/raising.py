@@ -5,8 +5,10 @@ sent down c's subtree (``getEstimatedErrorsForBranch``)? The rows of c reach c's
 counts are the leaves' own); only the *other* children's rows move. :class:`Routes` holds the current
 tree's tests as arrays, so those rows descend for all nodes of a depth together (one array step per
 level of the subtrees), and each leaf they reach changes the estimate by ``est(N + f) - est(N)``.
-Used when no row has a missing value and every multiway test has a branch for each value (then no row
-is split into fractions); otherwise pruning routes node by node.
+With missing values (a row missing a node's test goes down every branch with the share of the known
+weight that arrives there, as J48's ``resetDistribution`` computes it for the rows sent through),
+every row of the node descends, split into fractions level by level, and the leaves' counts are summed
+afresh (:meth:`Routes.full_estimates`).
 """
 
 from __future__ import annotations
@@ -48,19 +50,25 @@ class Routes:
         self.multi = np.zeros(N, dtype=bool)
         self.kid_at = np.zeros(N, dtype=np.int64)
         self.lut_at = np.zeros(N, dtype=np.int64)
+        self.n_kids = np.zeros(N, dtype=np.int64)
+        self.n_values = [len(c) for c in draft.schema.categories]
         self.stats = np.zeros((N, len(draft.schema.classes)))
         self.kids = np.zeros(0, dtype=np.int64)
         self.lut = np.zeros(0, dtype=np.int64)
         self.refresh(draft, [n.id for n in draft.nodes if n is not None])
 
     @staticmethod
-    def usable(draft, X) -> bool:
-        """No missing value and no multiway test without a branch for some value."""
+    def usable(draft) -> bool:
+        """Every test is a threshold or a multiway split (the tests J48 makes)."""
+        return all(n.split.kind in ("threshold", "multiway") for n in draft.nodes if n is not None and not n.is_leaf)
+
+    @staticmethod
+    def whole_rows(draft, X) -> bool:
+        """No row is ever split into fractions: no missing value, every multiway test branching on every value."""
         if np.isnan(X).any():
             return False
         cats = draft.schema.categories
-        return all(n.split.kind in ("threshold", "multiway") and (n.split.kind == "threshold" or
-                   len(n.split.category_codes) == len(cats[n.split.feature_index]))
+        return all(n.split.kind == "threshold" or len(n.split.category_codes) == len(cats[n.split.feature_index])
                    for n in draft.nodes if n is not None and not n.is_leaf)
 
     def refresh(self, draft, ids) -> None:
@@ -78,6 +86,7 @@ class Routes:
             s = node.split
             self.feat[i] = s.feature_index
             self.kid_at[i] = n_kids + len(kids)
+            self.n_kids[i] = len(node.children)
             kids.extend(node.children)
             if s.kind == "threshold":
                 self.multi[i] = False
@@ -85,7 +94,7 @@ class Routes:
             else:
                 self.multi[i] = True
                 self.lut_at[i] = n_lut + len(lut)
-                table = [0] * (max(s.category_codes) + 1)
+                table = [-1] * self.n_values[s.feature_index]     # -1: a value without a branch (as missing)
                 for b, code in enumerate(s.category_codes):
                     table[code] = b
                 lut.extend(table)
@@ -124,3 +133,67 @@ class Routes:
         n_old, n_new = old.sum(axis=1), new.sum(axis=1)
         delta = estimates(n_new, n_new - new.max(axis=1), cf, z) - estimates(n_old, n_old - old.max(axis=1), cf, z)
         return out + np.bincount(owner[first], weights=delta, minlength=out.size)
+
+    def _branches(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Branch of each value at nodes n (-1: missing, or a value the multiway test has no branch for)."""
+        b = (v > self.thr[n]).astype(np.int64)
+        multi = self.multi[n]
+        if multi.any():
+            vm = v[multi]
+            ok = ~np.isnan(vm)
+            bm = np.full(vm.size, -1, dtype=np.int64)
+            bm[ok] = self.lut[self.lut_at[n[multi]][ok] + vm[ok].astype(np.int64)]
+            b[multi] = bm
+        b[np.isnan(v)] = -1
+        return b
+
+    def full_estimates(self, starts, owner, rows, w, y, n_owner: int, cf: float, z: float) -> np.ndarray:
+        """Per owner: the estimated errors of its start subtree when its rows descend it (J48's
+        ``getEstimatedErrorsForBranch``): at each node the rows with the test's value go down their
+        branch, the others down every branch whose share of the known weight arriving there is above
+        1e-6 (evenly when almost none is known), with their weight times that share."""
+        K = self.stats.shape[1]
+        ptr, r, ww, own = starts.copy(), rows, w, owner
+        leaf_parts, row_parts, w_parts, own_parts = [], [], [], []
+        while ptr.size:
+            at = self.leaf[ptr]
+            if at.any():
+                leaf_parts.append(ptr[at])
+                row_parts.append(r[at])
+                w_parts.append(ww[at])
+                own_parts.append(own[at])
+                ptr, r, ww, own = ptr[~at], r[~at], ww[~at], own[~at]
+                if not ptr.size:
+                    break
+            b = self._branches(ptr, self.X[r, self.feat[ptr]])
+            miss = b < 0
+            uq, inv = np.unique(ptr, return_inverse=True)
+            nk = self.n_kids[uq]
+            mb = int(nk.max())
+            kw = np.bincount(inv[~miss] * mb + b[~miss], weights=ww[~miss], minlength=uq.size * mb).reshape(-1, mb)
+            tot = kw.sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(tot[:, None] > 1e-6, kw / tot[:, None], 1.0 / nk[:, None])
+            share[np.arange(mb)[None, :] >= nk[:, None]] = 0.0
+            kn = ~miss
+            nxt = [self.kids[self.kid_at[ptr[kn]] + b[kn]]]
+            nr, nw, no = [r[kn]], [ww[kn]], [own[kn]]
+            if miss.any():
+                mi = np.flatnonzero(miss)
+                for c in range(mb):
+                    sh = share[inv[mi], c]
+                    sel = mi[sh > 1e-6]
+                    nxt.append(self.kids[self.kid_at[ptr[sel]] + c])
+                    nr.append(r[sel])
+                    nw.append(ww[sel] * sh[sh > 1e-6])
+                    no.append(own[sel])
+            ptr, r, ww, own = np.concatenate(nxt), np.concatenate(nr), np.concatenate(nw), np.concatenate(no)
+        out = np.zeros(n_owner)
+        if not leaf_parts:
+            return out
+        leaves, lrows, lw = np.concatenate(leaf_parts), np.concatenate(row_parts), np.concatenate(w_parts)
+        uq, first, inv = np.unique(leaves, return_index=True, return_inverse=True)
+        counts = np.bincount(inv * K + y[lrows], weights=lw, minlength=uq.size * K).reshape(uq.size, K)
+        n = counts.sum(axis=1)
+        est = estimates(n, n - counts.max(axis=1), cf, z)
+        return np.bincount(np.concatenate(own_parts)[first], weights=est, minlength=n_owner)
