@@ -2,6 +2,8 @@
 gain tables that stepping node by node gives: numeric, categorical and missing-value data, case weights,
 J48's rules one by one, and the app's use (some steps by hand, then Grow to end; undo)."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -94,3 +96,15 @@ def test_depth_first_and_random_ties_still_step():
     ds = generated(**DATA["numeric"])
     for cfg in (engine.TreeConfig(algorithm="c45", order="depth"), engine.TreeConfig(algorithm="c45", random_state=1)):
         assert not fast_eligible(engine.Grower(ds, cfg))
+
+
+@pytest.mark.parametrize("extra", [dict(max_depth=4), dict(chi2_alpha=0.05), dict(min_impurity_decrease=0.002),
+                                   dict(min_samples_split=40), dict(min_gain=0.02), dict(entropy_base=math.e),
+                                   dict(min_samples_leaf=7)])
+def test_levelwise_equals_stepping_with_stopping_rules(extra):
+    ds = generated(**DATA["missing"])
+    cfg = engine.TreeConfig(algorithm="c45", **extra)
+    fast = engine.Grower(ds, cfg)
+    assert fast_eligible(fast)
+    fast.grow()
+    assert_identical(fast, stepped(ds, cfg))
