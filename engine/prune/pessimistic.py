@@ -38,7 +38,7 @@ import pandas as pd
 from engine.errors import ConfigError
 from engine.prune.records import PruneResult, PruneStep
 from engine.prune.checks import check_flag, check_number
-from engine.prune.raising import Routes
+from engine.prune.raising import Routes, decide_by_depth
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy, node_rows, refit_changes
 
@@ -271,47 +271,6 @@ class _Pruning:
             if self.visit(nid, branch, largest):
                 stack.append((nid, "enter"))
 
-    def by_depth(self) -> None:
-        """The same decisions, deepest nodes first, the branch estimates of a depth's nodes at once
-        (:class:`engine.prune.raising.Routes`); a raise prunes its new subtree node by node."""
-        draft, rows = self.draft, self.rows
-        routes = Routes(draft, self.X)
-        whole = Routes.whole_rows(draft, self.X)
-        z = _z(self.cf)
-        depths: dict[int, list[int]] = {}
-        for node in draft.walk(0):
-            if not node.is_leaf:
-                depths.setdefault(node.depth, []).append(node.id)
-        for depth in sorted(depths, reverse=True):
-            ids = [i for i in depths[depth] if draft.nodes[i] is not None and not draft.nodes[i].is_leaf]
-            if not ids:
-                continue
-            largest = [self.largest(i) for i in ids]
-            starts, owner, idx, w = [], [], [], []
-            for k, (i, b) in enumerate(zip(ids, largest)):
-                kids = draft.nodes[i].children
-                # whole rows: only the other branches' rows move; else every row of the node descends
-                parts = [rows[kid] for c, kid in enumerate(kids) if c != b and kid in rows] if whole else \
-                    [rows[i]] if i in rows else []
-                for r, rw in parts:
-                    idx.append(r)
-                    w.append(rw)
-                    owner.append(np.full(r.size, k, dtype=np.int64))
-                    starts.append(np.full(r.size, kids[b], dtype=np.int64))
-            cat = (lambda parts, t: np.concatenate(parts) if parts else np.zeros(0, dtype=t))
-            args = (cat(starts, np.int64), cat(owner, np.int64), cat(idx, np.int64), cat(w, float), self.y)
-            if whole:
-                base = [self.sums[draft.nodes[i].children[b]][1] for i, b in zip(ids, largest)]
-                branch = routes.branch_estimates(*args, base, self.cf, z)
-            else:
-                branch = routes.full_estimates(*args, len(ids), self.cf, z)
-            for i, b, est in zip(ids, largest, branch.tolist()):
-                if self.visit(i, est, b):
-                    self.node_by_node(i)
-                    routes.refresh(draft, [n.id for n in draft.walk(i)])
-                elif draft.nodes[i].is_leaf:
-                    routes.leaf[i] = True
-
 
 def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = False, collapse: bool = True,
                       train=None, sample_weight=None) -> PruneResult:
@@ -341,7 +300,7 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
     sums = _subtree_sums(draft, cf)  # (E, estimate) of every current subtree, kept up to date below
     run = _Pruning(draft, cf, sums, steps, X, y, rows, subtree_raising)
     if subtree_raising and Routes.usable(draft):
-        run.by_depth()
+        decide_by_depth(run, _z(cf))
     else:
         run.node_by_node()
     decision: dict[int, str] = {}

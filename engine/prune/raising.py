@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Routes", "estimates"]
+__all__ = ["Routes", "estimates", "decide_by_depth"]
 
 
 def estimates(n: np.ndarray, e: np.ndarray, cf: float, z: float) -> np.ndarray:
@@ -197,3 +197,47 @@ class Routes:
         n = counts.sum(axis=1)
         est = estimates(n, n - counts.max(axis=1), cf, z)
         return np.bincount(np.concatenate(own_parts)[first], weights=est, minlength=n_owner)
+
+
+def decide_by_depth(run, z: float) -> None:
+    """J48's pruning decisions (``run``: the pruning in progress of :mod:`engine.prune.pessimistic`, with its
+    ``visit``, ``largest`` and ``node_by_node``), deepest nodes first, the branch estimates of a depth's
+    nodes at once (:class:`Routes`); a raise prunes its new subtree node by node. ``z``: Phi^-1(1 - CF)."""
+    draft, rows = run.draft, run.rows
+    routes = Routes(draft, run.X)
+    whole = Routes.whole_rows(draft, run.X)
+    depths: dict[int, list[int]] = {}
+    for node in draft.walk(0):
+        if not node.is_leaf:
+            depths.setdefault(node.depth, []).append(node.id)
+    for depth in sorted(depths, reverse=True):
+        ids = [i for i in depths[depth] if draft.nodes[i] is not None and not draft.nodes[i].is_leaf]
+        if not ids:
+            continue
+        largest = [run.largest(i) for i in ids]
+        starts, owner, idx, w = [], [], [], []
+        for k, (i, b) in enumerate(zip(ids, largest)):
+            kids = draft.nodes[i].children
+            # whole rows: only the other branches' rows move; else every row of the node descends
+            parts = [rows[kid] for c, kid in enumerate(kids) if c != b and kid in rows] if whole else \
+                [rows[i]] if i in rows else []
+            for r, rw in parts:
+                idx.append(r)
+                w.append(rw)
+                owner.append(np.full(r.size, k, dtype=np.int64))
+                starts.append(np.full(r.size, kids[b], dtype=np.int64))
+        cat = (lambda parts, t: np.concatenate(parts) if parts else np.zeros(0, dtype=t))
+        args = (cat(starts, np.int64), cat(owner, np.int64), cat(idx, np.int64), cat(w, float), run.y)
+        if whole:
+            base = [run.sums[draft.nodes[i].children[b]][1] for i, b in zip(ids, largest)]
+            branch = routes.branch_estimates(*args, base, run.cf, z)
+        else:
+            branch = routes.full_estimates(*args, len(ids), run.cf, z)
+        for i, b, est in zip(ids, largest, branch.tolist()):
+            if run.visit(i, est, b):
+                run.node_by_node(i)
+                routes.refresh(draft, [n.id for n in draft.walk(i)])
+            elif draft.nodes[i].is_leaf:
+                routes.leaf[i] = True
+
+
