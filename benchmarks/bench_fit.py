@@ -3,6 +3,7 @@
     python benchmarks/bench_fit.py              # 10k and 100k rows x 20 numeric features
     python benchmarks/bench_fit.py --sizes 300000 --depths 8 --search histogram
     python benchmarks/bench_fit.py --sizes 200000 --depths none 8 --search compare   # exact vs histogram vs auto
+    python benchmarks/bench_fit.py --c45-vs-j48 --repeat 1   # C4.5 grow + prune against Weka's J48 (bench_c45.py)
 
 Ratio = our time / scikit-learn's time (below 1.0: we are faster). Each cell is the best of
 ``--repeat`` runs, which damps the noise of a shared machine. Accuracy is on the training data.
@@ -56,7 +57,12 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--search", default="exact", choices=["exact", "histogram", "auto", "compare"])
     ap.add_argument("--regression", action="store_true")
+    ap.add_argument("--c45-vs-j48", action="store_true",
+                    help="C4.5 preset (grow + pessimistic pruning) against Weka's J48 (benchmarks/bench_c45.py)")
     args = ap.parse_args(argv)
+    if args.c45_vs_j48:
+        from benchmarks.bench_c45 import run
+        return run(args.repeat)
     if args.search == "compare":
         return compare_searches(args)
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor

@@ -3,7 +3,8 @@
 ``grower`` (Grower, StepRecord, fit_tree: step, undo, force, collapse, grow), ``stopping`` (every
 stopping rule and its reason), ``featuredraw`` (random feature subsets per node), ``gain_tables``
 (the gain table of a data set or a Grower), and the speed path: ``fastgrow`` chooses between
-``fastexact`` (exact level-wise search) and ``fasthist`` (histograms), which keep their rows in
+``fastexact`` (exact level-wise search), ``fasthist`` (histograms) and ``c45grow`` (J48's rules, the C4.5
+preset: multiway splits and fractional cases too), which keep their rows in
 ``roworders`` and ``levelstore``; ``allocator`` keeps big temporary arrays on the heap. ``parallel``
 (run_tasks) grows many independent trees on all cores or a Dask cluster, for ensembles, folds and curves.
 """

@@ -38,11 +38,13 @@ import pandas as pd
 from engine.errors import ConfigError
 from engine.prune.records import PruneResult, PruneStep
 from engine.prune.checks import check_flag, check_number
+from engine.prune.raising import Routes, decide_by_depth
 from engine.tree.store import Tree
 from engine.tree.surgery import Draft, as_xy, node_rows, refit_changes
 
 __all__ = ["added_errors", "upper_error_rate", "estimated_errors", "c45_node_table", "prune_pessimistic"]
 
+SMALL = 1e-6     # Weka's Utils.SMALL
 TOLERANCE = 0.1  # J48/C4.5 compare estimated errors with a slack of 0.1 errors
 
 
@@ -107,9 +109,10 @@ def upper_error_rate(n: float, e: float, cf: float = 0.25) -> float:
 
 def _leaf_errors(node) -> tuple[float, float]:
     """(N, E) of a node as a leaf predicting its value's class, from its training class counts."""
-    stats = np.asarray(node.stats, dtype=float)
-    n = float(stats.sum())
-    return n, n - float(stats[int(np.argmax(node.value))])
+    stats = node.stats
+    n = float(np.sum(stats)) if len(stats) >= 8 else float(sum(stats))
+    value = node.value
+    return n, n - float(stats[value.index(max(value))])
 
 
 def _subtree_sums(tree, cf: float, start: int = 0) -> dict[int, tuple[float, float]]:
@@ -173,6 +176,21 @@ def _branch_estimate(draft, node_id: int, child_index: int, X, y, rows, sums, cf
     return total
 
 
+def _sm_or_eq(a: float, b: float) -> bool:
+    """Weka's ``Utils.smOrEq``: a <= b with a slack of 1e-6."""
+    return a - b < SMALL
+
+
+def _max_bag(weights) -> int:
+    """J48's largest branch (``Distribution.maxBag``): scanning left to right, a branch at least as heavy as
+    the heaviest so far (within 1e-6) takes over, so of equally heavy branches the last one wins."""
+    best, keep = 0.0, 0
+    for i, w in enumerate(weights):
+        if w - best > -SMALL:
+            best, keep = w, i
+    return keep
+
+
 def _collapse(draft, steps: list, sums) -> None:
     """J48's collapse(): top-down, cut subtrees whose training errors are not below the node's own."""
     stack = [0]
@@ -187,6 +205,71 @@ def _collapse(draft, steps: list, sums) -> None:
                                    "The subtree makes no fewer training errors than the node alone."))
         else:
             stack.extend(node.children)
+
+
+class _Pruning:
+    """What one run of :func:`prune_pessimistic` works on: the draft, its sums and rows, the steps."""
+
+    def __init__(self, draft, cf, sums, steps, X, y, rows, raising):
+        self.draft, self.cf, self.sums, self.steps = draft, cf, sums, steps
+        self.X, self.y, self.rows, self.raising = X, y, rows, raising
+
+    def visit(self, nid: int, branch: float, largest) -> bool:
+        """J48's decision at an internal node whose children are pruned; True when it raised a child
+        (the raised subtree must then be pruned again)."""
+        draft, cf, sums = self.draft, self.cf, self.sums
+        node = draft.nodes[nid]
+        n, e = _leaf_errors(node)
+        leaf = _estimate(n, e, cf)
+        subtree = sum(sums[c][1] for c in node.children)
+        numbers = [("N", n), ("E", e), ("U", _rate(n, e, cf)), ("leaf estimate", leaf),
+                   ("subtree estimate", subtree)]
+        if self.raising:
+            numbers.append(("largest branch estimate", branch))
+        raised = False
+        if _sm_or_eq(leaf, subtree + TOLERANCE) and _sm_or_eq(leaf, branch + TOLERANCE):
+            draft.cut(nid)
+            sums[nid] = (e, leaf)
+            action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
+        elif _sm_or_eq(branch, subtree + TOLERANCE):
+            X, y, rows = self.X, self.y, self.rows
+            child = node.children[largest]
+            draft.raise_child(nid, largest)
+            draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
+            rows.update(node_rows(draft, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
+            sums.update(_subtree_sums(draft, cf, start=nid))
+            raised = True
+            action = f"raise child {largest} (node {child})"
+            note = (f"Raising the largest branch: {branch:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1; "
+                    f"the raised subtree is pruned again.")
+        else:
+            sums[nid] = (sum(sums[c][0] for c in node.children), subtree)
+            action, note = "keep", f"The subtree's {subtree:.3f} estimated errors beat the leaf's {leaf:.3f}."
+        self.steps.append(PruneStep(len(self.steps), nid, action, tuple(numbers), note))
+        return raised
+
+    def largest(self, nid: int):
+        node = self.draft.nodes[nid]
+        return _max_bag([self.draft.nodes[c].weight for c in node.children]) if self.raising else None
+
+    def node_by_node(self, start: int = 0) -> None:
+        """Post-order from ``start``: each node's branch estimate by routing its rows (any data)."""
+        draft = self.draft
+        stack = [(start, "enter")]
+        while stack:
+            nid, phase = stack.pop()
+            node = draft.nodes[nid]
+            if node is None or node.is_leaf:
+                continue
+            if phase == "enter":
+                stack.append((nid, "decide"))
+                stack.extend((c, "enter") for c in reversed(node.children))
+                continue
+            largest = self.largest(nid)
+            branch = math.inf if largest is None else _branch_estimate(
+                draft, nid, largest, self.X, self.y, self.rows, self.sums, self.cf)
+            if self.visit(nid, branch, largest):
+                stack.append((nid, "enter"))
 
 
 def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = False, collapse: bool = True,
@@ -215,44 +298,11 @@ def prune_pessimistic(tree: Tree, *, cf: float = 0.25, subtree_raising: bool = F
     if collapse:
         _collapse(draft, steps, _subtree_sums(tree, cf))
     sums = _subtree_sums(draft, cf)  # (E, estimate) of every current subtree, kept up to date below
-    stack = [(0, "enter")]
-    while stack:
-        nid, phase = stack.pop()
-        node = draft.nodes[nid]
-        if node is None or node.is_leaf:
-            continue
-        if phase == "enter":
-            stack.append((nid, "decide"))
-            stack.extend((c, "enter") for c in reversed(node.children))
-            continue
-        n, e = _leaf_errors(node)
-        leaf = _estimate(n, e, cf)
-        subtree = sum(sums[c][1] for c in node.children)
-        numbers = [("N", n), ("E", e), ("U", _rate(n, e, cf)), ("leaf estimate", leaf),
-                   ("subtree estimate", subtree)]
-        branch, largest = math.inf, None
-        if subtree_raising:
-            largest = int(np.argmax([draft.nodes[c].weight for c in node.children]))
-            branch = _branch_estimate(draft, nid, largest, X, y, rows, sums, cf)
-            numbers.append(("largest branch estimate", branch))
-        if leaf <= subtree + TOLERANCE and leaf <= branch + TOLERANCE:
-            draft.cut(nid)
-            sums[nid] = (e, leaf)
-            action, note = "replace by leaf", f"As a leaf: {leaf:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1."
-        elif branch <= subtree + TOLERANCE:
-            child = node.children[largest]
-            draft.raise_child(nid, largest)
-            draft.update(refit_changes(draft, X, y, start=nid, entering=rows[nid]))
-            rows.update(node_rows(draft, X, start=nid, idx=rows[nid][0], weights=rows[nid][1]))
-            sums.update(_subtree_sums(draft, cf, start=nid))
-            stack.append((nid, "enter"))
-            action = f"raise child {largest} (node {child})"
-            note = (f"Raising the largest branch: {branch:.3f} estimated errors <= {subtree:.3f} (subtree) + 0.1; "
-                    f"the raised subtree is pruned again.")
-        else:
-            sums[nid] = (sum(sums[c][0] for c in node.children), subtree)
-            action, note = "keep", f"The subtree's {subtree:.3f} estimated errors beat the leaf's {leaf:.3f}."
-        steps.append(PruneStep(len(steps), nid, action, tuple(numbers), note))
+    run = _Pruning(draft, cf, sums, steps, X, y, rows, subtree_raising)
+    if subtree_raising and Routes.usable(draft):
+        decide_by_depth(run, _z(cf))
+    else:
+        run.node_by_node()
     decision: dict[int, str] = {}
     for s in steps:
         decision[s.node_id] = f"{decision[s.node_id]}, then {s.action}" if s.node_id in decision else s.action

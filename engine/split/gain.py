@@ -116,7 +116,7 @@ def evaluate_test(grower, node_id: int, split: Split) -> Split:
         if grower.config.c45_rules:      # J48: a branch per value, two of them holding M
             from engine.split.j48 import j48_nominal
             s = j48_nominal(nd, j, split.feature, labels, m=float(grower.config.min_samples_leaf),
-                            rules=grower.config.c45_rules)
+                            rules=grower.config.c45_rules, log_base=grower.crit.base)
             if s is None:
                 raise ConfigError(f"'{split.feature}' does not put {grower.config.min_samples_leaf} rows (case "
                                   f"weight) in two of its branches at node {node_id}, as J48's rules require.")

@@ -17,7 +17,10 @@ grows J48's tree (``-C 0.25 -M 2``, ``M = min_samples_leaf``, counted in case we
 
 Comparisons use Weka's slack of 1e-6 (``Utils.gr``/``grOrEq``); values closer than 1e-5 are one value;
 ties go to the earlier candidate and the earlier feature. J48 tries every threshold, so with any rule on
-the search is exact whatever ``split_search`` says, and the level-wise growers are not used.
+the search is exact whatever ``split_search`` says. The scores are computed as Weka computes them
+(:func:`xlogx` = ``lnFunc``; ``oldEnt``/``newEnt``; the split entropy with the unknown weight as one more
+bag) by :func:`numeric_scan` and :func:`nominal_scores`, for one node (stepping) or all open nodes of a
+level at once (:mod:`engine.grow.c45grow`), the same numbers either way.
 """
 
 from __future__ import annotations
@@ -38,26 +41,182 @@ MANY_VALUES = 0.3     # a nominal feature with >= 0.3 x rows values does not cou
 
 def _chain(gains: np.ndarray, start: float = 0.0) -> int:
     """Index Weka's scan keeps: a candidate replaces the best so far only when higher by more than 1e-6
-    (-1 when none beats ``start``). Only candidates near the top can be kept, so only those are scanned."""
-    if gains.size == 0:
-        return -1
-    top = float(np.max(gains))
+    (-1 when none beats ``start``)."""
     best, keep = start, -1
-    for i in np.flatnonzero(gains > top - 1e-4).tolist():
-        if gains[i] - best > SMALL:
-            best, keep = float(gains[i]), i
+    for i, g in enumerate(gains.tolist()):
+        if g - best > SMALL:
+            best, keep = g, i
     return keep
 
 
-def _rescore(split: Split, gain: float, crit) -> Split:
-    """``split`` with J48's gain (zero below 1e-6 weighted units) and the gain ratio from it."""
-    w_known = sum(split.child_weights)
-    if abs(gain * w_known) < SMALL:
-        gain = 0.0
-    total = w_known / split.known_fraction if split.known_fraction > 0 else w_known
-    info = split.split_info
-    ratio = 0.0 if abs(info * total) < SMALL else gain / info
-    return Split.fast(**{**split.__dict__, "gain": float(gain), "gain_ratio": float(ratio)})
+def xlogx(a: np.ndarray) -> np.ndarray:
+    """Weka's ``lnFunc``: a ln a, 0 below 1e-6."""
+    a = np.asarray(a, dtype=float)
+    small = a < 1e-6
+    return np.where(small, 0.0, a * np.log(np.where(small, 1.0, a)))
+
+
+def _old_ent(tot: np.ndarray, w: np.ndarray, ln_base: float, lf=xlogx) -> np.ndarray:
+    """``EntropyBasedSplitCrit.oldEnt`` of class weights ``tot`` (n x K) of total ``w``: (w ln w - sum n ln n) / ln b."""
+    acc = np.zeros(tot.shape[0])
+    for k in range(tot.shape[1]):
+        acc = acc + lf(tot[:, k])
+    return (lf(w) - acc) / ln_base
+
+
+def _new_ent_sum(acc: np.ndarray, bag: np.ndarray, bag_w: np.ndarray, lf=xlogx) -> np.ndarray:
+    """One bag's terms of ``newEnt``, added in Weka's order: each class's n ln n, then minus the bag's."""
+    for k in range(bag.shape[1]):
+        acc = acc + lf(bag[:, k])
+    return acc - lf(bag_w)
+
+
+def info_gain(old: np.ndarray, new_sum: np.ndarray, w_known: np.ndarray, sum_w: np.ndarray, ln_base: float):
+    """``InfoGainSplitCrit.splitCritValue``: the known share times (oldEnt - newEnt), 0 when below 1e-6 in
+    weighted units, per unit of known weight."""
+    unknown_rate = (sum_w - w_known) / sum_w
+    num = (1 - unknown_rate) * (old - (-(new_sum / ln_base)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(num) < SMALL, 0.0, num / w_known)
+
+
+def gain_ratio(gain: np.ndarray, bags_w: list, sum_w: np.ndarray, ln_base: float) -> np.ndarray:
+    """``GainRatioSplitCrit.splitCritValue``: gain over the split entropy of the bags and the unknown weight."""
+    known = np.zeros(sum_w.shape)
+    ent = np.zeros(sum_w.shape)
+    for bw in bags_w:
+        known = known + bw
+        ent = ent - xlogx(bw)
+    ent = (ent - xlogx(sum_w - known) + xlogx(sum_w)) / ln_base
+    ent = np.where(known > SMALL, ent, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(ent) < SMALL, 0.0, gain / (ent / sum_w))
+
+
+def _last_kept(g: np.ndarray, seg: np.ndarray, n_seg: int):
+    """Weka's scan per segment (``seg``: the segment of each candidate, nondecreasing): from 0, a candidate
+    is kept when above the kept one by more than 1e-6. Returns the kept candidate per segment (-1: none).
+
+    A candidate above every earlier one of its segment by more than 1e-6 is surely kept, so the scan's
+    state after the last such one is known; only the few candidates after it are scanned one by one."""
+    keep = np.full(n_seg, -1, dtype=np.int64)
+    if g.size == 0:
+        return keep
+    off = 32.0 * seg                        # gains are below 32: a running maximum restarting per segment
+    run = np.maximum.accumulate(g + off) - off
+    prev = np.empty_like(run)
+    prev[0] = 0.0
+    prev[1:] = run[:-1]
+    first = np.ones(g.size, dtype=bool)
+    first[1:] = seg[1:] != seg[:-1]
+    prev[first] = 0.0
+    prev = np.maximum(prev, 0.0)
+    sure = np.flatnonzero(g > prev + SMALL + 1e-9)
+    keep[seg[sure]] = sure                  # the last sure one of each segment
+    best = np.where(keep >= 0, g[np.maximum(keep, 0)], 0.0)
+    tail = np.flatnonzero((np.arange(g.size) > keep[seg]) & (g > best[seg] + SMALL))
+    for i in tail.tolist():                 # in order: segment by segment, position by position
+        s = seg[i]
+        if g[i] - best[s] > SMALL:
+            best[s], keep[s] = g[i], i
+    return keep
+
+
+def min_split_sizes(w_known: np.ndarray, n_classes: int, m: float, rules) -> np.ndarray:
+    """``C45Split``'s minSplit per node: 0.1 x the known weight / classes, clipped to [M, 25]."""
+    if "min_split" not in rules:
+        return np.full(w_known.shape, float(m))
+    ms = 0.1 * w_known / n_classes
+    return np.where(ms - m < SMALL, float(m), np.where(ms - 25 > SMALL, 25.0, ms))
+
+
+def numeric_scan(xs, cls_w, w, seg_len, sum_w, *, m: float, n_classes: int, rules, ln_base: float,
+                 table: np.ndarray | None = None):
+    """J48's best threshold in each segment of sorted known values (``C45Split.handleNumericAttribute``).
+
+    ``xs`` (T,), ``cls_w`` (T, K) the rows' class weights, ``w`` (T,) their weights, sorted by value within
+    each segment (a node), ``seg_len`` rows per segment, ``sum_w`` each node's whole weight (missing values
+    included). ``table``: ``xlogx(0, 1, 2, ...)`` up to the total weight, read instead of computing
+    logarithms when every weight is a whole number (the same numbers). Returns per segment: the flat index of the last row going left (-1: no split), the gain
+    (MDL-corrected), the gain ratio, the left and right class weights."""
+    C = seg_len.size
+    K = cls_w.shape[1]
+    starts = np.zeros(C, dtype=np.int64)
+    np.cumsum(seg_len[:-1], out=starts[1:])
+    seg = np.repeat(np.arange(C), seg_len)
+    has = seg_len > 0
+    ends = starts + seg_len - 1
+    fractional = bool(np.any(w != np.round(w)))
+    lf = xlogx if table is None or fractional else (lambda a: table[np.asarray(a).astype(np.int64)])
+    if C > 1 and fractional:  # fractional weights: each segment's own running sum, as for one node
+        cum, wcum = np.empty_like(cls_w), np.empty_like(w)
+        for a, b in zip(starts[has].tolist(), (ends[has] + 1).tolist()):
+            np.cumsum(cls_w[a:b], axis=0, out=cum[a:b])
+            np.cumsum(w[a:b], out=wcum[a:b])
+    else:
+        cum = np.cumsum(cls_w, axis=0)
+        wcum = np.cumsum(w)
+        if C > 1:                           # whole numbers: running sums within each segment, exactly
+            base_c, base_w = np.zeros((C, K)), np.zeros(C)
+            inner = has & (starts > 0)
+            base_c[inner] = cum[starts[inner] - 1]
+            base_w[inner] = wcum[starts[inner] - 1]
+            cum -= base_c[seg]
+            wcum -= base_w[seg]
+    tot = np.zeros((C, K))
+    wk = np.zeros(C)
+    tot[has] = cum[ends[has]]
+    wk[has] = wcum[ends[has]]
+    ms = min_split_sizes(wk, n_classes, m, rules)
+    ok_seg = has & ~(2 * ms - seg_len > SMALL) & (seg_len >= 2)
+    T = xs.size
+    valid = np.zeros(T, dtype=bool)
+    if T > 1:
+        valid[:-1] = (xs[:-1] + SAME_VALUE < xs[1:]) & (seg[:-1] == seg[1:])
+    valid &= ok_seg[seg]
+    wl = wcum
+    wr = wk[seg] - wcum
+    valid &= (wl - ms[seg] > -SMALL) & (wr - ms[seg] > -SMALL)
+    idx = np.flatnonzero(valid)
+    sg = seg[idx]
+    n_cand = np.bincount(sg, minlength=C)
+    L = cum[idx]
+    R = tot[sg] - L
+    new = _new_ent_sum(_new_ent_sum(np.zeros(idx.size), L, wl[idx], lf), R, wr[idx], lf)
+    gains = info_gain(_old_ent(tot, wk, ln_base, lf)[sg], new, wk[sg], sum_w[sg], ln_base)
+    kept = _last_kept(gains, sg, C)
+    pos = np.full(C, -1, dtype=np.int64)
+    gain = np.zeros(C)
+    at = np.flatnonzero(kept >= 0)
+    gain[at] = gains[kept[at]]
+    if "mdl" in rules:
+        gain[at] -= np.log(n_cand[at]) / math.log(2.0) / sum_w[at]
+    at = at[gain[at] - 0.0 >= SMALL]        # Utils.smOrEq(infoGain, 0): no split
+    pos[at] = idx[kept[at]]
+    left = np.zeros((C, K))
+    right = np.zeros((C, K))
+    left[at] = cum[pos[at]]
+    right[at] = tot[at] - left[at]
+    lw, rw = np.zeros(C), np.zeros(C)
+    lw[at] = wcum[pos[at]]
+    rw[at] = wk[at] - lw[at]
+    ratio = np.zeros(C)
+    ratio[at] = gain_ratio(gain[at], [lw[at], rw[at]], sum_w[at], ln_base)
+    gain[pos < 0] = 0.0
+    return pos, gain, ratio, left, right
+
+
+def threshold_at(xs: np.ndarray, i: int, values: np.ndarray | None, rules) -> float:
+    """J48's threshold after row i of the sorted known values: the midpoint (the lower value if the midpoint
+    rounds onto the upper), then (``value_threshold``) the largest training value at or below it."""
+    t = (xs[i] + xs[i + 1]) / 2.0
+    if t == xs[i + 1]:
+        t = xs[i]
+    if "value_threshold" in rules and values is not None and values.size:
+        k = int(np.searchsorted(values, t + SMALL, side="right")) - 1
+        if k >= 0:
+            t = float(values[k])
+    return float(t)
 
 
 def j48_numeric(nd: NodeData, j: int, name: str, *, m: float, n_classes: int, rules, log_base: float,
@@ -76,68 +235,54 @@ def j48_numeric(nd: NodeData, j: int, name: str, *, m: float, n_classes: int, ru
         order = np.argsort(col[known], kind="stable")
     xs = col[known][order]
     sk = nd.stats[known][order]
-    crit = nd.criterion
-    w_rows = crit.weight(sk)
-    w_known = float(w_rows.sum())
-    min_split = m
-    if "min_split" in rules:
-        min_split = 0.1 * w_known / n_classes
-        if min_split - m < SMALL:
-            min_split = m
-        elif min_split - 25 > SMALL:
-            min_split = 25.0
-        if 2 * min_split - n_known > SMALL:
-            return None
-    cum = np.cumsum(sk, axis=0)
-    left, right = cum[:-1], cum[-1] - cum[:-1]
-    wl, wr = crit.weight(left), crit.weight(right)
-    valid = (xs[:-1] + SAME_VALUE < xs[1:]) & (min_split - wl < SMALL) & (min_split - wr < SMALL)
-    n_cand = int(valid.sum())
-    if n_cand == 0:
+    w_rows = nd.criterion.weight(sk)
+    pos, gain, ratio, left, right = numeric_scan(
+        xs, sk, w_rows, np.array([n_known]), np.array([nd.total_weight]), m=m, n_classes=n_classes,
+        rules=rules, ln_base=math.log(log_base))
+    i = int(pos[0])
+    if i < 0:
         return None
-    idx = np.flatnonzero(valid)
-    frac = w_known / nd.total_weight
-    children = (crit.weighted(left[idx]) + crit.weighted(right[idx])) / w_known
-    gains = frac * (float(crit.from_stats(cum[-1])) - children)
-    gains = np.where(np.abs(gains * w_known) < SMALL, 0.0, gains)
-    b = _chain(gains)
-    if b < 0:
-        return None
-    gain = float(gains[b])
-    if "mdl" in rules:
-        gain -= math.log(n_cand, log_base) / nd.total_weight
-    if gain < SMALL:
-        return None
-    i = int(idx[b])
-    t = (xs[i] + xs[i + 1]) / 2.0
-    if t == xs[i + 1]:
-        t = xs[i]
-    if "value_threshold" in rules and values is not None and values.size:
-        k = int(np.searchsorted(values, t + SMALL, side="right")) - 1
-        if k >= 0:
-            t = float(values[k])
-    split = _make_split(nd, j, name, "threshold", np.stack([left[i], right[i]]), (i + 1, n_known - i - 1),
-                        cum[-1], threshold=t)
-    return _rescore(split, gain, crit)
+    t = threshold_at(xs, i, values, rules)
+    split = _make_split(nd, j, name, "threshold", np.stack([left[0], right[0]]), (i + 1, n_known - i - 1),
+                        left[0] + right[0], threshold=t)
+    return Split.fast(**{**split.__dict__, "gain": float(gain[0]), "gain_ratio": float(ratio[0])})
 
 
-def j48_nominal(nd: NodeData, j: int, name: str, labels: tuple[str, ...], *, m: float, rules) -> Split | None:
+def nominal_scores(table: np.ndarray, sum_w: np.ndarray, *, m: float, ln_base: float):
+    """J48's score of multiway splits from their tables (nodes x values x classes of known weight) and the
+    nodes' whole weights: (usable: two branches hold M, gain, gain ratio) per node
+    (``C45Split.handleEnumeratedAttribute``)."""
+    bags = table.sum(axis=2)
+    usable = (bags - m > -SMALL).sum(axis=1) > 1
+    tot = table.sum(axis=1)
+    wk = bags.sum(axis=1)
+    new = np.zeros(table.shape[0])
+    for v in range(table.shape[1]):
+        new = _new_ent_sum(new, table[:, v, :], bags[:, v])
+    gain = info_gain(_old_ent(tot, wk, ln_base), new, wk, sum_w, ln_base)
+    ratio = gain_ratio(gain, [bags[:, v] for v in range(table.shape[1])], sum_w, ln_base)
+    return usable, np.where(usable, gain, 0.0), np.where(usable, ratio, 0.0)
+
+
+def j48_nominal(nd: NodeData, j: int, name: str, labels: tuple[str, ...], *, m: float, rules,
+                log_base: float = 2.0) -> Split | None:
     """J48's multiway split of nominal feature j, or None (``C45Split.handleEnumeratedAttribute``)."""
     present, stats, counts = category_table(nd, j)
     if present.size == 0:
         return None
-    crit = nd.criterion
+    full = np.zeros((len(labels), nd.stats.shape[1]))
+    full[present] = stats
+    usable, gain, ratio = nominal_scores(full[None], np.array([nd.total_weight]), m=m,
+                                         ln_base=math.log(log_base))
+    if not usable[0]:
+        return None
     if "all_values" in rules:
-        full = np.zeros((len(labels), nd.stats.shape[1]))
-        full[present] = stats
         n = np.zeros(len(labels), dtype=np.int64)
         n[present] = counts
         present, stats, counts = np.arange(len(labels)), full, n
-    if int((crit.weight(stats) > m - SMALL).sum()) < 2:
-        return None
     split = _make_split(nd, j, name, "multiway", stats, counts, stats.sum(axis=0),
                         cats=[labels[c] for c in present], codes=present)
-    return _rescore(split, split.gain, crit)
+    return Split.fast(**{**split.__dict__, "gain": float(gain[0]), "gain_ratio": float(ratio[0])})
 
 
 def counts_toward_average(kinds, categories, n_rows: int) -> list[bool]:
@@ -184,7 +329,7 @@ def j48_search(nd: NodeData, feats: list[int], schema, *, m: float, n_classes: i
             s = j48_numeric(nd, j, name, m=m, n_classes=n_classes, rules=rules, log_base=log_base,
                             values=values(j))
         else:
-            s = j48_nominal(nd, j, name, schema.categories[j], m=m, rules=rules)
+            s = j48_nominal(nd, j, name, schema.categories[j], m=m, rules=rules, log_base=log_base)
         if s is not None:
             found.append(s)
             flags.append(counted[j])

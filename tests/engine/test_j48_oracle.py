@@ -66,8 +66,8 @@ def _run_j48(java, train, test, tmp_path, options=()):
     _arff(test, tmp_path / "test.arff")
     base = [java, "-cp", WEKA_JAR, "weka.classifiers.trees.J48", "-t", str(tmp_path / "train.arff"),
             "-T", str(tmp_path / "test.arff"), *options]
-    tree_text = subprocess.run(base, capture_output=True, text=True, check=True, timeout=120).stdout
-    preds = subprocess.run(base + ["-p", "0"], capture_output=True, text=True, check=True, timeout=120).stdout
+    tree_text = subprocess.run(base, capture_output=True, text=True, check=True, timeout=900).stdout
+    preds = subprocess.run(base + ["-p", "0"], capture_output=True, text=True, check=True, timeout=900).stdout
     return tree_text, preds
 
 

@@ -146,3 +146,42 @@ def test_pessimistic_pruning_on_samples_never_mutates_and_prunes_noise():
         assert res.is_subtree or raising
         summary = dict(res.summary)
         assert summary["estimated errors after"] < summary["estimated errors before"]
+
+
+# ----- subtree raising decided a depth at a time (engine/prune/raising.py) equals node by node ----------
+def _raising_cases():
+    from tests.engine.test_j48_oracle_large import generated
+    return {
+        "numeric": generated(3000, 5, 3, 11, noise=0.1),
+        "categorical": generated(3000, 5, 4, 12, noise=0.1, categorical=2),
+        "missing": generated(3000, 5, 3, 13, noise=0.1, missing=0.05, categorical=2),
+        "missing_heavy": generated(1500, 5, 5, 14, noise=0.1, missing=0.2, categorical=1),
+        "titanic_small": engine.load_sample("titanic_small"),
+        "golf": engine.load_sample("golf"),
+    }
+
+
+@pytest.mark.parametrize("name", ["numeric", "categorical", "missing", "missing_heavy", "titanic_small", "golf"])
+@pytest.mark.parametrize("cf", [0.25, 0.5])
+def test_raising_by_depth_equals_node_by_node(name, cf, monkeypatch):
+    from engine.prune import pessimistic
+    from engine.prune.raising import Routes
+    ds = _raising_cases()[name]
+    tree = engine.fit_tree(ds, engine.TreeConfig(algorithm="c45", min_samples_leaf=1))
+    fast = pessimistic.prune_pessimistic(tree, cf=cf, subtree_raising=True, train=ds)
+    monkeypatch.setattr(Routes, "usable", staticmethod(lambda draft: False))
+    slow = pessimistic.prune_pessimistic(tree, cf=cf, subtree_raising=True, train=ds)
+    assert fast.tree.to_dict() == slow.tree.to_dict()
+    assert sorted((s.node_id, s.action) for s in fast.steps) == sorted((s.node_id, s.action) for s in slow.steps)
+    for a, b in zip(sorted(fast.steps, key=lambda s: (s.node_id, s.index)),
+                    sorted(slow.steps, key=lambda s: (s.node_id, s.index))):
+        assert dict(a.numbers) == pytest.approx(dict(b.numbers), abs=1e-9)
+
+
+def test_largest_branch_of_equal_weights_is_the_last():
+    """J48's Distribution.maxBag: of equally heavy branches the last one is raised."""
+    from engine.prune.pessimistic import _max_bag
+    assert _max_bag([5.0, 5.0]) == 1
+    assert _max_bag([5.0, 5.0 - 1e-9, 3.0]) == 1
+    assert _max_bag([6.0, 5.0]) == 0
+    assert _max_bag([1.0, 3.0, 3.0, 2.0]) == 2

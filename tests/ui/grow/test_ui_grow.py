@@ -288,6 +288,7 @@ def test_node_labels_gain_view_and_child_table():
 @pytest.mark.parametrize("name, cfg", [
     ("iris", TreeConfig()), ("breast_cancer", TreeConfig(order="depth")),
     ("wine", TreeConfig(max_depth=3)), ("noisy_moons", TreeConfig(min_samples_leaf=3)),
+    ("titanic_small", TreeConfig(algorithm="c45")), ("breast_cancer", TreeConfig(algorithm="c45")),
 ])
 def test_grow_to_end_after_steps_equals_stepping_to_the_end(name, cfg):
     """Engine: "Grow to end" after automatic steps uses the level-wise builder; same tree and log."""
