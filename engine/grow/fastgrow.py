@@ -21,9 +21,10 @@ def fast_eligible(grower) -> bool:
             and not np.isnan(grower.X).any())
 
 
-def grow_levelwise(grower) -> FastResult:
-    """The whole tree, level by level (:func:`engine.grow.fastexact.grow_exact`, exact or histogram search)."""
-    return grow_exact(grower)
+def grow_levelwise(grower, threads: int = 1) -> FastResult:
+    """The whole tree, level by level (:func:`engine.grow.fastexact.grow_exact`, exact or histogram search),
+    each level's pieces on ``threads`` threads (the same tree for any number)."""
+    return grow_exact(grower, threads)
 
 
 __all__ = ["fast_eligible", "grow_levelwise", "FastResult"]

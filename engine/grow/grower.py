@@ -29,6 +29,7 @@ from engine.grow.featuredraw import draw_mask, feature_ranks, path_key
 from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
+from engine.grow.parallel import check_n_jobs, thread_map, tree_threads
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
 from engine.tree.build import check_target_scale, make_node, route_rows, unit_stats
 from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
@@ -109,8 +110,11 @@ class Grower:
     """Grow a tree on ``dataset`` step by step (see module docstring)."""
 
     def __init__(self, dataset, config: TreeConfig | None = None, *, sample_weight=None,
-                 validation_data=None):
+                 validation_data=None, n_jobs: int | None = None):
         config = TreeConfig() if config is None else config
+        # cores for this one tree (threads; None: all, unless trees already share the cores): the tree is
+        # the same for every value (engine.grow.parallel.tree_threads)
+        self.n_jobs = check_n_jobs(n_jobs)
         if not isinstance(config, TreeConfig):
             raise ConfigError("config must be a TreeConfig.")
         if len(dataset) == 0:
@@ -193,7 +197,7 @@ class Grower:
             if self._actions:
                 self._rebuild()
             with paused_gc(), roomy_heap():
-                self._install(grow_levelwise(self))
+                self._install(grow_levelwise(self, self.threads))
             return self
         n = 0
         while (max_steps is None or n < max_steps) and self.step() is not None:
@@ -293,7 +297,14 @@ class Grower:
     @cached_property
     def bins(self):
         """Bin edges and codes of the numeric features (histogram split search), computed once."""
-        return make_bins(self.X, self.schema.kinds, self.config.max_bins)
+        threads = self.threads
+        return make_bins(self.X, self.schema.kinds, self.config.max_bins, map_fn=partial(thread_map, threads=threads),
+                         groups=threads)
+
+    @property
+    def threads(self) -> int:
+        """Threads this tree's growth uses (:func:`engine.grow.parallel.tree_threads` of ``n_jobs``)."""
+        return tree_threads(self.n_jobs)
 
     @property
     def tree(self) -> Tree:
@@ -662,6 +673,9 @@ def _kept(mapping, keep: set, everything: bool):
     return {i: v for i, v in mapping.items() if i in keep}
 
 
-def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None) -> Tree:
-    """Grow a tree to completion: ``Grower(dataset, config, ...).grow().tree``."""
-    return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data).grow().tree
+def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None,
+             n_jobs: int | None = None) -> Tree:
+    """Grow a tree to completion: ``Grower(dataset, config, ...).grow().tree``; ``n_jobs``: cores for this
+    tree (None: all; the tree is the same for every value)."""
+    return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data,
+                  n_jobs=n_jobs).grow().tree

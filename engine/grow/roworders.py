@@ -274,17 +274,22 @@ class PackedOrders(_RangeOrders):
                  weights: np.ndarray | None, n_classes: int):
         super().__init__(perm, idx0.size)
         ranks, self.values, self.offsets = dense_ranks(X)
+        row_bits = self._row_bits(labels, weights, n_classes)
+        self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
+        self.K <<= self.value_shift
+        self.K |= row_bits
+
+    def _row_bits(self, labels: np.ndarray, weights: np.ndarray | None, n_classes: int) -> np.ndarray:
+        """Set the bit fields' widths; each row's class-and-weight bits (int32)."""
         self.label_bits = max(1, int(n_classes - 1).bit_length())
         self.weight_bits = 0 if weights is None else int(weights.max()).bit_length()
         self.label_shift = self.weight_bits
         self.value_shift = self.weight_bits + self.label_bits
+        self._tables: dict = {}
         row_bits = labels.astype(np.int32) << self.weight_bits
         if weights is not None:
             row_bits |= weights.astype(np.int32)
-        self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
-        self.K <<= self.value_shift
-        self.K |= row_bits
-        self._tables: dict = {}
+        return row_bits
 
     @staticmethod
     def fits(X: np.ndarray, weights: np.ndarray | None, n_classes: int) -> bool:
@@ -325,6 +330,80 @@ class PackedOrders(_RangeOrders):
         return self.values[self.offsets[feature] + rank]
 
 
+class _HandedOver:
+    """Orders of the nodes that histogram search hands over to the exact scan (at most ``max_bins`` rows),
+    made from those nodes' own rows: no sort of the whole data. ``column(j, rows)``: feature j's values of
+    those rows (positions among the kept rows, as in ``perm``). :meth:`prepare` is called with a level's
+    handed-over nodes; those not seen before (handed over at this level) get their rows ordered per
+    feature, into a block of ranks of their own after the blocks of earlier levels. Ranks order values
+    within every node: a node's rows, and its descendants', all come from one block. Feature by feature
+    on ``threads`` threads (:func:`engine.grow.parallel.thread_map`); the orders do not depend on them."""
+
+    def _start(self, column, d: int, threads: int) -> None:
+        self.column, self.d, self.threads = column, d, threads
+        self.seen = np.zeros(self.m, dtype=bool)           # rows whose orders are made
+        self.used = 0                                      # ranks given out so far (each feature alike)
+
+    def prepare(self, lo: np.ndarray, cnt: np.ndarray) -> None:
+        """Make the orders of the nodes ``perm[lo[i]:lo[i] + cnt[i]]`` not seen before."""
+        from engine.grow.parallel import thread_map
+
+        new = ~self.seen[self.perm[lo]]
+        if not new.any():
+            return
+        n = cnt[new]
+        rows = np.sort(self.perm[np.repeat(lo[new] - exclusive_cumsum(n), n) + np.arange(int(n.sum()))])
+        self.seen[rows] = True
+        base, self.used = self.used, self.used + rows.size
+        thread_map(lambda j: self._order_feature(j, rows, base), range(self.d), self.threads)
+
+
+class HandedOverSortedOrders(_HandedOver, SortedOrders):
+    """:class:`SortedOrders` made per hand-over (see :class:`_HandedOver`): a block's rows sorted stably by
+    value (ties by row), as the whole-data sort would order them."""
+
+    def __init__(self, column, d: int, perm: np.ndarray, index_type, threads: int = 1):
+        m = perm.size
+        _RangeOrders.__init__(self, perm, m)
+        self.O, self.R = np.empty((d, m), dtype=index_type), np.empty((d, m), dtype=index_type)
+        self.XS = np.empty((d, m))
+        self._start(column, d, threads)
+
+    def _order_feature(self, j: int, rows: np.ndarray, base: int) -> None:
+        x = self.column(j, rows)
+        o = np.argsort(x, kind="stable")
+        end = base + rows.size
+        self.O[j, base:end] = rows.take(o)
+        self.R[j, self.O[j, base:end]] = np.arange(base, end, dtype=self.R.dtype)
+        self.XS[j, base:end] = x.take(o)
+
+
+class HandedOverPackedOrders(_HandedOver, PackedOrders):
+    """:class:`PackedOrders` made per hand-over (see :class:`_HandedOver`): a block's distinct values of
+    each feature get consecutive ranks; ``V[j, rank]`` is feature j's value of that rank. Ranks stay below
+    the rows, so :meth:`PackedOrders.fits` holds as it is."""
+
+    def __init__(self, column, d: int, perm: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 n_classes: int, threads: int = 1):
+        m = perm.size
+        _RangeOrders.__init__(self, perm, m)
+        self.row_bits = self._row_bits(labels, weights, n_classes)
+        self.K, self.V = np.empty((d, m), dtype=np.int32), np.empty((d, m))
+        self._start(column, d, threads)
+
+    def _order_feature(self, j: int, rows: np.ndarray, base: int) -> None:
+        u, inverse = np.unique(self.column(j, rows), return_inverse=True)
+        self.V[j, base:base + u.size] = u
+        key = inverse.astype(np.int32)
+        key += base
+        key <<= self.value_shift
+        key |= self.row_bits.take(rows)
+        self.K[j, rows] = key
+
+    def value(self, feature: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        return self.V.ravel().take(feature * self.m + rank)
+
+
 def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
     its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
@@ -357,5 +436,5 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     return out[:scratch].reshape(d, M2)
 
 
-__all__ = ["PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
+__all__ = ["HandedOverPackedOrders", "HandedOverSortedOrders", "PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
            "padded_layout", "padded_rows", "sort_segments", "use_sorted_orders"]
