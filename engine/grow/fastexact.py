@@ -42,6 +42,8 @@ CHUNK = 1 << 20
 SCAN_BYTES = 100 << 20
 #: a level is scanned in about SPREAD chunks at least, of MIN_CHUNK rows at least (see ``_chunks``)
 SPREAD, MIN_CHUNK = 8, 1 << 16
+#: rows of split nodes one thread moves at least (see ``_split_ranges``)
+SPLIT_GROUP_ROWS = 1 << 16
 
 
 def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
@@ -333,7 +335,7 @@ def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold, right_ro
     the same sides as the thresholds), the others compare their values with the threshold. Groups of
     nodes on ``threads`` threads (each moves rows within its own nodes' ranges: the same result)."""
     total = int(n.sum())
-    groups = max(1, min(4 * threads, total // (1 << 16))) if threads > 1 else 1
+    groups = max(1, min(4 * threads, total // SPLIT_GROUP_ROWS)) if threads > 1 else 1
     cuts = np.searchsorted(np.cumsum(n), np.arange(1, groups) * (total / groups))
     bounds = np.unique(np.r_[0, cuts, n.size])
     parts = thread_map(lambda ab: _split_group(perm, data, lo, n, n_left, feature, threshold, right_row, binned,
@@ -345,32 +347,37 @@ def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold, right_ro
 
 def _split_group(perm, data, lo, n, n_left, feature, threshold, right_row, binned, a: int, b: int):
     """:func:`_split_ranges` of the split nodes ``a:b``; their ``seg`` numbers count from ``a``."""
-    nn = n[a:b]
+    nn, lo_, nl = n[a:b], lo[a:b], n_left[a:b]
     pst = exclusive_cumsum(nn)
     T = int(nn.sum())
-    seg = np.repeat(np.arange(nn.size), nn)
-    rows = perm[np.repeat(lo[a:b] - pst, nn) + np.arange(T)]
+    seg = np.repeat(np.arange(a, b), nn)
+    if int(lo_[-1] - lo_[0]) + int(nn[-1]) == T:      # the nodes' ranges follow each other: one slice
+        rows = perm[int(lo_[0]):int(lo_[0]) + T].copy()
+    else:
+        rows = perm[np.repeat(lo_ - pst, nn) + np.arange(T)]
     by_bins = np.zeros(nn.size, dtype=bool) if binned is None else binned[a:b]
     if by_bins.all():
         right = right_row.take(rows)
     elif not by_bins.any():
-        right = data.values_at(rows, feature[a:b].take(seg)) > threshold[a:b].take(seg)
+        right = data.values_at(rows, feature.take(seg)) > threshold.take(seg)
     else:
         right = np.empty(T, dtype=bool)
-        from_bins = by_bins.take(seg)
+        from_bins = by_bins.take(seg - a)
         right[from_bins] = right_row.take(rows[from_bins])
         k = np.flatnonzero(~from_bins)
         sk = seg.take(k)
-        right[k] = data.values_at(rows.take(k), feature[a:b].take(sk)) > threshold[a:b].take(sk)
-    rcum = np.cumsum(right)
-    rbase = np.zeros(nn.size, dtype=np.int64)
-    rbase[1:] = rcum[pst[1:] - 1]
-    rights_before = rcum - right - rbase[seg]
-    local = np.arange(T) - pst[seg]
-    left_at = np.repeat(lo[a:b], nn) + local - rights_before
-    perm[np.where(right, np.repeat(lo[a:b] + n_left[a:b], nn) + rights_before, left_at)] = rows
-    if a:
-        seg += a
+        right[k] = data.values_at(rows.take(k), feature.take(sk)) > threshold.take(sk)
+    # row i of the group, of node s: ``rb`` rows before it (in the group) go right, i - rb go left; a left
+    # row lands at lo + (lefts before it in its node), a right one at lo + n_left + (rights before it)
+    rb = np.cumsum(right)
+    rb -= right
+    rb_start = rb[pst]                                   # rights before each node's first row
+    to_right = np.repeat(lo_ + nl - rb_start, nn)
+    to_right += rb
+    to_left = np.repeat(lo_ - pst + rb_start, nn)
+    to_left += np.arange(T)
+    to_left -= rb
+    perm[np.where(right, to_right, to_left)] = rows
     return rows, seg, right
 
 
@@ -385,8 +392,8 @@ def _orders(grower, data: _Data, perm: np.ndarray, by_pair: bool, index_type, hi
                 else HandedOverSortedOrders(data.column_at, data.d, perm, index_type, threads))
     if by_pair and packed:
         return PackedOrders(grower.X, data.idx0, perm, labels, weights, data.S)
-    O = presorted(grower.X, grower.w0 > 0, index_type)
-    return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O)
+    O = presorted(grower.X, grower.w0 > 0, index_type, threads)
+    return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O, threads)
 
 
 def grow_exact(grower, threads: int = 1):

@@ -279,7 +279,7 @@ class Grower:
         n, d = self.X.shape
         if n * d > SORT_CACHE_LIMIT:
             return None
-        return presorted(self.X, np.ones(n, dtype=bool), np.int32)
+        return presorted(self.X, np.ones(n, dtype=bool), np.int32, self.threads)
 
     def training_leaves(self) -> np.ndarray | None:
         """The leaf each training row reached while growing (-1: weight 0), read off the row ranges of a

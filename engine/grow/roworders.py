@@ -27,6 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from engine.grow.parallel import thread_map
+
 #: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
 #: with other settings, sort it once
 _SORTED: dict = {}
@@ -45,17 +47,18 @@ def _forgetter(cache: dict):
     return forget
 
 
-def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
+def presorted(X: np.ndarray, keep: np.ndarray, index_type, threads: int = 1) -> np.ndarray:
     """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
     (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
     a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
-    the next call on the same matrix."""
+    the next call on the same matrix. Blocks of features on ``threads`` threads (the same orders)."""
     n, d = X.shape
     hit = _SORTED.get("X")
     if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
         full = hit[1]
     else:
-        full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
+        full = np.concatenate(thread_map(lambda b: np.argsort(X.T[b[0]:b[1]], axis=1, kind="stable").astype(index_type),
+                                         _feature_blocks(d, threads), threads))
         _SORTED.clear()
         if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
             _SORTED["X"] = (weakref.ref(X, _forgetter(_SORTED)), full)
@@ -162,8 +165,8 @@ def use_sorted_orders(n_drawn: int, n_features: int) -> bool:
 class PartitionedOrders:
     """Every feature's order (``O``: features x open rows), open nodes in contiguous segments of it."""
 
-    def __init__(self, O: np.ndarray):
-        self.O, self.m = O, O.shape[1]
+    def __init__(self, O: np.ndarray, threads: int = 1):
+        self.O, self.m, self.threads = O, O.shape[1], threads
 
     def first_order(self, lo, cnt, starts) -> np.ndarray:
         """The open nodes' rows, node after node (the first feature's order)."""
@@ -186,7 +189,17 @@ class PartitionedOrders:
         chkey[rows] = child
         cand_of_child = np.full(child_n.size, -1, dtype=np.int64)
         cand_of_child[nxt] = np.arange(nxt.size)
-        self.O = partition(self.O, chkey, cand_of_child, cnt, starts, child_n[nxt])
+        new_cnt = child_n[nxt]
+        blocks = _feature_blocks(self.O.shape[0], self.threads)
+        parts = thread_map(lambda b: partition(self.O[b[0]:b[1]], chkey, cand_of_child, cnt, starts, new_cnt),
+                           blocks, self.threads)         # features apart: the same rows for any blocks
+        self.O = parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _feature_blocks(d: int, threads: int) -> list:
+    """(start, end) of about ``2 * threads`` blocks of d features (one block for one thread)."""
+    cuts = np.linspace(0, d, min(d, 2 * threads if threads > 1 else 1) + 1).astype(int).tolist()
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 class _RangeOrders:
@@ -346,8 +359,6 @@ class _HandedOver:
 
     def prepare(self, lo: np.ndarray, cnt: np.ndarray) -> None:
         """Make the orders of the nodes ``perm[lo[i]:lo[i] + cnt[i]]`` not seen before."""
-        from engine.grow.parallel import thread_map
-
         new = ~self.seen[self.perm[lo]]
         if not new.any():
             return

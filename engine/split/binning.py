@@ -254,8 +254,10 @@ def _code_columns(X: np.ndarray, numeric: list, rows, max_bins: int, edges: list
     n, d = X.shape
     check, redo = {}, set()                               # check: column -> distinct sample values
     if rows is not None:                                  # assume no NaN; a column with one is redone below
-        sample = np.take(X, rows, axis=0) if len(numeric) == d else X[rows][:, numeric]
-        sample = sample.T.copy()
+        if X.T.flags.c_contiguous:                        # Fortran order: gather within each column
+            sample = X.T[numeric].take(rows, axis=1)
+        else:                                            # (np.take would first copy X in C order)
+            sample = (np.take(X, rows, axis=0) if len(numeric) == d else X[rows][:, numeric]).T.copy()
         sample.sort(axis=1)
         for j, s in zip(numeric, sample):
             if np.isnan(s[-1]):                          # NaN sorts last
