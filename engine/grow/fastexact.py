@@ -446,9 +446,9 @@ def grow_exact(grower, threads: int = 1):
         if hist and small.size:
             orders.prepare(lo[small], cnt[small])
         if big.size:
-            cmap = np.full(n_level, -1, dtype=np.int64)
+            cmap = np.full(n_level + 1, -1, dtype=np.int64)          # node_of == -1 reads the last entry
             cmap[lvl_pos[big]] = np.arange(big.size)
-            key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
+            key = cmap.take(node_of)
             tot_big = hs.totals(node_of, key, lvl_pos[big], n_level, (perm, lo[big], cnt[big]))
         if TOT is None:
             TOT = np.empty((C, S))
