@@ -11,8 +11,13 @@ pair's best threshold, first on ties as in :mod:`engine.split.search`. Nodes and
 
 With ``split_search="histogram"`` a level's nodes of more than ``max_bins`` rows are scanned by bin
 counts (:class:`~engine.grow.fasthist.LevelHistograms`, no sorted orders needed) and the smaller ones by
-the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); the
-orders are sorted only when the first small node appears, so a shallow tree on big data never sorts.
+the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); a small
+node's orders are made from its own rows when it is first handed over (``HandedOver*Orders`` of
+:mod:`engine.grow.roworders`), never from a sort of the whole data.
+
+Each level's pieces (chunks of pairs, histogram counts per feature, groups of split nodes) run on
+``threads`` threads (:func:`engine.grow.parallel.thread_map`); the chunks follow the data alone, so the tree
+is the same for every number of threads.
 
 Results equal the step-by-step search exactly for integer weights and integer-valued regression
 targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which

@@ -18,6 +18,10 @@ orders from there:
 
 The first two give exactly the same rows in the same order; the third the same rows up to their order
 among equal values, which changes no class count at any threshold. The grown trees are the same.
+
+Histogram search needs orders only for the nodes it hands over to the exact scan: ``HandedOverSortedOrders``
+and ``HandedOverPackedOrders`` make them from those nodes' rows when they are first handed over, with no
+sort of the whole data.
 """
 
 from __future__ import annotations
