@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.grow.parallel import thread_map
+from engine.grow.parallel import thread_map, threads_for
 from engine.grow.roworders import exclusive_cumsum, padded_rows
 from engine.split.search import TIE_TOL
 
@@ -149,7 +149,7 @@ class LevelHistograms:
         def count(j: int) -> None:
             key = np.add(base, self.codes[j] if sel is None else self.codes[j].take(sel), dtype=np.intp)
             Hd[:, j] = np.bincount(key, minlength=nD * S * B).reshape(nD, S, B)
-        thread_map(count, range(d), self.threads)
+        thread_map(count, range(d), threads_for(base.size * d, self.threads))
         own = direct[level_of_cand]
         H = np.empty((self.C, d, S, B), dtype=np.int64)
         H[own] = Hd[dpos[level_of_cand[own]]]

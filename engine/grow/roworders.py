@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.grow.parallel import thread_map
+from engine.grow.parallel import thread_map, threads_for
 
 #: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
 #: with other settings, sort it once
@@ -51,6 +51,25 @@ def _forgetter(cache: dict):
     return forget
 
 
+#: the last matrix's histogram bins (weakly held, with the kinds and max_bins they were made for)
+_BINNED: dict = {}
+
+
+def kept_bins(X: np.ndarray, key, make):
+    """``make()`` (the bins of X for ``key``), kept for the next tree on the same read-only matrix with the
+    same ``key``: the app's next tree on the same rows (other settings) and a benchmark's warm fit skip the
+    binning. Bins are one byte a cell: kept up to 4 x ``SORT_CACHE_LIMIT`` cells (80 MB)."""
+    hit = _BINNED.get("X")
+    if hit is not None and hit[0]() is X and hit[1] == key:
+        return hit[2]
+    out = make()
+    out.codes.flags.writeable = False
+    _BINNED.clear()
+    if X.size <= 4 * SORT_CACHE_LIMIT and not X.flags.writeable:
+        _BINNED["X"] = (weakref.ref(X, _forgetter(_BINNED)), key, out)
+    return out
+
+
 def presorted(X: np.ndarray, keep: np.ndarray, index_type, threads: int = 1) -> np.ndarray:
     """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
     (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
@@ -61,6 +80,7 @@ def presorted(X: np.ndarray, keep: np.ndarray, index_type, threads: int = 1) -> 
     if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
         full = hit[1]
     else:
+        threads = threads_for(n * d, threads)
         full = np.concatenate(thread_map(lambda b: np.argsort(X.T[b[0]:b[1]], axis=1, kind="stable").astype(index_type),
                                          _feature_blocks(d, threads), threads))
         _SORTED.clear()
@@ -194,9 +214,9 @@ class PartitionedOrders:
         cand_of_child = np.full(child_n.size, -1, dtype=np.int64)
         cand_of_child[nxt] = np.arange(nxt.size)
         new_cnt = child_n[nxt]
-        blocks = _feature_blocks(self.O.shape[0], self.threads)
+        threads = threads_for(self.O.size, self.threads)
         parts = thread_map(lambda b: partition(self.O[b[0]:b[1]], chkey, cand_of_child, cnt, starts, new_cnt),
-                           blocks, self.threads)         # features apart: the same rows for any blocks
+                           _feature_blocks(self.O.shape[0], threads), threads)   # features apart: the same rows
         self.O = parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
@@ -370,7 +390,8 @@ class _HandedOver:
         rows = np.sort(self.perm[np.repeat(lo[new] - exclusive_cumsum(n), n) + np.arange(int(n.sum()))])
         self.seen[rows] = True
         base, self.used = self.used, self.used + rows.size
-        thread_map(lambda j: self._order_feature(j, rows, base), range(self.d), self.threads)
+        thread_map(lambda j: self._order_feature(j, rows, base), range(self.d),
+                   threads_for(rows.size * self.d, self.threads))
 
 
 class HandedOverSortedOrders(_HandedOver, SortedOrders):
@@ -451,5 +472,5 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     return out[:scratch].reshape(d, M2)
 
 
-__all__ = ["HandedOverPackedOrders", "HandedOverSortedOrders", "PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
+__all__ = ["kept_bins", "HandedOverPackedOrders", "HandedOverSortedOrders", "PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
            "padded_layout", "padded_rows", "sort_segments", "use_sorted_orders"]

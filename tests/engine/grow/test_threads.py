@@ -23,6 +23,7 @@ def _small_pieces(mp) -> None:
     """Cut levels into many pieces even on small data, so every thread count has several to share."""
     mp.setattr(fastexact, "MIN_CHUNK", 16)
     mp.setattr(fastexact, "SPLIT_GROUP_ROWS", 8)
+    mp.setattr(parallel, "THREAD_MIN_WORK", 0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -137,6 +138,10 @@ def test_thread_map_never_waits_for_a_busy_pool():
             f.result()
 
 
+def test_small_work_stays_on_the_calling_thread():
+    assert parallel.threads_for(10, 4) == 1 and parallel.threads_for(parallel.THREAD_MIN_WORK, 4) == 4
+
+
 def test_tree_threads_follow_n_jobs_and_shared_cores():
     cores = parallel.cpu_count()
     assert tree_threads(None) == cores and tree_threads(1) == 1 and tree_threads(-1) == cores
@@ -147,3 +152,13 @@ def test_tree_threads_follow_n_jobs_and_shared_cores():
         engine.Grower(random_dataset(1), n_jobs=0)
     with pytest.raises(ConfigError, match="n_jobs"):
         engine.fit_tree(random_dataset(1), n_jobs="all")
+
+
+def test_next_tree_on_the_same_rows_keeps_the_bins():
+    ds = random_dataset(5, n=300, d=3)
+    assert not ds.X.flags.writeable
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=16)
+    first = engine.Grower(ds, cfg).bins
+    assert engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=16, max_depth=2)).bins is first
+    assert engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=8)).bins is not first
+    assert not first.codes.flags.writeable
