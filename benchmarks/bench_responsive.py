@@ -16,6 +16,10 @@
    server's worker processes use afterwards shows whether the pool stopped (a few tenths of a second
    for the member in flight, not the whole forest).
 
+With ``--single-tree`` A grows one tree instead (Grow to end on the Grow page, Reset between rounds) for each
+Cores choice: one tree's levels on threads of the server's own process (issue 26) must leave B's Steps as
+quick as the forest's worker processes do.
+
 The load average is printed at the start and the end: the machine may be shared.
 """
 
@@ -104,6 +108,21 @@ async def training_round(a_page, stepper: Stepper, timeout_ms: float) -> dict:
     return {"seconds": time.perf_counter() - started, "latencies": latencies, "progress": texts}
 
 
+async def tree_round(a_page, stepper: Stepper, timeout_ms: float) -> dict:
+    """A presses Grow to end (after Reset if a tree is there); B steps until A's page is idle again."""
+    reset = a_page.locator(".st-key-_w_grow_reset button")
+    if not await reset.is_disabled():
+        await reset.click()
+        await wait_idle(a_page, None, timeout_ms)
+    await a_page.locator(".st-key-_w_grow_grow button").click()
+    await a_page.wait_for_function(
+        "() => document.querySelector(\"[data-testid='stApp']\").getAttribute('data-test-script-state') === 'running'")
+    started, latencies = time.perf_counter(), []
+    while await a_page.locator("[data-testid='stApp']").get_attribute("data-test-script-state") != "notRunning":
+        latencies.append(await stepper.act())
+    return {"seconds": time.perf_counter() - started, "latencies": latencies, "progress": []}
+
+
 async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
@@ -140,6 +159,19 @@ async def main_async(args) -> None:
             await a.screenshot(path=str(Path(__file__).resolve().parent.parent / "test-artifacts" / "bench-responsive-a.png"))
             for label in ([] if args.only_leave else args.cores):
                 await set_cores(a, label, timeout_ms)
+                if args.single_tree:
+                    await a.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+                    await wait_idle(a, None, timeout_ms)
+                    for _ in range(args.rounds):
+                        r = await tree_round(a, stepper, timeout_ms)
+                        lat = r["latencies"] or [float("nan")]
+                        print(f"Cores = {label:>18s}: one tree (Grow to end) on {args.rows:,} rows in {r['seconds']:.1f} s; "
+                              f"B's Step latency meanwhile: median {statistics.median(lat) * 1000:.0f} ms "
+                              f"({statistics.median(lat) / statistics.median(idle):.1f}x idle), max "
+                              f"{max(lat) * 1000:.0f} ms ({len(r['latencies'])} actions)", flush=True)
+                    await a.get_by_test_id("stSidebarNav").get_by_role("link", name="Ensembles").click()
+                    await wait_idle(a, None, timeout_ms)
+                    continue
                 r = await training_round(a, stepper, timeout_ms)
                 lat = r["latencies"] or [float("nan")]
                 print(f"Cores = {label:>18s}: forest of {args.trees} on {args.rows:,} rows in {r['seconds']:.1f} s; "
@@ -147,6 +179,9 @@ async def main_async(args) -> None:
                       f"({statistics.median(lat) / statistics.median(idle):.1f}x idle), max {max(lat) * 1000:.0f} ms "
                       f"({len(r['latencies'])} actions); progress seen: {len(r['progress'])} texts, "
                       f"{r['progress'][:1]} .. {r['progress'][-1:]}", flush=True)
+            if args.single_tree:
+                await browser.close()
+                return
             # leaving: train with the pool, close A's tab, watch the workers' CPU time
             await set_cores(a, args.cores[-1], timeout_ms)
             mark = children_cpu(pid)
@@ -174,6 +209,8 @@ def main(argv=None) -> None:
     ap.add_argument("--leave-after", type=float, default=4.0)
     ap.add_argument("--watch", type=float, default=6.0)
     ap.add_argument("--only-leave", action="store_true", help="skip the latency rounds")
+    ap.add_argument("--single-tree", action="store_true", help="A grows one tree (Grow to end), not a forest")
+    ap.add_argument("--rounds", type=int, default=3, help="trees A grows per Cores choice (--single-tree)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per wait")
     args = ap.parse_args(argv)
     from engine.grow.parallel import cpu_count

@@ -173,7 +173,8 @@ def set_split_settings(*, test_size: float, validation_size: float, seed: int) -
 
 
 def current_n_jobs() -> int | None:
-    """Cores for work that grows many independent trees (ensembles, folds, curves): None = automatic."""
+    """Cores for work that grows many independent trees (ensembles, folds, curves) and for one tree's levels
+    (Grow to end): None = automatic."""
     value = st.session_state.get(N_JOBS)
     return int(value) if value else None
 
@@ -281,7 +282,7 @@ def current_grower():
         from engine.grow.grower import Grower
 
         split = current_split()
-        grower = Grower(split.train, current_config(), validation_data=split.validation)
+        grower = Grower(split.train, current_config(), validation_data=split.validation, n_jobs=current_n_jobs())
         st.session_state[GROWER] = grower
     return grower
 

@@ -125,8 +125,9 @@ def cores_setting(container=None) -> int | None:
         "Cores", options, key=state.N_JOBS, persist_state="session",
         format_func=lambda v: f"automatic (all {cores})" if v == 0 else (f"{v} core" + ("" if v == 1 else "s")),
         help="Independent trees (ensemble members, folds, learning-curve and instability runs) grow on this "
-             "many processor cores at once; the results are the same for every choice. Automatic uses all "
-             "cores when there is enough work and one core for small data.")
+             "many processor cores at once, and a single tree (Grow to end) splits each level's work over "
+             "them; the results are the same for every choice. Automatic uses all cores when there is "
+             "enough work and one core for small data.")
     address = dask_scheduler()
     if address:
         box.caption(f"Trees are sent to the Dask cluster at {md_escape(address)}.")

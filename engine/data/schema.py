@@ -192,7 +192,9 @@ class FeatureSchema:
         absent = [n for n in self.feature_names if n not in columns]
         if absent:
             raise DataError(f"The table has no column {_listing(absent)}; it needs every feature column.")
-        out = np.empty((len(frame), len(self.feature_names)), dtype=np.float64)
+        # Fortran order: each column is written in one sequential pass (into a C-ordered matrix every column
+        # touches every cache line of it: 0.45 s of 1M x 20), and split searches read columns
+        out = np.empty((len(frame), len(self.feature_names)), dtype=np.float64, order="F")
         for j, (name, kind, cats) in enumerate(zip(self.feature_names, self.kinds, self.categories)):
             column = frame[columns[name]]
             if isinstance(column, pd.DataFrame):

@@ -11,8 +11,13 @@ pair's best threshold, first on ties as in :mod:`engine.split.search`. Nodes and
 
 With ``split_search="histogram"`` a level's nodes of more than ``max_bins`` rows are scanned by bin
 counts (:class:`~engine.grow.fasthist.LevelHistograms`, no sorted orders needed) and the smaller ones by
-the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); the
-orders are sorted only when the first small node appears, so a shallow tree on big data never sorts.
+the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); a small
+node's orders are made from its own rows when it is first handed over (``HandedOver*Orders`` of
+:mod:`engine.grow.roworders`), never from a sort of the whole data.
+
+Each level's pieces (chunks of pairs, histogram counts per feature, groups of split nodes) run on
+``threads`` threads (:func:`engine.grow.parallel.thread_map`); the chunks follow the data alone, so the tree
+is the same for every number of threads.
 
 Results equal the step-by-step search exactly for integer weights and integer-valued regression
 targets (every partial sum is exact); with fractional values the sums may differ in the last bits, which
@@ -21,14 +26,17 @@ can only matter for candidates whose gains tie to ~1e-12.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from engine.grow.fasthist import LevelHistograms
 from engine.grow.featuredraw import child_keys, feature_ranks
+from engine.grow.parallel import thread_map
 from engine.grow.levelstore import (CHI2, MIN_DECREASE, MIN_GAIN, NO_SPLIT, FastResult, NodeStore, PathMap, RowRanges,
                                     depth_first_ids, split_numbers)
-from engine.grow.roworders import (PackedOrders, PartitionedOrders, SortedOrders, exclusive_cumsum, presorted,
-                                   use_sorted_orders)
+from engine.grow.roworders import (HandedOverPackedOrders, HandedOverSortedOrders, PackedOrders, PartitionedOrders,
+                                   SortedOrders, exclusive_cumsum, presorted, use_sorted_orders)
 from engine.split.search import TIE_TOL
 from engine.split.significance import chi2_test
 from engine.grow.stopping import EPS, pre_split_codes
@@ -37,6 +45,10 @@ from engine.grow.stopping import EPS, pre_split_codes
 CHUNK = 1 << 20
 #: bytes of one scan's working arrays when there are many stats (classes): rows per scan are cut to fit
 SCAN_BYTES = 100 << 20
+#: a level is scanned in about SPREAD chunks at least, of MIN_CHUNK rows at least (see ``_chunks``)
+SPREAD, MIN_CHUNK = 8, 1 << 16
+#: rows of split nodes one thread moves at least (see ``_split_ranges``)
+SPLIT_GROUP_ROWS = 1 << 16
 
 
 def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
@@ -56,15 +68,16 @@ def segment_best(g: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
 
 
 class _Data:
-    """The training rows as the scan needs them (rows with weight 0 dropped)."""
+    """The training rows as the scan needs them (rows with weight 0 dropped). The transposed features
+    ``XT`` and the stats ``ST`` are made when first read: histogram search on class counts needs neither."""
 
     def __init__(self, grower):
+        self.X = grower.X
         self.idx0 = np.flatnonzero(grower.w0 > 0)
+        self.every = self.idx0.size == len(grower.X)          # no row dropped: positions are rows
         self.w = grower.w0[self.idx0]
-        self.XT = np.ascontiguousarray(grower.X[self.idx0].T)          # (d, m)
-        self.d, self.m = self.XT.shape
-        self.ST = np.ascontiguousarray((grower.U[self.idx0] * self.w[:, None]).T)   # (S, m)
-        self.S = self.ST.shape[0]
+        self.m, self.d = self.idx0.size, grower.X.shape[1]
+        self.U, self.S = grower.U, grower.U.shape[1]
         unit = bool(np.all(self.w == 1.0))
         # unit weights: class counts come from the labels (no stat rows gathered); a regression node's
         # weight is its row count
@@ -78,15 +91,39 @@ class _Data:
                 and self.w.sum() < 2.0**31:
             self.codes = grower.y[self.idx0].astype(np.int64)
             self.weights = self.w.astype(np.int64)
-        # stats that are whole numbers (class counts and row counts under integer weights, e.g. a
-        # bootstrap's) are summed in integers: a float cumsum waits ~5 ns an element on each addition,
-        # an integer one ~1 ns, and below 2**53 both give exactly the same numbers
-        whole = np.all(self.ST == np.round(self.ST), axis=1) & (np.abs(self.ST).sum(axis=1) < 2.0**53)
-        self.STi = {k: self.ST[k].astype(np.int64) for k in np.flatnonzero(whole).tolist()}
-        # every stat whole (always so for unit-weight class counts): sums are exact in any order, and each
-        # kept row weighs at least 1
-        self.whole_stats = len(self.STi) == self.S
+        if self.labels is not None:       # class counts: whole numbers, read from the labels
+            self.STi, self.whole_stats = {}, True
+        else:
+            # stats that are whole numbers (class counts and row counts under integer weights, e.g. a
+            # bootstrap's) are summed in integers: a float cumsum waits ~5 ns an element on each addition,
+            # an integer one ~1 ns, and below 2**53 both give exactly the same numbers
+            whole = np.all(self.ST == np.round(self.ST), axis=1) & (np.abs(self.ST).sum(axis=1) < 2.0**53)
+            self.STi = {k: self.ST[k].astype(np.int64) for k in np.flatnonzero(whole).tolist()}
+            # every stat whole: sums are exact in any order, and each kept row weighs at least 1
+            self.whole_stats = len(self.STi) == self.S
         self.columns = self._columns()
+
+    @cached_property
+    def XT(self) -> np.ndarray:
+        """The kept rows' features, one contiguous row per feature (d, m)."""
+        return np.ascontiguousarray((self.X if self.every else self.X[self.idx0]).T)
+
+    @cached_property
+    def ST(self) -> np.ndarray:
+        """The kept rows' stats times their weights, one row per stat (S, m)."""
+        return np.ascontiguousarray((self.U[self.idx0] * self.w[:, None]).T)
+
+    def column_at(self, j: int, rows: np.ndarray) -> np.ndarray:
+        """Feature j's values of the kept rows ``rows``."""
+        if "XT" in self.__dict__:
+            return self.XT[j].take(rows)
+        return self.X[rows if self.every else self.idx0.take(rows), j]
+
+    def values_at(self, rows: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Feature ``features[i]``'s value of kept row ``rows[i]``."""
+        if "XT" in self.__dict__:
+            return self.XT.ravel().take(features * self.m + rows)
+        return self.X[rows if self.every else self.idx0.take(rows), features]
 
     def _columns(self) -> dict:
         """What the scan reads of each row, by name (integers in their smallest type): ``labels`` (with
@@ -255,9 +292,13 @@ def scan_rows(S: int) -> int:
 
 def _chunks(pj: np.ndarray, plen: np.ndarray, d: int, S: int) -> np.ndarray:
     """Bounds (into the pairs, ordered by feature then node) of the scans of one level: chunks of whole
-    features holding at most ~``scan_rows(S)`` rows; with many classes a feature's pairs are cut too."""
+    features holding at most ~``scan_rows(S)`` rows; with many classes a feature's pairs are cut too. A
+    level of ``SPREAD * MIN_CHUNK`` rows or more is cut into about ``SPREAD`` chunks at least, pieces for
+    threads; the cuts follow the data alone, so every number of threads scans the same chunks."""
     limit = scan_rows(S)
-    if limit >= CHUNK:
+    whole = limit >= CHUNK
+    limit = min(limit, max(MIN_CHUNK, -(-int(plen.sum()) // SPREAD)))
+    if whole:
         group = np.cumsum(np.bincount(pj, weights=plen, minlength=d)) // limit
         bounds = np.searchsorted(pj, np.flatnonzero(np.r_[True, group[1:] != group[:-1]]))
     else:
@@ -290,36 +331,79 @@ def feature_choice(cfg, crit, G, LEFT, W, ranks=None) -> np.ndarray:
     return np.argmin(np.where(top, ranks, ranks.shape[1]), axis=1)
 
 
-def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold):
+def _split_ranges(perm, data: _Data, lo, n, n_left, feature, threshold, right_row=None, binned=None,
+                  threads: int = 1):
     """Partition the split nodes' ranges of ``perm`` (node i: ``perm[lo[i]:lo[i] + n[i]]``) in place: its
     rows going left, then those going right, each group in its former order. Returns the rows of those
-    ranges (in their former order), the split each belongs to, and whether it goes right."""
-    pst = exclusive_cumsum(n)
-    T = int(n.sum())
-    seg = np.repeat(np.arange(n.size), n)
-    rows = perm[np.repeat(lo - pst, n) + np.arange(T)]
-    right = data.XT.ravel()[np.repeat(feature * data.m, n) + rows] > threshold[seg]
-    rcum = np.cumsum(right)
-    rbase = np.zeros(n.size, dtype=np.int64)
-    rbase[1:] = rcum[pst[1:] - 1]
-    rights_before = rcum - right - rbase[seg]
-    local = np.arange(T) - pst[seg]
-    perm[np.where(right, np.repeat(lo + n_left, n) + rights_before, np.repeat(lo, n) + local - rights_before)] = rows
+    ranges (in their former order), the split each belongs to, and whether it goes right. Rows of the
+    nodes flagged ``binned`` read their side from ``right_row`` (by row: the histogram scan's bin codes,
+    the same sides as the thresholds), the others compare their values with the threshold. Groups of
+    nodes on ``threads`` threads (each moves rows within its own nodes' ranges: the same result)."""
+    total = int(n.sum())
+    groups = max(1, min(4 * threads, total // SPLIT_GROUP_ROWS)) if threads > 1 else 1
+    cuts = np.searchsorted(np.cumsum(n), np.arange(1, groups) * (total / groups))
+    bounds = np.unique(np.r_[0, cuts, n.size])
+    parts = thread_map(lambda ab: _split_group(perm, data, lo, n, n_left, feature, threshold, right_row, binned,
+                                               ab[0], ab[1]), list(zip(bounds[:-1], bounds[1:])), threads)
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(np.concatenate(p) for p in zip(*parts))
+
+
+def _split_group(perm, data, lo, n, n_left, feature, threshold, right_row, binned, a: int, b: int):
+    """:func:`_split_ranges` of the split nodes ``a:b``; their ``seg`` numbers count from ``a``."""
+    nn, lo_, nl = n[a:b], lo[a:b], n_left[a:b]
+    pst = exclusive_cumsum(nn)
+    T = int(nn.sum())
+    seg = np.repeat(np.arange(a, b), nn)
+    if int(lo_[-1] - lo_[0]) + int(nn[-1]) == T:      # the nodes' ranges follow each other: one slice
+        rows = perm[int(lo_[0]):int(lo_[0]) + T].copy()
+    else:
+        rows = perm[np.repeat(lo_ - pst, nn) + np.arange(T)]
+    by_bins = np.zeros(nn.size, dtype=bool) if binned is None else binned[a:b]
+    if by_bins.all():
+        right = right_row.take(rows)
+    elif not by_bins.any():
+        right = data.values_at(rows, feature.take(seg)) > threshold.take(seg)
+    else:
+        right = np.empty(T, dtype=bool)
+        from_bins = by_bins.take(seg - a)
+        right[from_bins] = right_row.take(rows[from_bins])
+        k = np.flatnonzero(~from_bins)
+        sk = seg.take(k)
+        right[k] = data.values_at(rows.take(k), feature.take(sk)) > threshold.take(sk)
+    # row i of the group, of node s: ``rb`` rows before it (in the group) go right, i - rb go left; a left
+    # row lands at lo + (lefts before it in its node), a right one at lo + n_left + (rights before it)
+    rb = np.cumsum(right)
+    rb -= right
+    rb_start = rb[pst]                                   # rights before each node's first row
+    to_right = np.repeat(lo_ + nl - rb_start, nn)
+    to_right += rb
+    to_left = np.repeat(lo_ - pst + rb_start, nn)
+    to_left += np.arange(T)
+    to_left -= rb
+    perm[np.where(right, to_right, to_left)] = rows
     return rows, seg, right
 
 
-def _orders(grower, data: _Data, perm: np.ndarray, by_pair: bool, index_type):
+def _orders(grower, data: _Data, perm: np.ndarray, by_pair: bool, index_type, hist: bool, threads: int):
     """The rows sorted by value within each node (:mod:`engine.grow.roworders`): per drawn pair
-    (``by_pair``; packed keys for class targets with whole-number weights) or partitioned."""
+    (``by_pair``; packed keys for class targets with whole-number weights) or partitioned; with histogram
+    search (``hist``) only for the nodes it hands over, from their own rows."""
     labels, weights = data.columns.get("labels"), data.columns.get("weights")
-    if by_pair and labels is not None and PackedOrders.fits(grower.X, weights, data.S):
+    packed = labels is not None and PackedOrders.fits(grower.X, weights, data.S)
+    if hist:
+        return (HandedOverPackedOrders(data.column_at, data.d, perm, labels, weights, data.S, threads) if packed
+                else HandedOverSortedOrders(data.column_at, data.d, perm, index_type, threads))
+    if by_pair and packed:
         return PackedOrders(grower.X, data.idx0, perm, labels, weights, data.S)
-    O = presorted(grower.X, grower.w0 > 0, index_type)
-    return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O)
+    O = presorted(grower.X, grower.w0 > 0, index_type, threads)
+    return SortedOrders(O, perm, data.XT) if by_pair else PartitionedOrders(O, threads)
 
 
-def grow_exact(grower):
-    """The whole tree, level by level (see the module docstring): a ``FastResult`` for ``Grower._install``."""
+def grow_exact(grower, threads: int = 1):
+    """The whole tree, level by level (see the module docstring), the pieces of a level on ``threads``
+    threads: a ``FastResult`` for ``Grower._install``."""
 
     cfg, crit, task = grower.config, grower.crit, grower.task
     data = _Data(grower)
@@ -354,7 +438,7 @@ def grow_exact(grower):
     hs = None
     if hist and ids.size and m > exact_rows:
         hs = LevelHistograms(grower, data.idx0, None if data.labels is not None else data.ST,
-                             None if data.labels is None else data.labels.astype(np.int16), draw)
+                             None if data.labels is None else data.labels.astype(np.int16), draw, threads)
         node_of, n_level, lvl_pos = np.zeros(m, dtype=np.int64), 1, np.array([0])
     TOT = None
     while ids.size:
@@ -363,11 +447,13 @@ def grow_exact(grower):
         big = np.flatnonzero(cnt > exact_rows) if hs is not None else np.zeros(0, dtype=np.int64)
         small = np.flatnonzero(cnt <= exact_rows) if hist else None      # None: every node (exact search)
         if orders is None and (small is None or small.size):
-            orders = _orders(grower, data, perm, hist or (draw and use_sorted_orders(k_draw, d)), index_type)
+            orders = _orders(grower, data, perm, draw and use_sorted_orders(k_draw, d), index_type, hist, threads)
+        if hist and small.size:
+            orders.prepare(lo[small], cnt[small])
         if big.size:
-            cmap = np.full(n_level, -1, dtype=np.int64)
+            cmap = np.full(n_level + 1, -1, dtype=np.int64)          # node_of == -1 reads the last entry
             cmap[lvl_pos[big]] = np.arange(big.size)
-            key = np.where(node_of >= 0, cmap[np.maximum(node_of, 0)], -1)
+            key = cmap.take(node_of)
             tot_big = hs.totals(node_of, key, lvl_pos[big], n_level, (perm, lo[big], cnt[big]))
         if TOT is None:
             TOT = np.empty((C, S))
@@ -393,13 +479,18 @@ def grow_exact(grower):
             exact_pair = cnt[pc] <= exact_rows
             pj, pc = pj[exact_pair], pc[exact_pair]
         bounds = _chunks(pj, cnt[pc], d, S)
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            if b > a:
-                _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[a:b], pc[a:b], G, THR, LEFT, NL)
+        pieces = [(a, b) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if b > a]
+        # each chunk writes its own (node, feature) cells of G, THR, LEFT and NL
+        thread_map(lambda ab: _scan(data, crit, msl, orders, lo, cnt, starts, TOT, W, P, pj[ab[0]:ab[1]],
+                                    pc[ab[0]:ab[1]], G, THR, LEFT, NL), pieces, threads)
         jstar = feature_choice(cfg, crit, G, LEFT, W, visit if shuffle else None)
         ci = np.arange(C)
+        binned = right_row = None
         if big.size:
             THR[big, jstar[big]] = hs.thresholds(jstar[big])
+            binned = np.zeros(C, dtype=bool)
+            binned[big] = True
+            right_row = hs.sides()
         Gw, Lw, NLw, Tw = G[ci, jstar], LEFT[ci, jstar], NL[ci, jstar], THR[ci, jstar]
         Rw = TOT - Lw
         wl, wr, cimp, gain, info, ratio = split_numbers(crit, Lw, Rw, P, W)
@@ -444,7 +535,8 @@ def grow_exact(grower):
         lv_pre.append(pre)
         lv_lo.append(child_lo)
         lv_hi.append(child_lo + child_n)
-        rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl])
+        rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl], right_row,
+                                         None if binned is None else binned[spl], threads)
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break

@@ -26,12 +26,13 @@ def fast_eligible(grower) -> bool:
             and not np.isnan(grower.X).any())
 
 
-def grow_levelwise(grower) -> FastResult:
-    """The whole tree, level by level (:func:`engine.grow.fastexact.grow_exact`, exact or histogram search;
-    with J48's rules :func:`engine.grow.c45grow.grow_c45`)."""
+def grow_levelwise(grower, threads: int = 1) -> FastResult:
+    """The whole tree, level by level (:func:`engine.grow.fastexact.grow_exact`, exact or histogram search,
+    each level's pieces on ``threads`` threads, the same tree for any number; with J48's rules
+    :func:`engine.grow.c45grow.grow_c45`, on one thread)."""
     if grower.config.c45_rules:
         return grow_c45(grower)
-    return grow_exact(grower)
+    return grow_exact(grower, threads)
 
 
 __all__ = ["fast_eligible", "grow_levelwise", "FastResult"]

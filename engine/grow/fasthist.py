@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.grow.parallel import thread_map, threads_for
 from engine.grow.roworders import exclusive_cumsum, padded_rows
 from engine.split.search import TIE_TOL
 
@@ -61,8 +62,10 @@ class LevelHistograms:
     for the children's subtraction).
     """
 
-    def __init__(self, grower, idx0, ScT, labels, draw: bool):
-        """``ScT``: stats per row (S, m) (None with ``labels``, the class of every row, for unit weights)."""
+    def __init__(self, grower, idx0, ScT, labels, draw: bool, threads: int = 1):
+        """``ScT``: stats per row (S, m) (None with ``labels``, the class of every row, for unit weights);
+        ``threads``: features counted at once (:func:`engine.grow.parallel.thread_map`)."""
+        self.threads = threads
         codes = grower.bins.codes.T                               # (d, n) contiguous
         self.codes = codes if idx0.size == codes.shape[1] else np.ascontiguousarray(codes[:, idx0])
         self.n_bins = [e.size + 1 for e in grower.bins.edges]
@@ -142,10 +145,11 @@ class LevelHistograms:
         lab = self.labels if sel is None else self.labels[sel]
         base = (dpos[nsel] * S + lab) * B
         Hd = np.empty((nD, d, S, B), dtype=np.int64)
-        key = np.empty(base.size, dtype=np.intp)
-        for j in range(d):
-            np.add(base, self.codes[j] if sel is None else self.codes[j].take(sel), out=key)
+
+        def count(j: int) -> None:
+            key = np.add(base, self.codes[j] if sel is None else self.codes[j].take(sel), dtype=np.intp)
             Hd[:, j] = np.bincount(key, minlength=nD * S * B).reshape(nD, S, B)
+        thread_map(count, range(d), threads_for(base.size * d, self.threads))
         own = direct[level_of_cand]
         H = np.empty((self.C, d, S, B), dtype=np.int64)
         H[own] = Hd[dpos[level_of_cand[own]]]
@@ -252,6 +256,16 @@ class LevelHistograms:
             t = (lo + hi) / 2.0
         ok = np.isfinite(lo) & np.isfinite(hi)
         return np.where(ok, np.where(t >= hi, lo, t), 0.0)
+
+    def sides(self) -> np.ndarray:
+        """After :meth:`thresholds`: whether each row goes right at its candidate's winning edge, by row
+        (False for rows of no candidate)."""
+        right = self.code_star > self.b_row
+        if self.act is None:
+            return right
+        out = np.zeros(self.codes.shape[1], dtype=bool)
+        out[self.act] = right
+        return out
 
     def remember(self, child_of_cand, sizes) -> None:
         """Keep this level's histograms for the next level's subtraction: ``child_of_cand[c]`` is the

@@ -29,9 +29,10 @@ from engine.grow.featuredraw import draw_mask, feature_ranks, path_key
 from engine.grow.fastgrow import fast_eligible, grow_levelwise
 from engine.split.impurity import get_criterion
 from engine.grow.allocator import roomy_heap
+from engine.grow.parallel import check_n_jobs, thread_map, threads_for, tree_threads
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
 from engine.tree.build import check_target_scale, make_node, route_rows, unit_stats
-from engine.grow.roworders import SORT_CACHE_LIMIT, node_orders, presorted
+from engine.grow.roworders import SORT_CACHE_LIMIT, kept_bins, node_orders, presorted
 from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from engine.split.records import Split
@@ -109,8 +110,11 @@ class Grower:
     """Grow a tree on ``dataset`` step by step (see module docstring)."""
 
     def __init__(self, dataset, config: TreeConfig | None = None, *, sample_weight=None,
-                 validation_data=None):
+                 validation_data=None, n_jobs: int | None = None):
         config = TreeConfig() if config is None else config
+        # cores for this one tree (threads; None: all, unless trees already share the cores): the tree is
+        # the same for every value (engine.grow.parallel.tree_threads)
+        self.n_jobs = check_n_jobs(n_jobs)
         if not isinstance(config, TreeConfig):
             raise ConfigError("config must be a TreeConfig.")
         if len(dataset) == 0:
@@ -193,7 +197,7 @@ class Grower:
             if self._actions:
                 self._rebuild()
             with paused_gc(), roomy_heap():
-                self._install(grow_levelwise(self))
+                self._install(grow_levelwise(self, self.threads))
             return self
         n = 0
         while (max_steps is None or n < max_steps) and self.step() is not None:
@@ -275,7 +279,7 @@ class Grower:
         n, d = self.X.shape
         if n * d > SORT_CACHE_LIMIT:
             return None
-        return presorted(self.X, np.ones(n, dtype=bool), np.int32)
+        return presorted(self.X, np.ones(n, dtype=bool), np.int32, self.threads)
 
     def training_leaves(self) -> np.ndarray | None:
         """The leaf each training row reached while growing (-1: weight 0), read off the row ranges of a
@@ -292,8 +296,17 @@ class Grower:
 
     @cached_property
     def bins(self):
-        """Bin edges and codes of the numeric features (histogram split search), computed once."""
-        return make_bins(self.X, self.schema.kinds, self.config.max_bins)
+        """Bin edges and codes of the numeric features (histogram split search), computed once (and kept for
+        the next tree on the same read-only matrix, :func:`engine.grow.roworders.kept_bins`)."""
+        threads = threads_for(self.X.size, self.threads)
+        return kept_bins(self.X, (tuple(self.schema.kinds), self.config.max_bins),
+                         lambda: make_bins(self.X, self.schema.kinds, self.config.max_bins,
+                                           map_fn=partial(thread_map, threads=threads), groups=threads))
+
+    @property
+    def threads(self) -> int:
+        """Threads this tree's growth uses (:func:`engine.grow.parallel.tree_threads` of ``n_jobs``)."""
+        return tree_threads(self.n_jobs)
 
     @property
     def tree(self) -> Tree:
@@ -662,6 +675,9 @@ def _kept(mapping, keep: set, everything: bool):
     return {i: v for i, v in mapping.items() if i in keep}
 
 
-def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None) -> Tree:
-    """Grow a tree to completion: ``Grower(dataset, config, ...).grow().tree``."""
-    return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data).grow().tree
+def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, validation_data=None,
+             n_jobs: int | None = None) -> Tree:
+    """Grow a tree to completion: ``Grower(dataset, config, ...).grow().tree``; ``n_jobs``: cores for this
+    tree (None: all; the tree is the same for every value)."""
+    return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data,
+                  n_jobs=n_jobs).grow().tree

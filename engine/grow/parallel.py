@@ -22,16 +22,28 @@ cross-validation all grow trees that do not depend on each other. :func:`run_tas
   (a Streamlit session that went away raises from its progress bar) the pool cancels the tasks not yet
   started and the exception propagates; ``should_stop()`` returning True does the same with
   :class:`Cancelled`.
+
+One tree on all cores: :func:`thread_map` runs the independent pieces of one level of one tree (features,
+chunks of (feature, node) pairs) on threads of one small pool, started once per process and shared by
+every tree and session. The pieces are numpy calls that release the GIL (bincount, sorts, gathers,
+cumulative sums), and each writes its own part of the output, so any number of threads gives the same
+tree. The calling thread works too and never waits for a pool busy with another tree: pieces not yet
+taken when it runs out are withdrawn. :func:`tree_threads` says how many threads a tree uses: its
+``n_jobs``, else 1 inside :func:`run_tasks`'s workers and serial runs with ``n_jobs=1`` (the cores are
+the trees'), else every core.
 """
 
 from __future__ import annotations
 
+import contextvars
 import numbers
 import os
 import pickle
 import tempfile
+import threading
 import uuid
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from typing import Callable, Iterable
 
@@ -83,6 +95,81 @@ def concurrency(n_jobs, n_tasks: int, rows: int | None = None) -> int:
     if n_tasks <= 1 or n_jobs == 1 or (n_jobs is None and rows is not None and rows < POOL_ABOVE_ROWS):
         return 1
     return effective_n_jobs(n_jobs, n_tasks)
+
+
+#: threads a tree uses when its ``n_jobs`` is None: set to 1 where trees already share the cores
+_TREE_THREADS: contextvars.ContextVar = contextvars.ContextVar("tree_threads", default=None)
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def tree_threads(n_jobs=None) -> int:
+    """Threads one tree uses for ``n_jobs`` (checked as everywhere; None: see the module docstring)."""
+    n_jobs = check_n_jobs(n_jobs)
+    if n_jobs is None:
+        n_jobs = _TREE_THREADS.get()
+    return effective_n_jobs(n_jobs)
+
+
+@contextmanager
+def trees_share_cores():
+    """Inside: a tree grown with ``n_jobs=None`` uses one thread (its siblings use the other cores)."""
+    token = _TREE_THREADS.set(1)
+    try:
+        yield
+    finally:
+        _TREE_THREADS.reset(token)
+
+
+def _thread_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, cpu_count() - 1), thread_name_prefix="dtx-tree")
+        return _pool
+
+
+#: elements of work below which one level's pieces stay on the calling thread (a hand-off costs ~50 us)
+THREAD_MIN_WORK = 1 << 16
+
+
+def threads_for(work: int, threads: int) -> int:
+    """``threads``, or 1 when ``work`` (elements to process) is too little to share."""
+    return threads if work >= THREAD_MIN_WORK else 1
+
+
+def thread_map(fn: Callable, items, threads: int) -> list:
+    """``[fn(x) for x in items]`` on up to ``threads`` threads, this one included (see the module docstring):
+    results in order; the first exception is raised once every started piece has ended."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    out = [None] * len(items)
+    claim = iter(range(len(items)))
+    lock = threading.Lock()
+    failed: list = []
+
+    def drain() -> None:
+        while not failed:
+            with lock:
+                i = next(claim, None)
+            if i is None:
+                return
+            try:
+                out[i] = fn(items[i])
+            except BaseException as exc:        # noqa: BLE001 - re-raised by the caller below
+                failed.append(exc)
+                return
+
+    pool = _thread_pool()
+    helpers = [pool.submit(drain) for _ in range(min(threads, len(items)) - 1)]
+    drain()
+    for h in helpers:
+        if not h.cancel():                      # started: wait for the piece it holds
+            h.result()
+    if failed:
+        raise failed[0]
+    return out
 
 
 def dask_scheduler(scheduler: str | None = None) -> str | None:
@@ -146,7 +233,8 @@ class _Task:
         if _worker_heap is None:
             _worker_heap = roomy_heap()
             _worker_heap.__enter__()
-        return self.fn(*(_resolve(a) for a in args))
+        with trees_share_cores():             # the pool's processes share the cores: one thread per tree
+            return self.fn(*(_resolve(a) for a in args))
 
 
 _worker_heap = None
@@ -198,7 +286,7 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
             raise Cancelled("The work was stopped before it finished.")
 
     if jobs == 1 or total <= 1:
-        with roomy_heap():
+        with roomy_heap(), (trees_share_cores() if n_jobs == 1 else nullcontext()):
             for t in tasks:
                 if should_stop is not None and should_stop():
                     raise Cancelled("The work was stopped before it finished.")
@@ -223,4 +311,5 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], *, n_jobs=None, progress=Non
 
 
 __all__ = ["run_tasks", "check_n_jobs", "concurrency", "effective_n_jobs", "cpu_count", "dask_scheduler", "Cancelled",
-           "SCHEDULER_ENV", "POOL_ABOVE_ROWS"]
+           "SCHEDULER_ENV", "POOL_ABOVE_ROWS", "THREAD_MIN_WORK", "thread_map", "threads_for", "tree_threads",
+           "trees_share_cores"]

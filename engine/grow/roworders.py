@@ -18,6 +18,10 @@ orders from there:
 
 The first two give exactly the same rows in the same order; the third the same rows up to their order
 among equal values, which changes no class count at any threshold. The grown trees are the same.
+
+Histogram search needs orders only for the nodes it hands over to the exact scan: ``HandedOverSortedOrders``
+and ``HandedOverPackedOrders`` make them from those nodes' rows when they are first handed over, with no
+sort of the whole data.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
+
+from engine.grow.parallel import thread_map, threads_for
 
 #: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
 #: with other settings, sort it once
@@ -45,17 +51,38 @@ def _forgetter(cache: dict):
     return forget
 
 
-def presorted(X: np.ndarray, keep: np.ndarray, index_type) -> np.ndarray:
+#: the last matrix's histogram bins (weakly held, with the kinds and max_bins they were made for)
+_BINNED: dict = {}
+
+
+def kept_bins(X: np.ndarray, key, make):
+    """``make()`` (the bins of X for ``key``), kept for the next tree on the same read-only matrix with the
+    same ``key``: the app's next tree on the same rows (other settings) and a benchmark's warm fit skip the
+    binning. Bins are one byte a cell: kept up to 4 x ``SORT_CACHE_LIMIT`` cells (80 MB)."""
+    hit = _BINNED.get("X")
+    if hit is not None and hit[0]() is X and hit[1] == key:
+        return hit[2]
+    out = make()
+    out.codes.flags.writeable = False
+    _BINNED.clear()
+    if X.size <= 4 * SORT_CACHE_LIMIT and not X.flags.writeable:
+        _BINNED["X"] = (weakref.ref(X, _forgetter(_BINNED)), key, out)
+    return out
+
+
+def presorted(X: np.ndarray, keep: np.ndarray, index_type, threads: int = 1) -> np.ndarray:
     """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
     (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
     a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
-    the next call on the same matrix."""
+    the next call on the same matrix. Blocks of features on ``threads`` threads (the same orders)."""
     n, d = X.shape
     hit = _SORTED.get("X")
     if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
         full = hit[1]
     else:
-        full = np.argsort(X.T, axis=1, kind="stable").astype(index_type)
+        threads = threads_for(n * d, threads)
+        full = np.concatenate(thread_map(lambda b: np.argsort(X.T[b[0]:b[1]], axis=1, kind="stable").astype(index_type),
+                                         _feature_blocks(d, threads), threads))
         _SORTED.clear()
         if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
             _SORTED["X"] = (weakref.ref(X, _forgetter(_SORTED)), full)
@@ -162,8 +189,8 @@ def use_sorted_orders(n_drawn: int, n_features: int) -> bool:
 class PartitionedOrders:
     """Every feature's order (``O``: features x open rows), open nodes in contiguous segments of it."""
 
-    def __init__(self, O: np.ndarray):
-        self.O, self.m = O, O.shape[1]
+    def __init__(self, O: np.ndarray, threads: int = 1):
+        self.O, self.m, self.threads = O, O.shape[1], threads
 
     def first_order(self, lo, cnt, starts) -> np.ndarray:
         """The open nodes' rows, node after node (the first feature's order)."""
@@ -186,7 +213,17 @@ class PartitionedOrders:
         chkey[rows] = child
         cand_of_child = np.full(child_n.size, -1, dtype=np.int64)
         cand_of_child[nxt] = np.arange(nxt.size)
-        self.O = partition(self.O, chkey, cand_of_child, cnt, starts, child_n[nxt])
+        new_cnt = child_n[nxt]
+        threads = threads_for(self.O.size, self.threads)
+        parts = thread_map(lambda b: partition(self.O[b[0]:b[1]], chkey, cand_of_child, cnt, starts, new_cnt),
+                           _feature_blocks(self.O.shape[0], threads), threads)   # features apart: the same rows
+        self.O = parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _feature_blocks(d: int, threads: int) -> list:
+    """(start, end) of about ``2 * threads`` blocks of d features (one block for one thread)."""
+    cuts = np.linspace(0, d, min(d, 2 * threads if threads > 1 else 1) + 1).astype(int).tolist()
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 class _RangeOrders:
@@ -274,17 +311,22 @@ class PackedOrders(_RangeOrders):
                  weights: np.ndarray | None, n_classes: int):
         super().__init__(perm, idx0.size)
         ranks, self.values, self.offsets = dense_ranks(X)
+        row_bits = self._row_bits(labels, weights, n_classes)
+        self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
+        self.K <<= self.value_shift
+        self.K |= row_bits
+
+    def _row_bits(self, labels: np.ndarray, weights: np.ndarray | None, n_classes: int) -> np.ndarray:
+        """Set the bit fields' widths; each row's class-and-weight bits (int32)."""
         self.label_bits = max(1, int(n_classes - 1).bit_length())
         self.weight_bits = 0 if weights is None else int(weights.max()).bit_length()
         self.label_shift = self.weight_bits
         self.value_shift = self.weight_bits + self.label_bits
+        self._tables: dict = {}
         row_bits = labels.astype(np.int32) << self.weight_bits
         if weights is not None:
             row_bits |= weights.astype(np.int32)
-        self.K = np.take(ranks, idx0, axis=1)          # C order: ravel() is a view
-        self.K <<= self.value_shift
-        self.K |= row_bits
-        self._tables: dict = {}
+        return row_bits
 
     @staticmethod
     def fits(X: np.ndarray, weights: np.ndarray | None, n_classes: int) -> bool:
@@ -325,6 +367,79 @@ class PackedOrders(_RangeOrders):
         return self.values[self.offsets[feature] + rank]
 
 
+class _HandedOver:
+    """Orders of the nodes that histogram search hands over to the exact scan (at most ``max_bins`` rows),
+    made from those nodes' own rows: no sort of the whole data. ``column(j, rows)``: feature j's values of
+    those rows (positions among the kept rows, as in ``perm``). :meth:`prepare` is called with a level's
+    handed-over nodes; those not seen before (handed over at this level) get their rows ordered per
+    feature, into a block of ranks of their own after the blocks of earlier levels. Ranks order values
+    within every node: a node's rows, and its descendants', all come from one block. Feature by feature
+    on ``threads`` threads (:func:`engine.grow.parallel.thread_map`); the orders do not depend on them."""
+
+    def _start(self, column, d: int, threads: int) -> None:
+        self.column, self.d, self.threads = column, d, threads
+        self.seen = np.zeros(self.m, dtype=bool)           # rows whose orders are made
+        self.used = 0                                      # ranks given out so far (each feature alike)
+
+    def prepare(self, lo: np.ndarray, cnt: np.ndarray) -> None:
+        """Make the orders of the nodes ``perm[lo[i]:lo[i] + cnt[i]]`` not seen before."""
+        new = ~self.seen[self.perm[lo]]
+        if not new.any():
+            return
+        n = cnt[new]
+        rows = np.sort(self.perm[np.repeat(lo[new] - exclusive_cumsum(n), n) + np.arange(int(n.sum()))])
+        self.seen[rows] = True
+        base, self.used = self.used, self.used + rows.size
+        thread_map(lambda j: self._order_feature(j, rows, base), range(self.d),
+                   threads_for(rows.size * self.d, self.threads))
+
+
+class HandedOverSortedOrders(_HandedOver, SortedOrders):
+    """:class:`SortedOrders` made per hand-over (see :class:`_HandedOver`): a block's rows sorted stably by
+    value (ties by row), as the whole-data sort would order them."""
+
+    def __init__(self, column, d: int, perm: np.ndarray, index_type, threads: int = 1):
+        m = perm.size
+        _RangeOrders.__init__(self, perm, m)
+        self.O, self.R = np.empty((d, m), dtype=index_type), np.empty((d, m), dtype=index_type)
+        self.XS = np.empty((d, m))
+        self._start(column, d, threads)
+
+    def _order_feature(self, j: int, rows: np.ndarray, base: int) -> None:
+        x = self.column(j, rows)
+        o = np.argsort(x, kind="stable")
+        end = base + rows.size
+        self.O[j, base:end] = rows.take(o)
+        self.R[j, self.O[j, base:end]] = np.arange(base, end, dtype=self.R.dtype)
+        self.XS[j, base:end] = x.take(o)
+
+
+class HandedOverPackedOrders(_HandedOver, PackedOrders):
+    """:class:`PackedOrders` made per hand-over (see :class:`_HandedOver`): a block's distinct values of
+    each feature get consecutive ranks; ``V[j, rank]`` is feature j's value of that rank. Ranks stay below
+    the rows, so :meth:`PackedOrders.fits` holds as it is."""
+
+    def __init__(self, column, d: int, perm: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 n_classes: int, threads: int = 1):
+        m = perm.size
+        _RangeOrders.__init__(self, perm, m)
+        self.row_bits = self._row_bits(labels, weights, n_classes)
+        self.K, self.V = np.empty((d, m), dtype=np.int32), np.empty((d, m))
+        self._start(column, d, threads)
+
+    def _order_feature(self, j: int, rows: np.ndarray, base: int) -> None:
+        u, inverse = np.unique(self.column(j, rows), return_inverse=True)
+        self.V[j, base:base + u.size] = u
+        key = inverse.astype(np.int32)
+        key += base
+        key <<= self.value_shift
+        key |= self.row_bits.take(rows)
+        self.K[j, rows] = key
+
+    def value(self, feature: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        return self.V.ravel().take(feature * self.m + rank)
+
+
 def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     """Every row of ``O`` regrouped by next-level node, stably: the rows of a split node's segment become
     its left child's rows then its right child's, each still sorted by value; rows of nodes that stop
@@ -357,5 +472,5 @@ def partition(O, chkey, cand_of_child, cnt, starts, new_cnt):
     return out[:scratch].reshape(d, M2)
 
 
-__all__ = ["PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
+__all__ = ["kept_bins", "HandedOverPackedOrders", "HandedOverSortedOrders", "PackedOrders", "PartitionedOrders", "SortedOrders", "dense_ranks", "exclusive_cumsum", "node_orders", "partition", "presorted",
            "padded_layout", "padded_rows", "sort_segments", "use_sorted_orders"]

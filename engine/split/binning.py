@@ -218,14 +218,17 @@ def bin_codes(col: np.ndarray, edges: np.ndarray, out: np.ndarray) -> np.ndarray
 BLOCK_ROWS = 1 << 15
 
 
-def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
+def make_bins(X: np.ndarray, kinds, max_bins: int, map_fn=None, groups: int = 1) -> Bins:
     """Edges (:func:`bin_edges`) and codes (:func:`bin_codes`) of every numeric column of X (n, d).
 
     The same edges and codes as column by column, read in row blocks (one column of a C-ordered X
-    touches every cache line of X). Above ``SAMPLE_ROWS`` rows all columns share one sample; where it
-    holds at most ``max_bins`` distinct values, the column is coded with their midpoints and checked
-    to hold no other value (then those are all its distinct values). A column with a missing value, or
-    a value its sample missed, is binned again on its own (:func:`bin_edges`, :func:`bin_codes`).
+    touches every cache line of X). Above ``SAMPLE_ROWS`` rows all columns share one sample (LightGBM's
+    ``bin_construct_sample_cnt``); where it holds at most ``max_bins`` distinct values, the column is coded
+    with their midpoints and checked to hold no other value (then those are all its distinct values). A
+    column with a missing value, or a value its sample missed, is binned again on its own
+    (:func:`bin_edges`, :func:`bin_codes`). ``map_fn(fn, items)``: ``[fn(x) for x in items]``, or the same
+    on threads (:func:`engine.grow.parallel.thread_map`): ``groups`` groups of columns are coded at once,
+    with the same edges and codes.
     """
     n, d = X.shape
     dtype = code_dtype(max_bins)
@@ -235,10 +238,26 @@ def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
     codes[[j for j in range(d) if j not in numeric]] = np.iinfo(dtype).max
     if not numeric or n == 0:
         return Bins(tuple(edges), codes.T)
+    rows = _sample_rows(n) if n > SAMPLE_ROWS else None
+    parts = [g.tolist() for g in np.array_split(numeric, max(1, min(len(numeric), groups)))]
+    redo = set().union(*(map_fn or (lambda f, it: [f(x) for x in it]))(
+        lambda cols: _code_columns(X, cols, rows, max_bins, edges, codes), parts))
+    for j in redo:
+        edges[j] = bin_edges(X[:, j], max_bins)
+        bin_codes(X[:, j], edges[j], codes[j])
+    return Bins(tuple(edges), codes.T)
+
+
+def _code_columns(X: np.ndarray, numeric: list, rows, max_bins: int, edges: list, codes: np.ndarray) -> set:
+    """:func:`make_bins` of the columns ``numeric`` (``rows``: the shared sample's rows, None below
+    ``SAMPLE_ROWS``): writes their ``edges`` and ``codes``; returns the columns to bin again on their own."""
+    n, d = X.shape
     check, redo = {}, set()                               # check: column -> distinct sample values
-    if n > SAMPLE_ROWS:                                   # assume no NaN; a column with one is redone below
-        sample = np.take(X, _sample_rows(n), axis=0)
-        sample = (sample if len(numeric) == d else sample[:, numeric]).T.copy()
+    if rows is not None:                                  # assume no NaN; a column with one is redone below
+        if X.T.flags.c_contiguous:                        # Fortran order: gather within each column
+            sample = X.T[numeric].take(rows, axis=1)
+        else:                                            # (np.take would first copy X in C order)
+            sample = (np.take(X, rows, axis=0) if len(numeric) == d else X[rows][:, numeric]).T.copy()
         sample.sort(axis=1)
         for j, s in zip(numeric, sample):
             if np.isnan(s[-1]):                          # NaN sorts last
@@ -273,10 +292,7 @@ def make_bins(X: np.ndarray, kinds, max_bins: int) -> Bins:
             _apply(coders[j], v, out)
             if j in check and not np.array_equal(check[j].take(out), v):
                 redo.add(j)                              # a value the sample missed: sort it whole
-    for j in redo:
-        edges[j] = bin_edges(X[:, j], max_bins)
-        bin_codes(X[:, j], edges[j], codes[j])
-    return Bins(tuple(edges), codes.T)
+    return redo
 
 
 __all__ = ["Bins", "SAMPLE_ROWS", "bin_codes", "bin_edges", "code_dtype", "make_bins", "missing_code"]

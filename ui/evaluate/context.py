@@ -109,7 +109,7 @@ def full_grower(ctx: EvalContext, train=None) -> Grower:
 
     def grow():
         with st.spinner("Growing the full tree..."):
-            return Grower(train, ctx.config, validation_data=validation).grow()
+            return Grower(train, ctx.config, validation_data=validation, n_jobs=state.current_n_jobs()).grow()
     return cached("full", (len(train), tuple(train.row_ids[:3])), grow, ctx=ctx)
 
 

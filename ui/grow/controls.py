@@ -89,7 +89,8 @@ def session_grower() -> Grower:
     if grower is None or grower.dataset.feature_names != feats:
         split = state.current_split()
         val = split.validation.with_features(list(feats)) if split.validation is not None else None
-        grower = Grower(train.with_features(list(feats)), state.current_config(), validation_data=val)
+        grower = Grower(train.with_features(list(feats)), state.current_config(), validation_data=val,
+                        n_jobs=state.current_n_jobs())
         state.set_grower(grower)
     return grower
 

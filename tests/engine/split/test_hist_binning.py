@@ -1,11 +1,14 @@
 """Binning for histogram search: the grid coder equals a binary search, block-wise binning equals binning
 column by column, and the subtraction trick of the level-wise builder equals stepping."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine
+from engine.grow.parallel import thread_map
 from engine.split import binning
 from engine.split.binning import bin_codes, bin_edges, make_bins, missing_code
 
@@ -56,9 +59,10 @@ def test_grid_codes_equal_binary_search(seed, kind, max_bins, n):
 @pytest.mark.filterwarnings("error::RuntimeWarning")
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.lists(st.sampled_from(COLUMNS), min_size=1, max_size=5),
-       st.sampled_from([4, 255, 1000]), st.booleans())
-def test_block_binning_equals_column_by_column(seed, kinds, max_bins, sampled):
-    """Small SAMPLE_ROWS and BLOCK_ROWS send small tables through the sample, check and redo paths."""
+       st.sampled_from([4, 255, 1000]), st.booleans(), st.sampled_from([1, 3]))
+def test_block_binning_equals_column_by_column(seed, kinds, max_bins, sampled, groups):
+    """Small SAMPLE_ROWS and BLOCK_ROWS send small tables through the sample, check and redo paths; groups
+    of columns binned on threads give the same edges and codes."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(50, 900))
     X = np.column_stack([column(k, n, rng) for k in kinds] + [rng.integers(0, 3, n).astype(float)])
@@ -72,7 +76,7 @@ def test_block_binning_equals_column_by_column(seed, kinds, max_bins, sampled):
         mp.setattr(binning, "BLOCK_ROWS", int(rng.integers(7, 200)))
         if sampled:
             mp.setattr(binning, "SAMPLE_ROWS", int(rng.integers(10, n)))
-        bins = make_bins(X, feature_kinds, max_bins)
+        bins = make_bins(X, feature_kinds, max_bins, map_fn=partial(thread_map, threads=groups), groups=groups)
         for j, kind in enumerate(feature_kinds):
             if kind != "numeric":
                 assert bins.edges[j].size == 0 and np.all(bins.codes[:, j] == bins.missing)
