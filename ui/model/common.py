@@ -24,19 +24,22 @@ ROW_SOURCES = {"data": "a row of the data set", "typed": "values I type"}
 
 
 # -------------------------------------------------------------------------------------------- members
-def member_role(model, t: int) -> str:
-    """``round 1, class versicolor`` (boosted), ``round 4`` (one tree a round), ``""`` (forests, one tree)."""
+def member_role(model, t: int, shown: dict[str, str] | None = None) -> str:
+    """``round 1, class versicolor`` (boosted), ``round 4`` (one tree a round), ``""`` (forests, one tree).
+    ``shown`` maps the model's class names to the labels shown (:func:`class_names`)."""
     if model.kind != "additive":
         return ""
     names = output_names(model)
     out = model.tree_outputs[t] if model.tree_outputs else t % max(model.trees_per_round, 1)
     role = f"round {model.tree_round(t)}"
-    return role + (f", class {names[out]}" if model.n_outputs > 1 else "")
+    name = (shown or {}).get(names[out], names[out])
+    return role + (f", class {name}" if model.n_outputs > 1 else "")
 
 
 def member_label(model, t: int) -> str:
-    """``Tree 3 of 15 (round 1, class 0)``: trees numbered from 0 as in the model file."""
-    role = member_role(model, t)
+    """``Tree 3 of 15 (round 1, class versicolor)``: trees numbered from 0 as in the model file; a model that
+    numbers its classes 0..K-1 shows the data set's labels when the data set matches it."""
+    role = member_role(model, t, class_names(model, state.current_dataset()) if model.n_outputs > 1 else None)
     return f"Tree {t} of {model.n_trees}" + (f" ({role})" if role else "")
 
 

@@ -63,3 +63,12 @@ def test_a_lightgbm_forest_shows_class_distributions(model_app, lgb_breast):
     at = model_app(lgb_breast, "breast.txt", GROW)
     ok(at)
     assert tree_spec(at, 0)["data"]
+
+
+def test_with_the_matching_data_set_the_tree_picker_names_the_class_by_the_datas_label(model_app, xgb_iris):
+    at = model_app(xgb_iris, "iris.json", GROW, sample="iris")  # XGBoost numbers iris's classes 0..2
+    ok(at)
+    at.number_input(key=W_MEMBER).set_value(4).run()
+    ok(at)
+    shown = [e.value.replace("\\", "") for e in at.markdown]
+    assert any("Tree 4 of 15 (round 1, class versicolor)" in m for m in shown), shown[:5]
