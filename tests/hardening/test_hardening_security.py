@@ -307,8 +307,8 @@ def test_csv_safe_neutralises_every_text_cell(cells, name):
 
 # ------------------------------------------------------------------------------------- downloads
 def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
-    """CSV downloads go through ``csv_bytes`` and text downloads through ``text_safe``; only DOT, SVG
-    and JSON (not opened in spreadsheets) may pass data as it is."""
+    """CSV downloads go through ``csv_bytes`` and text downloads through ``text_safe``; only DOT, SVG,
+    JSON and ONNX (not opened in spreadsheets) may pass data as it is."""
     seen = []
     for path in APP_FILES:
         for call in calls(parsed(path)):
@@ -325,6 +325,8 @@ def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
                 assert wrapped == "csv_bytes", f"CSV download without csv_bytes at {where(path, call)}"
             elif mime.startswith("text/plain") or ".txt" in file_name:
                 assert wrapped == "text_safe", f"text download without text_safe at {where(path, call)}"
+            elif ".onnx" in file_name:  # a binary protobuf model: no spreadsheet opens it, and nothing in it is a formula
+                assert mime == "application/octet-stream", (where(path, call), mime)
             else:
                 assert mime in ("text/vnd.graphviz", "image/svg+xml", "application/json"), (where(path, call), mime)
     assert len(seen) >= 5, seen

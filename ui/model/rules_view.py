@@ -13,6 +13,7 @@ import streamlit as st
 
 from engine.tree.paths import rules, rules_text
 from ui import state, tree_view
+from ui.grow.exports import text_safe
 from ui.model.common import current_tree, member_label, member_picker, pick_row
 from ui.model.with_data import data_tree
 from ui.widgets import md_escape, shorten
@@ -60,5 +61,5 @@ def render_page(model) -> None:
                  column_config={"rule": st.column_config.TextColumn(width="large"),
                                 "cover": st.column_config.NumberColumn(format="%.4g"),
                                 "purity": st.column_config.NumberColumn(format="%.3f")})
-    st.download_button("Rules (text)", rules_text(tree).encode("utf-8"), file_name=f"tree_{t}_rules.txt",
+    st.download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"tree_{t}_rules.txt",
                        mime="text/plain", key="_w_model_rules_dl", icon=":material/download:")

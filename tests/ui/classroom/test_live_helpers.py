@@ -91,9 +91,8 @@ def test_proxy_headers_count_only_for_a_connection_from_this_machine(monkeypatch
     assert seen(None, {}) == Client.of(None, "plain-token")
 
 
-def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go(monkeypatch):
-    monkeypatch.setattr(live, "_FIGURES", type(live._FIGURES)())
-    monkeypatch.setattr(live, "FIGURES_KEPT", 3)
+def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go():
+    live._shared_figure.clear()
     built = []
 
     def build(name):
@@ -102,8 +101,10 @@ def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go(monkeyp
     first = live.shared_figure(("round 1", None), build("r1"))
     assert live.shared_figure(("round 1", None), build("again")) is first  # the next student: no new build
     assert live.shared_figure(("round 1", 0), build("r1 highlighted")) is not first  # another view: its own
-    for i in range(2, 5):
+    for i in range(2, live.FIGURES_KEPT + 1):
         live.shared_figure((f"round {i}", None), build(f"r{i}"))
-    assert built == ["r1", "r1 highlighted", "r2", "r3", "r4"]
-    assert len(live._FIGURES) == 3 and ("round 1", None) not in live._FIGURES
+    assert built == ["r1", "r1 highlighted"] + [f"r{i}" for i in range(2, live.FIGURES_KEPT + 1)]
+    live.shared_figure(("round 1", None), build("r1 again"))  # the oldest was dropped: built anew
+    assert built[-1] == "r1 again"
+    live._shared_figure.clear()
 
