@@ -258,7 +258,9 @@ def test_one_step_press_steps_once_when_the_panel_poll_carries_it_too(browser, a
             }""") == 1
             teacher.wait_for_timeout(2500)  # a second run of the callback would have landed by now
             wait_idle(teacher)
-            assert sum(sent[before:]) == 2, sent[before:]  # the press went out twice: the poll carried it
+            # the press went out at least twice (the poll carried it; on a slow server a later poll may carry
+            # it again before the run clears it) and the tree stepped exactly once
+            assert sum(sent[before:]) >= 2, sent[before:]
             expect(status).to_have_text(re.compile(rf"^Step {n} ·"))
     finally:
         t_ctx.close()
