@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import engine
+
 BLOCKED = ("xgboost", "lightgbm")
 
 
@@ -40,9 +42,19 @@ def libraries_blocked():
         sys.modules.update(saved)
 
 
-@pytest.fixture
-def blocked():
-    return libraries_blocked
+def predictions_without(library: str, model, X, path, classifier: bool):
+    """``(loaded, expected, got, labels, got_labels)``: the library model's answers on ``X`` (probabilities
+    for a classifier, else values) and its labels, then the file at ``path`` loaded and predicted by the
+    engine while ``library`` cannot be imported (which is checked first)."""
+    expected = model.predict_proba(X) if classifier else model.predict(X)
+    labels = model.predict(X)
+    with libraries_blocked():
+        with pytest.raises(ImportError):
+            __import__(library)
+        loaded = engine.load_model(path)
+        got = loaded.predict_proba(X) if classifier else loaded.predict(X)
+        got_labels = loaded.predict(X)
+    return loaded, expected, got, labels, got_labels
 
 
 def numeric_data(seed: int, n: int = 2000, d: int = 5, missing: float = 0.1):

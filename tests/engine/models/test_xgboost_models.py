@@ -9,7 +9,7 @@ import pytest
 import engine
 from engine.models import contributions
 
-from tests.engine.models.conftest import numeric_data
+from tests.engine.models.conftest import numeric_data, predictions_without
 
 xgb = pytest.importorskip("xgboost")
 
@@ -36,17 +36,10 @@ def trained(case: str, fmt: str, tmp_path, seed: int = 0):
 
 @pytest.mark.parametrize("fmt", ["json", "ubj"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_engine_predicts_as_xgboost(case, fmt, tmp_path, blocked):
+def test_engine_predicts_as_xgboost(case, fmt, tmp_path):
     model, X, path = trained(case, fmt, tmp_path)
     classifier = hasattr(model, "predict_proba")
-    expected = model.predict_proba(X) if classifier else model.predict(X)
-    labels = model.predict(X)
-    with blocked():
-        with pytest.raises(ImportError):
-            import xgboost  # noqa: F401
-        m = engine.load_model(path)
-        got = m.predict_proba(X) if classifier else m.predict(X)
-        got_labels = m.predict(X)
+    m, expected, got, labels, got_labels = predictions_without("xgboost", model, X, path, classifier)
     assert m.source == ("XGBoost JSON" if fmt == "json" else "XGBoost UBJSON")
     assert m.kind == "additive" and m.n_trees == len(model.get_booster().get_dump())
     assert X.shape[0] >= 1000 and np.isnan(X).any()
