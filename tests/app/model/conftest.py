@@ -49,6 +49,12 @@ def lgb_breast(tmp_path_factory) -> bytes:
     return path.read_bytes()
 
 
+def ok(at):
+    """No exception and no error box on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
 @pytest.fixture
 def model_app(app_test):
     """``model_app(data, name, page=None)``: an AppTest that opened the model file on the Data page, checked
@@ -61,8 +67,7 @@ def model_app(app_test):
             at.selectbox(key="_w_data_sample").set_value(sample).run()
             [b for b in at.button if b.label == "Use this sample"][0].click().run()
         at.file_uploader(key=W_MODEL_UPLOAD).set_value((name, data, "application/octet-stream")).run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert not at.error, [e.value for e in at.error]
+        ok(at)
         if page is not None:
             at.switch_page(page)
             at.run()

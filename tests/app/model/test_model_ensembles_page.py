@@ -12,6 +12,7 @@ from engine.data.dataset import load_sample
 from ui import state
 from ui.model.common import W_ROW, W_ROW_SOURCE
 from ui.model.figures import grouped_steps
+from tests.app.model.conftest import ok
 
 ENS = "pages/ensembles.py"
 
@@ -27,11 +28,6 @@ def spec(at, key):
         if key in chart.proto.id:
             return json.loads(chart.proto.spec)
     raise AssertionError(f"no chart {key}")
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_a_boosted_models_waterfall_adds_up_to_its_margin_for_a_data_row(model_app, xgb_iris):

@@ -11,13 +11,9 @@ from engine.prune.cost_complexity import ccp_path
 from engine.tree.surgery import refit
 from ui import state
 from ui.model.scoring import W_PRUNE
+from tests.app.model.conftest import ok
 
 EVAL, PRUNE = "pages/evaluate.py", "pages/prune.py"
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_evaluate_scores_the_xgboost_model_on_the_iris_rows(model_app, xgb_iris):

@@ -7,6 +7,7 @@ import json
 from ui import state
 from ui.model.common import W_MEMBER
 from ui.model.grow_view import chart_key
+from tests.app.model.conftest import ok
 
 GROW = "pages/grow.py"
 
@@ -20,11 +21,6 @@ def tree_spec(at, t):
 
 def box_texts(spec) -> list[str]:
     return [str(x) for tr in spec["data"] if tr.get("mode") == "text" for x in (tr.get("text") or [])]
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_grow_shows_the_chosen_member_tree_of_an_xgboost_model_without_data(model_app, xgb_iris):

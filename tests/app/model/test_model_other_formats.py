@@ -8,6 +8,7 @@ import pytest
 
 from engine import ImportedModel
 from engine.data.dataset import load_sample
+from tests.app.model.conftest import ok
 from ui import state
 
 PAGES = ["pages/grow.py", "pages/rules.py", "pages/ensembles.py", "pages/evaluate.py", "pages/prune.py"]
@@ -61,8 +62,7 @@ def _every_page(model_app, data, name, *, named=True):
     for page in PAGES:
         at.switch_page(page)
         at.run()
-        assert not at.exception, (page, [e.value for e in at.exception])
-        assert not at.error, (page, [e.value for e in at.error])
+        ok(at)
     return at, model
 
 

@@ -10,13 +10,9 @@ import pandas as pd
 
 from ui import state
 from ui.model.breakdown import W_TAB
+from tests.app.model.conftest import ok
 
 ENS = "pages/ensembles.py"
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def values(arr) -> np.ndarray:

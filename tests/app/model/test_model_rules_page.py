@@ -7,13 +7,9 @@ import pandas as pd
 from engine.tree.paths import rules
 from ui import state
 from ui.model.common import W_MEMBER
+from tests.app.model.conftest import ok
 
 RULES = "pages/rules.py"
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_rules_of_member_3_and_the_path_of_a_typed_row(model_app, xgb_iris):
