@@ -22,25 +22,17 @@ import re
 import warnings
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from engine.errors import DataError
+import engine.data.csvblocks as csvblocks
 from engine.data.schema import MISSING_MARKERS
-from engine.data.sizes import line_count
 from engine.data.textio import refuse_markup
 
 DELIMITERS = ",;\t|"
 DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 #: Extra spellings of "no value" given to pandas (case variants of ``schema.MISSING_MARKERS``).
 NA_VALUES = sorted({v for m in MISSING_MARKERS for v in (m, m.upper(), m.title(), m.capitalize())})
-
-#: Files larger than this are parsed in blocks of about CHUNK_BYTES (see ``_parse``); CHUNK_ROWS, when
-#: set, fixes the rows per block instead. The parser's work space is about 3x a block: 2 MB blocks keep it
-#: small next to a 15 MB file and parse as fast as bigger ones.
-CHUNKED_ABOVE_BYTES = 8 << 20
-CHUNK_BYTES = 2 << 20
-CHUNK_ROWS: int | None = None
 
 _SEP_LINE = re.compile(r'"?sep=([,;\t|])"?[ \t]*\n', re.IGNORECASE)
 _C_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -179,11 +171,8 @@ def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip
            lines: int | None = None):
     """``pandas.read_csv`` with this module's settings; returns the frame and the warnings raised.
 
-    Files above :data:`CHUNKED_ABOVE_BYTES` are parsed in blocks of about :data:`CHUNK_BYTES` (the C
-    tokenizer otherwise holds every field of the file at once: about 3x the file size on top of the
-    result); the blocks are joined column by column. If a column's type differs between blocks (text
-    in one, numbers in another), the file is parsed again in one piece so every column gets the type
-    a one-piece parse gives it.
+    Files above :data:`engine.data.csvblocks.CHUNKED_ABOVE_BYTES` are parsed in blocks (see
+    :func:`engine.data.csvblocks.parse_blocks`), others in one piece.
     """
     kw = dict(encoding="utf-8", sep=delimiter, header=0, names=names, index_col=False, quotechar='"',
               skipinitialspace=skip_spaces, skip_blank_lines=True, keep_default_na=False, na_values=NA_VALUES,
@@ -191,101 +180,10 @@ def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip
               on_bad_lines="error", engine="c")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = _parse_blocks(data, kw, lines) if len(data) > CHUNKED_ABOVE_BYTES else None
+        frame = csvblocks.parse_blocks(data, kw, lines) if len(data) > csvblocks.CHUNKED_ABOVE_BYTES else None
         if frame is None:
             frame = pd.read_csv(io.BytesIO(data), **kw)
     return frame, caught
-
-
-def _parse_blocks(data: bytes, kw: dict, lines: int | None = None) -> pd.DataFrame | None:
-    """The table parsed block by block, or None when a column's type differs between blocks.
-
-    Columns that are float64 in the first block are written straight into one float64 matrix
-    (Fortran order: each column contiguous) sized by the file's line count, so they are never held
-    twice; the matrix is made read-only, which tells ``engine.data`` that its columns may be shared
-    as the learners' ``X`` without a copy (see ``dataset_build.columns_view``). Other columns are
-    kept per block and joined at the end (ints stay int64 unless a block has floats, as in one piece).
-    """
-    rows = CHUNK_ROWS
-    if rows is None:  # rows per block from the length of the first lines
-        head = data[:1 << 16]
-        rows = max(1_000, CHUNK_BYTES * max(head.count(b"\n"), 1) // max(len(head), 1))
-    lines = line_count(data) if lines is None else lines
-    capacity = min(lines + 1, kw["nrows"])  # at least the number of data rows
-    matrix: np.ndarray | None = None
-    slot: dict[str, int] = {}
-    order: list[str] = []
-    blocks: list[dict] = []
-    filled = 0
-    with pd.read_csv(io.BytesIO(data), chunksize=rows, **kw) as reader:
-        for names, arrays in _blocks(reader, rows, kw["nrows"]):
-            if arrays is None:
-                return None
-            n = len(arrays[names[0]])
-            if matrix is None:
-                order = names
-                slot = {c: j for j, c in enumerate(c for c in names if arrays[c].dtype == np.float64)}
-                # np.empty only reserves: rows past the end of the file are never touched, so never resident
-                matrix = np.empty((max(capacity, n), len(slot)), dtype=np.float64, order="F")
-            if filled + n > len(matrix):  # cannot happen (a row ends with a newline or the file)
-                return None
-            block = {}
-            for c in names:
-                values = arrays[c]
-                if c in slot:
-                    if values.dtype.kind not in "iuf":
-                        return None  # text in a later block: one-piece parse
-                    matrix[filled:filled + n, slot[c]] = values
-                else:
-                    block[c] = values
-            blocks.append(block)
-            filled += n
-            del arrays, values
-    if matrix is None:
-        return None
-    matrix.flags.writeable = False  # on the allocation itself: its row slices and columns inherit it
-    matrix = matrix[:filled]
-    columns = {}
-    for c in list(blocks[0]) + list(slot):
-        if c in slot:
-            columns[c] = matrix[:, slot[c]]
-            continue
-        kinds = {b[c].dtype.kind if isinstance(b[c], np.ndarray) else str(b[c].dtype) for b in blocks}
-        if len(kinds) > 1 and not kinds <= {"i", "u", "f"}:
-            return None
-        pieces = [b.pop(c) for b in blocks]
-        if isinstance(pieces[0], np.ndarray):
-            if len(kinds) > 1:
-                pieces = [p.astype(np.float64) for p in pieces]  # ints and floats: float64, as in one piece
-            columns[c] = np.concatenate(pieces)
-        else:
-            columns[c] = pd.concat([pd.Series(p, copy=False) for p in pieces], ignore_index=True)
-        del pieces
-    return pd.DataFrame({c: columns[c] for c in order}, copy=False)
-
-
-def _blocks(reader, rows: int, limit: int):
-    """``(names, {name: array})`` per block of at most ``rows`` rows, ``limit`` rows in all.
-
-    The arrays are the C parser's own (``TextFileReader._engine.read``, what ``get_chunk`` wraps in a
-    DataFrame): a block costs no DataFrame, Index or Series, about half the parse time of a big file in
-    2 MB blocks. A pandas without that method gives ``(None, None)``: the caller parses in one piece.
-    """
-    read = getattr(getattr(reader, "_engine", None), "read", None)
-    if not callable(read):
-        yield None, None
-        return
-    done = 0
-    while done < limit:
-        try:
-            _, names, arrays = read(min(rows, limit - done))
-        except StopIteration:
-            return
-        n = len(arrays[names[0]]) if names else 0
-        if n == 0:
-            return
-        yield list(names), arrays
-        done += n
 
 
 def header_names(text: str, delimiter: str) -> list[str]:

@@ -40,14 +40,13 @@ import numbers
 import os
 import pickle
 import tempfile
-import threading
 import uuid
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from typing import Callable, Iterable
 
 from engine.errors import ConfigError
+from engine.threads import cpu_count, thread_map  # noqa: F401 - part of this module's interface
 from engine.grow.allocator import roomy_heap
 
 SCHEDULER_ENV = "DTX_DASK_SCHEDULER"
@@ -60,14 +59,6 @@ _clients: dict[str, object] = {}
 
 class Cancelled(RuntimeError):
     """Raised by :func:`run_tasks` when ``should_stop()`` said to stop."""
-
-
-def cpu_count() -> int:
-    """Cores this process may use (the affinity mask where the platform has one)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def check_n_jobs(n_jobs) -> int | None:
@@ -99,8 +90,6 @@ def concurrency(n_jobs, n_tasks: int, rows: int | None = None) -> int:
 
 #: threads a tree uses when its ``n_jobs`` is None: set to 1 where trees already share the cores
 _TREE_THREADS: contextvars.ContextVar = contextvars.ContextVar("tree_threads", default=None)
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 
 
 def tree_threads(n_jobs=None) -> int:
@@ -121,14 +110,6 @@ def trees_share_cores():
         _TREE_THREADS.reset(token)
 
 
-def _thread_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=max(1, cpu_count() - 1), thread_name_prefix="dtx-tree")
-        return _pool
-
-
 #: elements of work below which one level's pieces stay on the calling thread (a hand-off costs ~50 us)
 THREAD_MIN_WORK = 1 << 16
 
@@ -136,40 +117,6 @@ THREAD_MIN_WORK = 1 << 16
 def threads_for(work: int, threads: int) -> int:
     """``threads``, or 1 when ``work`` (elements to process) is too little to share."""
     return threads if work >= THREAD_MIN_WORK else 1
-
-
-def thread_map(fn: Callable, items, threads: int) -> list:
-    """``[fn(x) for x in items]`` on up to ``threads`` threads, this one included (see the module docstring):
-    results in order; the first exception is raised once every started piece has ended."""
-    items = list(items)
-    if threads <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    out = [None] * len(items)
-    claim = iter(range(len(items)))
-    lock = threading.Lock()
-    failed: list = []
-
-    def drain() -> None:
-        while not failed:
-            with lock:
-                i = next(claim, None)
-            if i is None:
-                return
-            try:
-                out[i] = fn(items[i])
-            except BaseException as exc:        # noqa: BLE001 - re-raised by the caller below
-                failed.append(exc)
-                return
-
-    pool = _thread_pool()
-    helpers = [pool.submit(drain) for _ in range(min(threads, len(items)) - 1)]
-    drain()
-    for h in helpers:
-        if not h.cancel():                      # started: wait for the piece it holds
-            h.result()
-    if failed:
-        raise failed[0]
-    return out
 
 
 def dask_scheduler(scheduler: str | None = None) -> str | None:

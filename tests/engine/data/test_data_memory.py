@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import engine
-from engine.data import csvio
+from engine.data import csvblocks, csvio
 from engine.errors import DataError
 from engine.data.textio import utf8_head
 
@@ -34,8 +34,8 @@ def _frame(seed: int, n: int = 60) -> pd.DataFrame:
 def _parse_both(data: bytes, monkeypatch, delimiter=","):
     names = [n.strip() for n in data.split(b"\n", 1)[0].decode().split(delimiter)]
     one, _ = csvio._parse(data, delimiter, names, 10_000, skip_spaces=False)
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 7)
     blocks, _ = csvio._parse(data, delimiter, names, 10_000, skip_spaces=False)
     return one, blocks
 
@@ -53,19 +53,19 @@ def test_block_parsing_stops_at_the_row_limit_like_one_piece_parsing(monkeypatch
     data = _frame(3).to_csv(index=False).encode()
     names = data.split(b"\n", 1)[0].decode().split(",")
     one, _ = csvio._parse(data, ",", names, 50, skip_spaces=False)
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 7)
     blocks, _ = csvio._parse(data, ",", names, 50, skip_spaces=False)
     assert len(one) == len(blocks) == 51
     pd.testing.assert_frame_equal(blocks, one)
 
 
 def test_a_pandas_without_the_block_reader_parses_in_one_piece(monkeypatch):
-    assert list(csvio._blocks(object(), 5, 10)) == [(None, None)]
+    assert list(csvblocks._blocks(object(), 5, 10)) == [(None, None)]
     data = _frame(4).to_csv(index=False).encode()
     one, _ = _parse_both(data, monkeypatch)
-    real = csvio._blocks
-    monkeypatch.setattr(csvio, "_blocks", lambda reader, rows, limit: real(object(), rows, limit))
+    real = csvblocks._blocks
+    monkeypatch.setattr(csvblocks, "_blocks", lambda reader, rows, limit: real(object(), rows, limit))
     names = data.split(b"\n", 1)[0].decode().split(",")
     fallback, _ = csvio._parse(data, ",", names, 10_000, skip_spaces=False)
     pd.testing.assert_frame_equal(fallback, one)
@@ -97,8 +97,8 @@ def test_loading_the_bytes_equals_loading_the_text(variant, monkeypatch):
             "sep_line": ("sep=,\n" + text).encode(), "latin1": text.replace("red", "rød").encode("latin-1")
             }.get(variant, text.encode())
     expected = engine.load_csv(data)
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 9)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 9)
     got = engine.load_csv(data)
     pd.testing.assert_frame_equal(got.frame, expected.frame)
     assert got.kinds == expected.kinds and got.classes == expected.classes and got.notes == expected.notes
@@ -117,8 +117,8 @@ def test_utf8_head_only_for_plain_utf8():
 
 
 def test_a_bad_line_in_a_big_file_is_still_named(monkeypatch):
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 5)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 5)
     lines = ["a,b,y"] + [f"{i},{i},c{i % 2}" for i in range(30)]
     lines[23] = "1,2,3,4"
     with pytest.raises(DataError, match="Line 24 has 4 fields"):
@@ -148,8 +148,8 @@ def _big_numeric(monkeypatch, columns=("a", "b", "c"), text_after=None, n=200, s
     if text_after is not None:
         frame.insert(list(columns).index(text_after) + 1, "label", rng.choice(["u", "v"], size=n))
     frame["y"] = rng.choice(["p", "q", "r"], size=n)
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 37)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 37)
     return engine.load_csv(frame.to_csv(index=False).encode()), frame
 
 
@@ -277,8 +277,8 @@ def test_windows_line_ends_without_quotes_are_parsed_from_the_bytes(blocks, monk
     assert '"' not in text
     expected = engine.load_csv(text.encode())
     if blocks:
-        monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-        monkeypatch.setattr(csvio, "CHUNK_ROWS", 9)
+        monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+        monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 9)
     parsed = []
     original = csvio._parse
     monkeypatch.setattr(csvio, "_parse", lambda data, *a, **kw: parsed.append(data) or original(data, *a, **kw))
@@ -312,8 +312,8 @@ def test_excel_csv_utf8_with_a_bom_reads_like_the_plain_file(end, quotes, monkey
         frame["colour"] = frame["colour"].str.replace('"', "").str.replace(",", "")
     text = frame.to_csv(index=False).replace("red", "rød")
     expected = engine.load_csv(text.encode())
-    monkeypatch.setattr(csvio, "CHUNKED_ABOVE_BYTES", 0)
-    monkeypatch.setattr(csvio, "CHUNK_ROWS", 11)
+    monkeypatch.setattr(csvblocks, "CHUNKED_ABOVE_BYTES", 0)
+    monkeypatch.setattr(csvblocks, "CHUNK_ROWS", 11)
     got = engine.load_csv(b"\xef\xbb\xbf" + text.replace("\n", end).encode())
     pd.testing.assert_frame_equal(got.frame, expected.frame)
     assert got.kinds == expected.kinds and got.notes == expected.notes

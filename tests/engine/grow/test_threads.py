@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine
+import engine.threads as shared_pool
 from engine.errors import ConfigError
 from engine.grow import fastexact, parallel, roworders
 from engine.grow.parallel import run_tasks, thread_map, tree_threads, trees_share_cores
@@ -126,7 +127,7 @@ def test_thread_map_keeps_order_and_raises():
 
 def test_thread_map_never_waits_for_a_busy_pool():
     """Another tree holds every pool thread: the caller does all the pieces itself and returns."""
-    pool = parallel._thread_pool()
+    pool = shared_pool._thread_pool()
     release = threading.Event()
     busy = [pool.submit(release.wait, 60) for _ in range(pool._max_workers)]
     try:
