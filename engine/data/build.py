@@ -16,6 +16,7 @@ import engine.data.columns as col
 from engine.checks import shown
 from engine.errors import ConfigError, DataError
 from engine.data.schema import _listing, sort_labels
+from engine.threads import cpu_count, thread_map
 
 @dataclass(frozen=True)
 class Limits:
@@ -28,6 +29,8 @@ class Limits:
 
 KINDS = ("numeric", "categorical", "ignore")
 TASKS = ("classification", "regression")
+#: cells above which :func:`natural_table` reads columns on threads
+THREADS_ABOVE_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,11 @@ def natural_table(frame: pd.DataFrame, *, limits: Limits, decimal_comma: bool,
     natural: dict[str, str] = {}
     cleaned: dict[str, pd.Series] = {}
     notes = list(notes)
-    for key, cname in zip(frame.columns, names):
-        values, kind, found = col.natural_column(frame[key].reset_index(drop=True), cname,
-                                                 decimal_comma=decimal_comma)
+    columns = [(frame[key].reset_index(drop=True), cname) for key, cname in zip(frame.columns, names)]
+    # columns on threads (pandas' and numpy's passes over a column release the GIL); results in order
+    threads = cpu_count() if frame.size >= THREADS_ABOVE_CELLS else 1
+    results = thread_map(lambda c: col.natural_column(c[0], c[1], decimal_comma=decimal_comma), columns, threads)
+    for (_, cname), (values, kind, found) in zip(columns, results):
         cleaned[cname], natural[cname] = values, kind
         notes.extend(found)
     # copy=False: the cleaned columns are new or (numbers already float64) the parsed ones; copying
