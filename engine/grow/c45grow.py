@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from engine.grow.levelstore import FastResult, split_numbers
+from engine.grow.parallel import thread_map, threads_for
 from engine.grow.stopping import post_split_reason, pre_split_reason
 from engine.split.j48 import SMALL, AVERAGE_SLACK, nominal_scores, numeric_scan, threshold_at, xlogx
 from engine.split.records import Split
@@ -104,7 +105,8 @@ def grow_c45(grower) -> FastResult:
         RT = np.zeros((C, d))
         valid = np.zeros((C, d), dtype=bool)
         found = {}
-        for j in numeric:
+
+        def scan(j: int) -> None:             # one feature: writes its own column and entry only
             o = lvl.orders[j]
             xs = XT[j][lvl.rows[o]]
             kn = ~np.isnan(xs)
@@ -118,6 +120,7 @@ def grow_c45(grower) -> FastResult:
             valid[:, j] = pos >= 0
             G[:, j], RT[:, j] = gain, ratio
             found[j] = (pos, xs, seg_len, left, right)
+        thread_map(scan, numeric, threads_for(lvl.rows.size * len(numeric), grower.threads))
         for j in range(d):
             if kinds[j] == "numeric":
                 continue
@@ -301,9 +304,11 @@ def _children(grower, lvl: _Level, plans, nodes, rows, paths, X, U, classes, num
     keep = nl >= 0
     src, nl, weight, new_rows = src[keep], nl[keep], weight[keep], new_rows[keep]
     T_parent = lvl.rows.size
-    orders = {}
-    rank = np.empty(T_parent, dtype=np.int64)
-    for j in numeric:
+    node_key = nl * T_parent
+
+    def child_order(j: int):                 # the children's rows in feature j's order, node by node
+        rank = np.empty(T_parent, dtype=np.int64)
         rank[lvl.orders[j]] = np.arange(T_parent)
-        orders[j] = np.argsort(nl * T_parent + rank[src])
+        return np.argsort(node_key + rank[src])
+    orders = dict(zip(numeric, thread_map(child_order, numeric, threads_for(T_parent * len(numeric), grower.threads))))
     return _Level(new_rows, weight, nl, orders), next_ids
