@@ -185,7 +185,10 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
         load = getattr(getattr(engine, "_reader", None), "load_buffer", None)
         if not callable(load) or not callable(getattr(engine, "read", None)):
             raise _NoRanges
-        load(view[cuts[i]:cuts[i + 1]], strip_bom=False)
+        try:
+            load(view[cuts[i]:cuts[i + 1]], strip_bom=False)
+        except TypeError:  # another signature than pandas 3.1's
+            raise _NoRanges from None
         engine._first_chunk = True  # a reused parser: a range of blank lines gives no rows, not the end
         return _read_all(reader)
 
