@@ -40,6 +40,9 @@ CHUNK_ROWS: int | None = None
 RANGE_BYTES = 2 << 20
 #: threads of the threaded parse; None: every core
 THREADS: int | None = None
+#: ranges per thread parsed between two copies into the matrix (fewer waits for the slowest range;
+#: their column arrays, about a third of their bytes, are held meanwhile)
+RANGES_AT_ONCE = 4
 
 
 def parse_blocks(data: bytes, kw: dict, lines: int | None = None) -> pd.DataFrame | None:
@@ -163,7 +166,7 @@ def range_cuts(data: bytes, size: int) -> list[int]:
 
 
 def _range_blocks(data: bytes, kw: dict, threads: int):
-    """``(names, {name: array})`` per byte range, in file order, ``threads`` ranges parsed at once.
+    """``(names, {name: array})`` per byte range, in file order, on ``threads`` threads.
 
     The first range (with the header) is read as the in-order parse reads it; each later one by a parser
     made once per thread and call, given the range as a view (no copy) with ``header=None``."""
@@ -193,8 +196,9 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
         return _read_all(reader)
 
     try:
-        for start in range(0, len(cuts) - 1, threads):
-            items = range(start, min(start + threads, len(cuts) - 1))
+        group = RANGES_AT_ONCE * threads  # ranges parsed before their arrays are copied out and dropped
+        for start in range(0, len(cuts) - 1, group):
+            items = range(start, min(start + group, len(cuts) - 1))
             for names, arrays in thread_map(lambda i: first(i) if i == 0 else parse(i), items, threads):
                 if names is not None:
                     yield names, arrays
