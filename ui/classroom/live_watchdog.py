@@ -12,10 +12,12 @@ zero-height frame (:func:`watchdog`) asks ``/api/live/stage`` every POLL_SECONDS
   one small HTTP request a second and no Streamlit run; before, a fragment ran every 1.5 s on every page
   (~3.7 ms of server CPU each) to learn the same;
 - when the page sent a run request after a touch (a tap, the nickname form) or after its own press, and,
-  WATCHDOG_LOST_SECONDS later, with nothing running, it still ends with the marker from before: Streamlit
-  dropped that run's messages (when a second run request reaches the server after a run finished but
-  before its messages were sent, AppSession starts another runner and ignores the finished runner's
-  queued events), so the browser keeps the page from before the run. Under load that lost a student's
+  WATCHDOG_LOST_SECONDS later, with nothing running and messages from the server since, it still ends with
+  the marker from before: Streamlit dropped that run's messages (when a second run request reaches the
+  server after a run finished but before its messages were sent, AppSession starts another runner and
+  ignores the finished runner's queued events), so the browser keeps the page from before the run. When
+  nothing at all came back, the request may be queued on a busy server: then only after
+  WATCHDOG_BUSY_SECONDS. Under load that lost a student's
   "Answer received" (stored all the same) until the next step: 1 of 120 taps in a one-process load run.
   A lost run of a Step is caught by the first rule already.
 
@@ -78,7 +80,9 @@ WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSock
                "if(!free)return;"
                # a newer stage (an older number is a cached answer from before the page's own run)
                "if(want!==null&&want!==shown&&!(num(want)&&num(shown)&&+want<+shown)){want=null;press('stage');return;}"
-               "if(expect&&!busy&&n-expect>%(lost)d){expect=0;press('lost');return;}"
+               # a run asked for that never ended: soon when the server sent since (another run's messages), else
+               # only after the busy wait (a tap queued on a busy server has not been lost)
+               "if(expect&&!busy&&n-expect>((W.__dtxGot||0)>expect?%(lost)d:%(busy)d*k)){expect=0;press('lost');return;}"
                "if(fails>=3&&n-since>%(silent)d*%(backoff)d&&n-pressed>%(silent)d*%(backoff)d)press('no route');},"
                "poll=function(){var m=marker();if(!m||asking)return;var f=m.split(' ');if(f.length<4)return;"
                "asking=true;var ctl=new W.AbortController(),t=setTimeout(function(){ctl.abort();},%(silent)d);"

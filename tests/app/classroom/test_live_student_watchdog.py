@@ -14,7 +14,7 @@ def test_the_proxys_policy_allows_the_watchdog_by_its_hash():
     body = script_body(WATCHDOG_JS)
     assert f".st-key-{W_WAKE} button" in body and str(WATCHDOG_SECONDS * 1000) in body
     assert f".st-key-{DRAWN_KEY}" in body and f"W.fetch('{PATH}?room=" in body
-    assert f"n-expect>{WATCHDOG_LOST_SECONDS * 1000:d}" in body and str(WATCHDOG_BUSY_SECONDS * 1000) in body
+    assert f"?{WATCHDOG_LOST_SECONDS * 1000:d}:{WATCHDOG_BUSY_SECONDS * 1000:d}*k" in body
     assert body.endswith(f"}},{POLL_SECONDS * 1000:d});}})();")
 
 
