@@ -13,7 +13,7 @@ import pytest
 
 from live import stage_route
 from live.rooms import StoreUnavailable
-from live.stage_route import GONE, OFFLINE, PATH, StageVersions, key_matches, poll_key, stage_routes, version_of
+from live.stage_route import GONE, OFFLINE, PATH, StageMiddleware, StageVersions, key_matches, poll_key, version_of
 from live.store import MemoryStore
 from tests.redis_server import redis_server
 
@@ -22,11 +22,20 @@ SECRET = "a-secret-of-this-server"
 SNAP = {"question": {"node": 0, "features": ["Outlook", "Humidity"]}, "tree": "{}"}
 
 
-def get(routes, query: str) -> tuple[int, dict, str]:
-    """One GET through Starlette with the routes (raw ASGI: status, headers, body)."""
-    from starlette.applications import Starlette
+async def _elsewhere(scope, receive, send):  # the app behind the middleware (Streamlit's server)
+    await send({"type": "http.response.start", "status": 299, "headers": []})
+    await send({"type": "http.response.body", "body": b"the app"})
 
-    app, out = Starlette(routes=routes), {"body": b""}
+
+def route(store) -> StageMiddleware:
+    return StageMiddleware(_elsewhere, store=lambda: store, secret=lambda: SECRET)
+
+
+def get(mw: StageMiddleware, query: str, path: str = PATH, method: str = "GET") -> tuple[int, dict, str]:
+    """One request through the middleware (raw ASGI: status, headers, body), with its cache emptied (each
+    call is a new event loop, and a test wants a fresh read)."""
+    mw.versions._known.clear()
+    out = {"body": b""}
 
     async def receive():
         return {"type": "http.request", "body": b"", "more_body": False}
@@ -37,17 +46,11 @@ def get(routes, query: str) -> tuple[int, dict, str]:
         elif message["type"] == "http.response.body":
             out["body"] += message.get("body", b"")
 
-    scope = {"type": "http", "method": "GET", "path": PATH, "raw_path": PATH.encode(), "query_string": query.encode(),
+    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": query.encode(),
              "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000),
              "root_path": "", "http_version": "1.1"}
-    asyncio.run(app(scope, receive, send))
+    asyncio.run(mw(scope, receive, send))
     return out["status"], out["headers"], out["body"].decode()
-
-
-def fresh(routes) -> list:
-    """The routes with their cache emptied (each GET here is a new event loop, as a test wants a fresh read)."""
-    routes[0].versions._known.clear()
-    return routes
 
 
 def test_a_key_is_bound_to_the_code_and_the_secret():
@@ -85,20 +88,23 @@ def test_the_version_follows_the_rooms_stage_and_says_gone_and_offline():
 def test_the_route_answers_the_number_for_the_key_and_the_same_404_for_anything_else():
     store = MemoryStore()
     code = store.create("teacher")
-    routes = stage_routes(lambda: store, lambda: SECRET)
-    status, headers, body = get(fresh(routes), f"room={code}&key={poll_key(code, SECRET)}")
+    mw = route(store)
+    status, headers, body = get(mw, f"room={code}&key={poll_key(code, SECRET)}")
     assert status == 200 and body == version_of(store, code) and headers["cache-control"] == "no-store"
+    assert "set-cookie" not in headers and int(headers["content-length"]) == len(body)
     store.publish(code, "teacher", "round-1", SNAP)
-    assert get(fresh(routes), f"room={code}&key={poll_key(code, SECRET)}")[2] == version_of(store, code)
+    assert get(mw, f"room={code}&key={poll_key(code, SECRET)}")[2] == version_of(store, code)
     unknown = "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY"
-    refused = [get(fresh(routes), q) for q in (
+    refused = [get(mw, q) for q in (
         f"room={code}&key={poll_key(code, 'guessed')}",                 # a room that exists, a made-up key
         f"room={unknown}&key={poll_key(unknown, 'guessed')}",           # a room that does not
         f"room={code}", "", f"room={code}&key=",
-        f"room=%3Cscript%3E&key={poll_key(code, SECRET)}")]
+        f"room=%3Cscript%3E&key={poll_key(code, SECRET)}", "&".join(["room=A"] * 5000))]
+    refused.append(get(mw, f"room={code}&key={poll_key(code, SECRET)}", method="POST"))
     assert {(s, b) for s, _h, b in refused} == {(404, "not found")}
-    assert routes[0].versions.reads == 2                                # the refused ones read nothing
-    assert get(fresh(routes), f"room={unknown}&key={poll_key(unknown, SECRET)}")[2] == GONE  # ended, or restarted
+    assert mw.versions.reads == 2                                       # the refused ones read nothing
+    assert get(mw, f"room={unknown}&key={poll_key(unknown, SECRET)}")[2] == GONE  # ended, or restarted
+    assert get(mw, "", path="/_stcore/health")[:3:2] == (299, "the app")  # anything else: the app's
 
 
 def test_many_polls_of_one_room_cost_one_store_read_per_interval():
@@ -140,15 +146,15 @@ def test_with_redis_a_step_made_by_another_process_changes_the_version_here(redi
     store = RedisStore(redis_url)
     store.client.flushdb()
     code = store.create("teacher")
-    routes = stage_routes(lambda: store, lambda: SECRET)
+    mw = route(store)
     query = f"room={code}&key={poll_key(code, SECRET)}"
-    before = get(fresh(routes), query)[2]
+    before = get(mw, query)[2]
     teacher = textwrap.dedent(f"""
         from live.redis_store import RedisStore
         RedisStore({redis_url!r}).publish({code!r}, "teacher", "round-1", {SNAP!r})
     """)
     subprocess.run([sys.executable, "-c", teacher], cwd=ROOT, check=True, timeout=60)
-    after = get(fresh(routes), query)[2]
+    after = get(mw, query)[2]
     assert before.isdigit() and after.isdigit() and int(after) > int(before)
     store.client.flushdb()                                              # a Redis that lost its rooms
-    assert get(fresh(routes), query)[2] == GONE
+    assert get(mw, query)[2] == GONE

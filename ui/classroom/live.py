@@ -53,10 +53,12 @@ def poll_key(code: str) -> str:
     return stage_route.poll_key(code, cookie_secret())
 
 
-def stage_routes() -> list:
-    """The HTTP route app.py serves beside the app: the room's stage version for the join page's script,
-    from the same store and for keys made with the same secret as the pages."""
-    return stage_route.stage_routes(store, cookie_secret)
+def stage_middleware() -> list:
+    """What app.py serves beside the app: the stage route (:mod:`live.stage_route`) for the join page's
+    script, from the same store and for keys made with the same secret as the pages."""
+    from starlette.middleware import Middleware
+
+    return [Middleware(stage_route.StageMiddleware, store=store, secret=cookie_secret)]
 
 
 def browser_secret(cookie: str | None) -> str | None:
