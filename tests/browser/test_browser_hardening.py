@@ -284,6 +284,9 @@ def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wai
         teacher.get_by_role("button", name="Reveal").click()
         wait_idle(teacher)
         expect(student.get_by_text(re.compile(r"Right: node 0 is split on Outlook"))).to_be_visible(timeout=15_000)
+        # the student's page learnt of the reveal from the stage route, through the proxy, from Redis
+        follow = student.evaluate("() => window.__dtxFollow")
+        assert follow["polls"] > 0 and "stage" in follow["why"], follow
         teacher.locator(".st-key-_w_grow_step button").click()
         wait_idle(teacher)
         expect(student.get_by_text(re.compile(r"Which feature will split node \d+"))).to_be_visible(timeout=15_000)
