@@ -13,8 +13,8 @@ The student's token is kept in the session and in the address (``&me=...``), so 
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped, and cleaned of
 invisible and direction characters. When the store cannot be reached the page shows the last room it
 read, read-only, with one sentence; when the room is gone (ended and expired, or a class server that came
-back empty) the poll notices and the page says so, with the code form to join another class. A student
-the teacher removed reads that they were removed. Typed codes go through the store's wrong-code wait
+back empty) the script's poll of the stage route notices and the page says so, with the code form to join
+another class. A student the teacher removed reads that they were removed. Typed codes go through the store's wrong-code wait
 (:meth:`live.store.RoomStore.find`), joins through its per-client limits (:mod:`live.limits`).
 """
 
@@ -155,7 +155,7 @@ def render_question(code: str, room: dict, me: dict, question, round_key: str) -
                    + ". Wait for the teacher's reveal.", icon=":material/how_to_vote:")
         return
     # One button per feature: a tap sends the answer, and the pick travels in the button's own callback
-    # arguments (no radio value that a run racing with the poll could lose).
+    # arguments (no radio value that a run racing with another run could lose).
     with st.form(f"join_answer_{round_key}", border=True):
         numeric = [f for f in question.features if question.needs_threshold(f)]
         if numeric:
