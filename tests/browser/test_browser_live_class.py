@@ -173,7 +173,8 @@ class _Blackout:
 
 def test_an_idle_student_page_runs_nothing_and_still_follows_a_step(browser, app_url, wait_idle):
     """An idle student's page sends no run request: its script asks the stage route (plain HTTP) every
-    POLL_SECONDS, and presses Refresh once when the teacher reveals (one full run, then idle again)."""
+    POLL_SECONDS, and presses Refresh once when the teacher reveals (one full run, then idle again), and
+    once when the teacher steps."""
     from ui.classroom.live_watchdog import POLL_SECONDS
     t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
     s_ctx, student, dialogs = _context(browser, app_url, PHONE)
@@ -197,6 +198,11 @@ def test_an_idle_student_page_runs_nothing_and_still_follows_a_step(browser, app
         assert len(sent) == n_sent + 1                                       # the one press, one full run
         student.wait_for_timeout(3_000)
         assert len(sent) == n_sent + 1 and _follow(student)["presses"] == after["presses"]  # idle again
+        teacher.locator(".st-key-_w_grow_step button").click()                # and the Step: the next question
+        wait_idle(teacher)
+        expect(student.get_by_text(re.compile(r"Which feature will split node [1-9]"))).to_be_visible(timeout=15_000)
+        wait_idle(student)
+        assert _follow(student)["why"][-1] == "stage" and len(sent) == n_sent + 2
         assert dialogs == []
     finally:
         t_ctx.close()
