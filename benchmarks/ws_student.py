@@ -305,7 +305,7 @@ class WsStudent:
             want = await self._poll_stage()
             now, marker = time.monotonic(), self.marker
             wait = SILENT_SECONDS * self._k
-            behind = now - self._sent < wait and now - self._got > wait
+            behind = self._sent > self._got and now - self._sent < wait  # its last request got nothing back yet
             if self._full_run is not None or behind or (self._pressed and now - self._pressed <= wait / 2):
                 continue
             shown = marker[1] if marker else None

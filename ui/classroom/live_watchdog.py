@@ -23,9 +23,9 @@ zero-height frame (:func:`watchdog`) asks ``/api/live/stage`` every POLL_SECONDS
 
 It does not press while a run is in progress (a press would cancel that run, perhaps a tap's: Streamlit
 stops a run for a newer one) unless it lasted WATCHDOG_BUSY_SECONDS, nor while the server is behind (the
-page sent within the wait and got nothing back: a press would only queue one more run and cancel the one
-the page waits for; in a load run of 40 students every page once pressed at the first step, which doubled
-its work). After a press it waits WATCHDOG_SECONDS for the new marker, doubling the wait up to
+page's last request, sent within the wait, got nothing back yet: a press would only queue one more run and
+cancel the one the page waits for; in a load run of 40 students every page once pressed at the first step,
+which doubled its work). After a press it waits WATCHDOG_SECONDS for the new marker, doubling the wait up to
 WATCHDOG_BACKOFF times while presses bring nothing. A page whose route answers 404 (a server without the
 route, or a key from another secret) presses every WATCHDOG_SECONDS * WATCHDOG_BACKOFF instead: it still
 follows, slowly. ``window.__dtxFollow`` counts the polls, presses and their reasons (for tests and
@@ -74,7 +74,7 @@ WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSock
                "var s=W.__dtxSent||0;"
                "if(s>seen){seen=s;if(!expect&&s-touched<%(touch)d){expect=s;expMark=W.__dtxSentMark;}}"
                "if(expect&&m!==expMark)expect=0;"
-               "var wait=%(silent)d*k,behind=n-(W.__dtxSent||0)<wait&&n-(W.__dtxGot||0)>wait,"
+               "var wait=%(silent)d*k,behind=(W.__dtxSent||0)>(W.__dtxGot||0)&&n-(W.__dtxSent||0)<wait,"
                "free=(!busy||n-busySince>%(busy)d*k)&&n-pressed>(pressed?wait/2:0)&&!behind,"
                "shown=m.split(' ')[1];"
                "if(!free)return;"
