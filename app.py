@@ -16,7 +16,7 @@ from engine.errors import EngineError
 from ui import memory, state, wheel
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
-from ui.classroom.live import ROOM_PARAM  # a student's link is <app>/?room=CODE
+from ui.classroom.live import ROOM_PARAM, stage_middleware  # a student's link is <app>/?room=CODE
 from ui.widgets import show_flashes, sidebar_summary
 
 ROOT = Path(__file__).resolve().parent
@@ -109,6 +109,12 @@ def main() -> None:
         show_unexpected_error(exc, where=f"page {page.title!r}")
 
 
-# Streamlit runs this file as the module "__main__"; importing it (tests) only defines things.
+# Each session runs this file as the module "__main__". `streamlit run app.py` (and `uvicorn app:app`) first
+# imports it as the module "app" and serves the `st.App` it finds there: Streamlit's server plus the live
+# class's stage route (ui.classroom.live.stage_middleware; Streamlit 1.67 finds an `app = st.App(...)` in
+# the file and runs it). Importing it elsewhere (tests) only defines things, that App object included: it does
+# nothing until a server runs it.
 if __name__ == "__main__":
     main()
+else:
+    app = st.App(__file__, middleware=stage_middleware())

@@ -91,7 +91,7 @@ class Hall:
         self.rss_join = (rss0, self.server_rss())
 
     async def measure_idle(self, label: str, students: int) -> None:
-        """Server CPU over ``--idle-seconds`` of nothing happening (polls only)."""
+        """Server CPU over ``--idle-seconds`` of nothing happening (the pages' stage polls only)."""
         seconds = getattr(self.args, "idle_seconds", 0) or 0
         if not seconds:
             return
@@ -218,8 +218,8 @@ class Hall:
     def figures(self, wall: float) -> dict:
         n = len(self.sims)
         counts = {k: sum(s.counts[k] for s in self.sims) for k in
-                  ("full_runs", "fragment_runs", "messages", "missed", "refresh", "reconnects", "retaps",
-                   "refused_double")}
+                  ("full_runs", "fragment_runs", "route_polls", "route_errors", "messages", "missed", "refresh",
+                   "reconnects", "retaps", "refused_double")}
         out = {"sim_counts": counts, "sim_join_s": self.join_s, "idle": self.idle,
                "client_cpu_s": client_cpu() - self.client_cpu0,
                "process_cpu_s": {k: process_cpu(pid()) - self.cpu0[k] for k, pid in self.processes.items()}}
@@ -240,7 +240,8 @@ def report_lines(r: dict) -> list[str]:
     c = r["sim_counts"]
     lines = [f"  simulated students: {r['simulated']} (+ {r['browsers']} in Chromium), joined in "
              f"{r['sim_join_s'] or 0:.0f} s; their pages ran {c['full_runs']} full runs and {c['fragment_runs']} "
-             f"polls, missed {c['missed']} runs' ends, pressed Refresh {c['refresh']} times, reconnected "
+             f"fragment runs, asked the stage route {c['route_polls']} times ({c['route_errors']} failed), "
+             f"missed {c['missed']} runs' ends, pressed Refresh {c['refresh']} times, reconnected "
              f"{c['reconnects']} times (and tapped again {c['retaps']} times: the tap was lost with the connection or refused while "
              f"the class server was away; {c['refused_double']} of those were refused as a second answer)"]
     for label, d in r["idle"].items():

@@ -21,9 +21,11 @@ a few dozen Chromium tabs fill two cores.
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import secrets
 import time
+import urllib.parse
 
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -32,7 +34,11 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 WAKE_KEY = "_w_join_wake"  # the page's Refresh (ui.classroom.live_watchdog.W_WAKE)
 SEND_KEY = "_w_join_send_"  # the answer buttons (ui.classroom.live_student)
-SILENT_SECONDS = 8.0  # the watchdog's WATCHDOG_SECONDS: a poll silent this long gets a Refresh
+STAGE_PATH = "/api/live/stage"  # live.stage_route.PATH
+# as ui.classroom.live_watchdog: POLL_SECONDS, WATCHDOG_SECONDS, WATCHDOG_LOST_SECONDS, WATCHDOG_BUSY_SECONDS,
+# WATCHDOG_BACKOFF
+POLL_SECONDS, SILENT_SECONDS, LOST_SECONDS, BUSY_SECONDS, BACKOFF = 1.0, 8.0, 3.0, 30.0, 4
+MARKER = re.compile(r"^(\d+) (\d+|offline) ([A-Z0-9]+) ([0-9a-f]+)$")  # the page's last text (drawn_marker)
 _ESCAPED = re.compile(r"\\(.)")
 
 
@@ -66,9 +72,13 @@ class WsStudent:
         self.errors: list[str] = []
         self.buttons: dict[str, tuple[str, str]] = {}  # widget id -> (label, key) of the last full run
         self.inputs: dict[str, str] = {}  # label -> widget id (text and number inputs)
-        self.counts = {"full_runs": 0, "fragment_runs": 0, "messages": 0, "missed": 0, "refresh": 0,
-                       "reconnects": 0, "retaps": 0,
-                       "refused_double": 0}
+        self.counts = {"full_runs": 0, "fragment_runs": 0, "route_polls": 0, "route_errors": 0, "messages": 0,
+                       "missed": 0, "refresh": 0, "reconnects": 0, "retaps": 0, "refused_double": 0}
+        self.marker: tuple[str, str, str, str] | None = None  # (run, stage, code, key) the last run ended with
+        self._http = None  # (reader, writer): the keep-alive connection of the stage polls
+        self._sent = self._got = self._pressed = 0.0  # when the page last sent a run request / got a message
+        self._expect: tuple[float, tuple | None] | None = None  # a run asked for: (when, marker then)
+        self._k = 1  # the press back-off
         self._texts: list[str] = []
         self._pending_buttons: dict[str, tuple[str, str]] = {}
         self._pending_inputs: dict[str, str] = {}
@@ -77,7 +87,6 @@ class WsStudent:
         self._timers: dict[str, asyncio.Task] = {}
         self._reader: asyncio.Task | None = None
         self._watch: asyncio.Task | None = None
-        self._last_msg = time.monotonic()
         self._closing = False
 
     def __repr__(self) -> str:
@@ -96,7 +105,7 @@ class WsStudent:
         self._full_run, self._in_fragment = None, False
         self._reader = asyncio.create_task(self._read())
         if self._watch is None:
-            self._watch = asyncio.create_task(self._watchdog())
+            self._watch = asyncio.create_task(self._follow())
         await self.rerun()  # a page load: the whole script for the address
 
     async def disconnect(self) -> None:
@@ -109,6 +118,7 @@ class WsStudent:
             self._reader.cancel()
         if self.ws is not None:
             await self.ws.close()
+        self._close_http()
 
     async def reconnect(self) -> None:
         """Come back, as a reloaded tab: a new session on the same address (``?room=..&me=TOKEN``)."""
@@ -130,6 +140,9 @@ class WsStudent:
         cs.is_auto_rerun = auto
         cs.widget_states.widgets.extend(widgets)
         if self.ws is not None and not self._closing:
+            self._sent = time.monotonic()
+            if widgets and self._expect is None:  # a press or a tap: its run must end with a new marker
+                self._expect = (self._sent, self.marker)
             try:
                 await self.ws.send(msg.SerializeToString())
             except Exception as exc:  # noqa: BLE001 - a closed socket: the watchdog or the caller reconnects
@@ -158,17 +171,13 @@ class WsStudent:
         msg = ForwardMsg()
         msg.ParseFromString(payload)
         self.counts["messages"] += 1
-        self._last_msg = time.monotonic()
+        self._got = time.monotonic()
         kind = msg.WhichOneof("type")
         run = msg.metadata.run
         if kind == "new_session":
             self._in_fragment = bool(run.fragment_ids)
             if run.fragment_ids:
                 self.counts["fragment_runs"] += 1
-                if self._full_run is not None:  # a full run's end never came: its messages were dropped
-                    self.counts["missed"] += 1
-                    self._full_run = None
-                    asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.refresh()))
             else:
                 self.counts["full_runs"] += 1
                 self._full_run = run.script_run_id
@@ -200,6 +209,9 @@ class WsStudent:
                 if msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
                     self.shown, self.shown_at = self._texts, time.perf_counter()
                     self.buttons, self.inputs = self._pending_buttons, self._pending_inputs
+                    m = MARKER.match(self.shown[-1]) if self.shown else None
+                    self.marker = m.groups() if m else None
+                    self._expect, self._k = None, 1
                     self.changed.set()
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
@@ -219,33 +231,91 @@ class WsStudent:
             await asyncio.sleep(every)
             await self.rerun(fragment=fragment_id, auto=True)
 
-    async def refresh(self) -> None:
-        """Press the page's Refresh (what the join page's watchdog does); a reload when it has none."""
+    async def refresh(self, why: str = "") -> None:
+        """Press the page's Refresh (what the join page's script does); a reload when it has none."""
         wake = self.widget_id(WAKE_KEY)
         self.counts["refresh"] += 1
+        if why == "lost":
+            self.counts["missed"] += 1
+        self._pressed, self._k = time.monotonic(), min(2 * self._k, BACKOFF)
         if wake is None:
             await self.rerun()
         else:
             await self.press(wake)
 
-    async def _watchdog(self) -> None:
-        """As the join page's watchdog: a page whose poll stopped (no timer armed, nothing received for
-        SILENT_SECONDS, no run of its own under way) gets a Refresh, each further one after twice the wait
-        (a slow server is not a stopped poll: a press would only cancel the run the page waits for); a
-        dropped socket gets a reconnect."""
-        backoff = 1
+    # ----------------------------------------------------------------------- the page's script
+    def _close_http(self) -> None:
+        if self._http is not None:
+            self._http[1].close()
+            self._http = None
+
+    async def _get(self, path: str) -> tuple[int, str]:
+        """One GET on the keep-alive connection (opened again when the server closed it)."""
+        parts = urllib.parse.urlsplit(self.base)
+        for attempt in (0, 1):
+            try:
+                if self._http is None:
+                    self._http = await asyncio.open_connection(parts.hostname, parts.port or 80)
+                reader, writer = self._http
+                writer.write(f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nCookie: _streamlit_xsrf={self.cookie}; "
+                             f"dtx_replica={self.cookie}\r\n\r\n".encode())
+                await writer.drain()
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+                length = re.search(r"(?im)^content-length: *(\d+)", head)
+                body = await reader.readexactly(int(length.group(1))) if length else b""
+                if re.search(r"(?im)^connection: *close", head) or not length:
+                    self._close_http()
+                return int(head.split(" ", 2)[1]), body.decode()
+            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, IndexError):
+                self._close_http()
+                if attempt:
+                    raise
+        raise OSError("unreachable")
+
+    async def _poll_stage(self) -> str | None:
+        marker = self.marker
+        if marker is None:
+            return None
+        try:
+            status, body = await asyncio.wait_for(
+                self._get(f"{STAGE_PATH}?room={marker[2]}&key={marker[3]}"), timeout=SILENT_SECONDS)
+        except (OSError, TimeoutError, asyncio.IncompleteReadError):
+            self._close_http()
+            self.counts["route_errors"] += 1
+            return None
+        if status != 200:
+            self.counts["route_errors"] += 1
+            return None
+        self.counts["route_polls"] += 1
+        return body.strip() if self.marker == marker else None  # a run that ended meanwhile drew a newer stage
+
+    async def _follow(self) -> None:
+        """What the join page's script does, every POLL_SECONDS: ask the stage route; press Refresh when the
+        stage is not the one the page drew, or when a run asked for (a tap, a press) never ended: not while a
+        run is under way, not while the server is behind (sent, nothing back), and after a press only when
+        half the (doubling) wait passed. A dropped socket gets a reconnect."""
+        await asyncio.sleep(random.uniform(0, POLL_SECONDS))  # pages do not poll in step
         while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(POLL_SECONDS)
             if self._closing or self.ws is None:
                 continue
             if self._reader is not None and self._reader.done():
                 await self.reconnect()
-            elif self._timers or self._full_run is not None:
-                backoff = 1
-            elif time.monotonic() - self._last_msg > SILENT_SECONDS * backoff:
-                self._last_msg = time.monotonic()
-                backoff = min(2 * backoff, 4)
-                await self.refresh()
+                continue
+            want = await self._poll_stage()
+            now, marker = time.monotonic(), self.marker
+            wait = SILENT_SECONDS * self._k
+            behind = self._sent > self._got and now - self._sent < wait  # its last request got nothing back yet
+            if self._full_run is not None or behind or (self._pressed and now - self._pressed <= wait / 2):
+                continue
+            shown = marker[1] if marker else None
+            if want is not None and shown is not None and want != shown \
+                    and not (want.isdigit() and shown.isdigit() and int(want) < int(shown)):
+                await self.refresh("stage")
+            elif self._expect is not None and self.marker == self._expect[1] \
+                    and now - self._expect[0] > (LOST_SECONDS if self._got > self._expect[0] else BUSY_SECONDS * self._k):
+                self._expect = None
+                await self.refresh("lost")
 
     # ------------------------------------------------------------------------------- the lesson
     def text(self) -> str:

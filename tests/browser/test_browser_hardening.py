@@ -284,6 +284,9 @@ def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wai
         teacher.get_by_role("button", name="Reveal").click()
         wait_idle(teacher)
         expect(student.get_by_text(re.compile(r"Right: node 0 is split on Outlook"))).to_be_visible(timeout=15_000)
+        # the student's page learnt of the reveal from the stage route, through the proxy, from Redis
+        follow = student.evaluate("() => window.__dtxFollow")
+        assert follow["polls"] > 0 and "stage" in follow["why"], follow
         teacher.locator(".st-key-_w_grow_step button").click()
         wait_idle(teacher)
         expect(student.get_by_text(re.compile(r"Which feature will split node \d+"))).to_be_visible(timeout=15_000)
@@ -299,3 +302,33 @@ def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wai
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_the_proxy_reuses_its_connections_to_a_replica(proxied_replicas):
+    """Every student page polls the stage route each second: nginx must pass those requests on its
+    keep-alive connections to the replica (``keepalive`` in the upstream block), not close one per request
+    (a ``Connection: close`` sent upstream for requests without an Upgrade header made each poll a new
+    connection, which the replica closed: one TIME_WAIT socket on its port per request)."""
+    import http.client
+
+    import psutil
+
+    url, ports = proxied_replicas
+    replica = f"127.0.0.1:{ports[0]}"
+    cookie = f"dtx_replica={_cookie_for(url, replica)}"
+
+    def closed_by_replica() -> int:
+        return sum(1 for c in psutil.net_connections(kind="tcp")
+                   if c.laddr and c.laddr.port == ports[0] and c.status == psutil.CONN_TIME_WAIT)
+
+    before = closed_by_replica()
+    conn = http.client.HTTPConnection(url.split("//")[1], timeout=10)
+    try:
+        for _ in range(20):
+            conn.request("GET", "/api/live/stage?room=ABCDEF&key=0", headers={"Cookie": cookie})
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == 404 and resp.headers.get("X-Dtx-Replica") == replica
+    finally:
+        conn.close()
+    assert closed_by_replica() - before < 5

@@ -126,83 +126,145 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
             ctx.close()
 
 
-#: a stopped poll, as the watchdog sees it: its lookups of the beat get a frozen copy (which still names the
-#: page's last run); window.__woke counts the presses of Refresh
-FREEZE_BEAT = """() => {
-    const query = document.querySelector.bind(document);
-    const frozen = {get textContent() { return '0 ' + query('.st-key-join_drawn').textContent.trim(); }};
-    document.querySelector = s => s === '.st-key-join_beat' ? frozen : query(s);
-    window.__woke = 0;
-    query('.st-key-_w_join_wake button').addEventListener('click', () => { window.__woke += 1; });
-}"""
+def _run_requests(page) -> list[float]:
+    """When the page sent each run request (Streamlit's BackMsg rerun_script) from now on."""
+    import time
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    sent: list[float] = []
+
+    def frame(payload):
+        if isinstance(payload, bytes):
+            msg = BackMsg()
+            msg.ParseFromString(payload)
+            if msg.WhichOneof("type") == "rerun_script":
+                sent.append(time.monotonic())
+
+    page.on("websocket", lambda ws: ws.on("framesent", frame))
+    return sent
 
 
-def test_a_student_page_whose_poll_stops_wakes_itself(browser, app_url, wait_idle):
-    """The poll's hidden beat counts on; when it stops (simulated: the watchdog's lookups of the beat
-    get a frozen copy, which still names the page's last run), the watchdog presses Refresh within
-    WATCHDOG_SECONDS + 1 s, and the page follows the teacher again."""
-    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
-    with _class_of_one(browser, app_url, wait_idle, "Bo") as (student, dialogs):
-        beat = student.locator(".st-key-join_beat")
-        first = int(beat.text_content().split()[0])
-        student.wait_for_timeout(4_000)
-        assert int(beat.text_content().split()[0]) > first                    # the poll runs
-        student.evaluate(FREEZE_BEAT)
-        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_SECONDS + 4) * 1000)
+def _follow(page) -> dict:
+    """The join page's script's tally (ui.classroom.live_watchdog): polls of the stage route, presses, why."""
+    return page.evaluate("() => window.__dtxFollow || {polls: 0, presses: 0, why: []}")
+
+
+class _Blackout:
+    """Drops what the server sends to a page over its websocket while ``on`` (a lost update), passes the rest.
+    Install before the page opens its websocket."""
+
+    def __init__(self, page) -> None:
+        self.on, self.dropped = False, 0
+        page.route_web_socket(re.compile(r".*/_stcore/stream"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: server.send(m))
+        server.on_message(self._forward(ws))
+
+    def _forward(self, ws):
+        def forward(message):
+            if self.on:
+                self.dropped += 1
+            else:
+                ws.send(message)
+        return forward
+
+
+def test_an_idle_student_page_runs_nothing_and_still_follows_a_step(browser, app_url, wait_idle):
+    """An idle student's page sends no run request: its script asks the stage route (plain HTTP) every
+    POLL_SECONDS, and presses Refresh once when the teacher reveals (one full run, then idle again), and
+    once when the teacher steps."""
+    from ui.classroom.live_watchdog import POLL_SECONDS
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    sent, asked = _run_requests(student), []
+    try:
+        _join(student, _start_class(teacher, wait_idle), "Eve", wait_idle)
+        student.wait_for_timeout(2_000)
+        student.on("request", lambda r: asked.append(r.url) if "/api/live/stage?" in r.url else None)
+        before, marker, n_sent = _follow(student), student.locator(".st-key-join_drawn").text_content(), len(sent)
+        assert n_sent >= 2                                                   # the page's load and the join
+        student.wait_for_timeout(6_000)
+        assert len(sent) == n_sent                                           # no Streamlit run while idle
+        assert len(asked) >= 6 / POLL_SECONDS - 2 and _follow(student)["polls"] > before["polls"]
+        assert student.locator(".st-key-join_drawn").text_content() == marker
+        teacher.get_by_role("button", name="Reveal").click()
+        wait_idle(teacher)
+        expect(student.get_by_text("You did not answer this one.", exact=False)).to_be_visible(timeout=15_000)
         wait_idle(student)
-        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
-        assert dialogs == []
-
-
-def test_a_student_page_waiting_on_a_slow_server_does_not_press(browser, app_url, wait_idle):
-    """A silent beat while the page's poll requests go out and nothing comes back is a slow server, not a
-    stopped poll: a press would only queue one more full run. Simulated: the beat frozen (as above) and the
-    page's last received message kept old while its polls are sent. No press for WATCHDOG_SECONDS + 3 s;
-    once messages are seen again, the frozen beat is a stopped poll and the watchdog presses."""
-    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
-    with _class_of_one(browser, app_url, wait_idle, "Di") as (student, dialogs):
-        student.evaluate("""() => {
-            window.__old = Date.now() - 3600e3;
-            Object.defineProperty(window, '__dtxGot', {configurable: true, get: () => window.__old, set: () => {}});
-        }""")
-        student.evaluate(FREEZE_BEAT)
-        student.wait_for_timeout((WATCHDOG_SECONDS + 3) * 1000)
-        assert student.evaluate("window.__woke") == 0
-        assert student.evaluate("Date.now() - window.__dtxSent") < 3000          # the poll kept asking
-        student.evaluate("() => { window.__old = Date.now(); }")                # an answer came back
-        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_SECONDS + 4) * 1000)
-        assert dialogs == []
-
-
-def test_a_student_page_that_missed_a_run_redraws_itself(browser, app_url, wait_idle):
-    """Streamlit can drop a finished run's messages (the poll's timer request replaced its runner), so the
-    page keeps the run before. Simulated: the watchdog's lookups of the page's last-run number get an
-    older one while the beat goes on. The watchdog presses Refresh after WATCHDOG_LOST_CHECKS seconds,
-    long before the silent-poll rule would, and the redrawn page ends with the run the poll names."""
-    from ui.classroom.live_watchdog import WATCHDOG_LOST_CHECKS, WATCHDOG_SECONDS
-    with _class_of_one(browser, app_url, wait_idle, "Cy") as (student, dialogs):
-        drawn = student.locator(".st-key-join_drawn")
-        before = int(drawn.text_content())
-        assert student.locator(".st-key-join_beat").text_content().split()[1] == str(before)
-        student.evaluate("""() => {
-            const query = document.querySelector.bind(document);
-            const older = {textContent: '0'};
-            document.querySelector = s => s === '.st-key-join_drawn' ? older : query(s);
-            window.__woke = 0;
-            window.__missed = Date.now();
-            query('.st-key-_w_join_wake button').addEventListener('click', () => {
-                window.__woke += 1; window.__missed = Date.now() - window.__missed; document.querySelector = query;
-            });
-        }""")
-        student.wait_for_function("() => window.__woke > 0", timeout=(WATCHDOG_LOST_CHECKS + 4) * 1000)
-        assert student.evaluate("window.__missed") < (WATCHDOG_SECONDS - 1) * 1000
+        after = _follow(student)
+        assert after["presses"] == before["presses"] + 1 and after["why"][-1] == "stage"
+        assert len(sent) == n_sent + 1                                       # the one press, one full run
+        student.wait_for_timeout(3_000)
+        assert len(sent) == n_sent + 1 and _follow(student)["presses"] == after["presses"]  # idle again
+        teacher.locator(".st-key-_w_grow_step button").click()                # and the Step: the next question
+        wait_idle(teacher)
+        expect(student.get_by_text(re.compile(r"Which feature will split node [1-9]"))).to_be_visible(timeout=15_000)
         wait_idle(student)
-        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
-        after = int(drawn.text_content())
-        assert after > before and student.locator(".st-key-join_beat").text_content().split()[1] == str(after)
-        student.wait_for_timeout(WATCHDOG_LOST_CHECKS * 1000 + 1500)
-        assert student.evaluate("window.__woke") == 1                          # once: the page agrees again
+        assert _follow(student)["why"][-1] == "stage" and len(sent) == n_sent + 2
         assert dialogs == []
+    finally:
+        t_ctx.close()
+        s_ctx.close()
+
+
+def test_a_student_page_that_lost_a_steps_update_repairs_itself(browser, app_url, wait_idle):
+    """Everything the server sends the page is dropped while the teacher reveals (the press the stage change
+    causes, and its run, come to nothing). While its press got nothing back the page does not press again
+    (a server that is behind: a press would only queue one more run), for the doubled WATCHDOG_SECONDS;
+    then it presses again, and shows the reveal."""
+    from ui.classroom.live_watchdog import WATCHDOG_SECONDS
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    blackout = _Blackout(student)
+    try:
+        _join(student, _start_class(teacher, wait_idle), "Fay", wait_idle)
+        student.wait_for_timeout(1_500)  # the page's script runs, and watches the tap's request and its answer
+        _answer(student, "Outlook", wait_idle)
+        blackout.on = True
+        teacher.get_by_role("button", name="Reveal").click()
+        wait_idle(teacher)
+        student.wait_for_function("() => (window.__dtxFollow || {presses: 0}).presses > 0", timeout=10_000)
+        student.wait_for_timeout(WATCHDOG_SECONDS * 1000 + 2_000)  # past the half (doubled) wait after a press
+        blackout.on = False
+        assert blackout.dropped > 0 and _follow(student)["presses"] == 1  # the server is behind: no second press
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()  # the old page: update lost
+        expect(student.get_by_text(re.compile(r"Right: node 0 is split on Outlook"))).to_be_visible(
+            timeout=(4 * WATCHDOG_SECONDS + 5) * 1000)
+        assert _follow(student)["why"].count("stage") >= 2
+        assert dialogs == []
+    finally:
+        t_ctx.close()
+        s_ctx.close()
+
+
+def test_a_student_page_that_lost_a_taps_run_redraws_itself(browser, app_url, wait_idle):
+    """The run of a tap is done on the server (the answer is stored) but its messages never reach the page
+    (dropped, until well after the run ended): the page still shows the question, and presses Refresh
+    ("lost") WATCHDOG_LOST_SECONDS after its tap when it heard from the server since, or, as here, where
+    nothing came back (as for a tap queued on a busy server), WATCHDOG_BUSY_SECONDS after it; then it shows
+    "Answer received", counted once."""
+    from ui.classroom.live_watchdog import WATCHDOG_BUSY_SECONDS
+    t_ctx, teacher, _ = _context(browser, app_url, {"width": 1600, "height": 1200})
+    s_ctx, student, dialogs = _context(browser, app_url, PHONE)
+    blackout = _Blackout(student)
+    try:
+        _join(student, _start_class(teacher, wait_idle), "Gus", wait_idle)
+        blackout.on = True
+        student.get_by_role("button", name="Outlook", exact=True).click()
+        expect(teacher.get_by_text(re.compile(r"Answered: 1 of 1"))).to_be_visible(timeout=15_000)
+        student.wait_for_timeout(3_000)  # the tap's run is over (its callback stored the answer at its start)
+        blackout.on = False
+        assert _follow(student)["presses"] == 0
+        expect(student.get_by_text(re.compile(r"Answer received: Outlook"))).to_be_visible(
+            timeout=(WATCHDOG_BUSY_SECONDS + 10) * 1000)
+        assert "lost" in _follow(student)["why"]
+        expect(teacher.get_by_text(re.compile(r"Answered: 1 of 1"))).to_be_visible()
+        assert dialogs == []
+    finally:
+        t_ctx.close()
+        s_ctx.close()
 
 
 def _step_triggers_sent(page) -> list[bool]:

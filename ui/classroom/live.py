@@ -30,6 +30,7 @@ from engine.tree.serialize import tree_from_json, tree_to_json
 from live.limits import Client
 from live.rooms import LiveError, StoreUnavailable
 from live.backend import get_store
+from live import stage_route
 from ui.widgets import md_escape
 
 ENV_PUBLIC_URL = "DTX_PUBLIC_URL"
@@ -40,6 +41,24 @@ XSRF_COOKIE = "_streamlit_xsrf"  # set by Streamlit for every browser (server.en
 
 def store():
     return get_store()
+
+
+def cookie_secret() -> str:
+    """The server's cookie secret (``server.cookieSecret``: the same on every replica, deploy/run_replicas.sh)."""
+    return str(st.get_option("server.cookieSecret"))
+
+
+def poll_key(code: str) -> str:
+    """The key this room's pages send to the stage route (:mod:`live.stage_route`)."""
+    return stage_route.poll_key(code, cookie_secret())
+
+
+def stage_middleware() -> list:
+    """What app.py serves beside the app: the stage route (:mod:`live.stage_route`) for the join page's
+    script, from the same store and for keys made with the same secret as the pages."""
+    from starlette.middleware import Middleware
+
+    return [Middleware(stage_route.StageMiddleware, store=store, secret=cookie_secret)]
 
 
 def browser_secret(cookie: str | None) -> str | None:

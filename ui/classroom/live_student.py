@@ -1,24 +1,20 @@
 """The student's page of a live class (``<app>/?room=CODE``, or ``/join``): join, follow the teacher's tree, answer.
 
 Made for phones: one column, no sidebar, big buttons. The page reads the room from the store
-(:mod:`live.store`) and a small fragment polls it every :data:`REFRESH_SECONDS`; when the teacher moved
-(a step, a reveal, the end of the class: the room's ``stage`` changed) it reruns the page, so the tree
-and the question follow the teacher without a reload, and other students' answers do not cost a rerun.
-The poll draws only a hidden beat: on a phone each poll still costs the browser ~30 ms of work
-(Streamlit's own bookkeeping of a run), so it is 1.5 s, not 1 s. A guess reruns the whole page, not a
-fragment: two fragments' runs (the guess and the poll) can be merged by Streamlit and the tap lost (2 of
-40 in a load run); Plotly keeps the unchanged tree's chart as it is.
-
-A watchdog (:mod:`ui.classroom.live_watchdog`) presses the page's **Refresh** when the poll stops, or
-when the page missed a full run whose messages Streamlit dropped (which left a student's "Answer
-received", stored all the same, unshown until the next step).
+(:mod:`live.store`). To follow the teacher it runs no Streamlit code while nothing happens: its script
+(:mod:`ui.classroom.live_watchdog`) asks the stage route (:mod:`live.stage_route`, a plain HTTP request)
+every second for the room's stage number and presses the page's **Refresh** (one full run) only when the
+teacher moved (a question, a reveal, a step, the end of the class: the room's ``stage`` changed), when the
+class server went away or came back, or when the page missed a run whose messages Streamlit dropped. Other
+students' answers cost no run. A guess reruns the whole page, not a fragment; Plotly keeps the unchanged
+tree's chart as it is.
 
 The student's token is kept in the session and in the address (``&me=...``), so a reload keeps the
 nickname. A nickname is user text: it is shown with ``st.text``, in tables, or escaped, and cleaned of
 invisible and direction characters. When the store cannot be reached the page shows the last room it
 read, read-only, with one sentence; when the room is gone (ended and expired, or a class server that came
-back empty) the poll notices and the page says so, with the code form to join another class. A student
-the teacher removed reads that they were removed. Typed codes go through the store's wrong-code wait
+back empty) the script's poll of the stage route notices and the page says so, with the code form to join
+another class. A student the teacher removed reads that they were removed. Typed codes go through the store's wrong-code wait
 (:meth:`live.store.RoomStore.find`), joins through its per-client limits (:mod:`live.limits`).
 """
 
@@ -42,11 +38,8 @@ LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the st
 GONE = ("The class you were in is gone: it has ended or expired, or the class server restarted without it. "
         "Type the code of another class to join it.")
 REMOVED = "The teacher removed you from this class: you can join again only if they unlock it."
-SHOWN = "_live_shown_stage"  # the stage number the page last drew
 P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
-REFRESH_SECONDS = 1.5
-BEAT = "_live_beat"  # polls so far: shown (hidden) by the poll, watched by the page's watchdog
 DRAWN = "_live_drawn"  # full runs of the page so far: the last one ends with its number (hidden)
 STUDENT_CSS = """
 <style>
@@ -55,9 +48,9 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 { display: none !important; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
-.st-key-join_beat, .st-key-join_drawn, .st-key-join_watchdog { display: none !important; }
+.st-key-join_drawn, .st-key-join_watchdog { display: none !important; }
 </style>
-"""  # a literal (st.html gets constant text only); a test checks it hides live_watchdog's three keys
+"""  # a literal (st.html gets constant text only); a test checks it hides live_watchdog's two keys
 
 
 #: DTX_LIVE_DEBUG=1: a line on the server's stderr per answer and per page run (benchmarks/load_class.py)
@@ -152,25 +145,6 @@ def _nickname_form(code: str, room: dict) -> None:
         st.form_submit_button("Join", type="primary", on_click=_join, args=(code,), width="stretch")
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
-def _follow(code: str) -> None:
-    """Every REFRESH_SECONDS: rerun the page when the teacher moved (or the store came back). Draws only
-    the hidden beat for the watchdog: the number of this poll and of the last full run the server drew."""
-    beat = st.session_state[BEAT] = st.session_state.get(BEAT, 0) + 1
-    live_watchdog.beat(beat, st.session_state.get(DRAWN, 0))
-    try:
-        stage = live.store().stage(code)  # the stage alone: not the tree, the answers and the scores
-    except RoomNotFound:  # gone (an empty store after a restart, too): the full run says so
-        st.rerun()
-    except LiveError:
-        if st.session_state.get(SHOWN) != "offline":
-            st.rerun()
-        return
-    if st.session_state.get(SHOWN) != stage["n"]:
-        _debug(f"poll rerun stage={stage['n']}")
-        st.rerun()
-
-
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
     mine = room["answers"].get(me["key"])
     st.markdown(f"**Which feature will split node {question.node_id:d}** ({question.n_rows:,} rows)?")
@@ -181,7 +155,7 @@ def render_question(code: str, room: dict, me: dict, question, round_key: str) -
                    + ". Wait for the teacher's reveal.", icon=":material/how_to_vote:")
         return
     # One button per feature: a tap sends the answer, and the pick travels in the button's own callback
-    # arguments (no radio value that a run racing with the poll could lose).
+    # arguments (no radio value that a run racing with another run could lose).
     with st.form(f"join_answer_{round_key}", border=True):
         numeric = [f for f in question.features if question.needs_threshold(f)]
         if numeric:
@@ -309,18 +283,12 @@ def render_join_page() -> None:
         st.markdown(f"Class **{md_escape(live.spaced(code))}**: pick a nickname to join.")
         _nickname_form(code, room)
         return
-    st.session_state[SHOWN] = "offline" if read_only else room["stage"]["n"]
-    # SHOWN and DRAWN say what the server drew, not what the browser got (Streamlit can drop a finished
-    # run's messages): the run ends with its number, the poll shows it, the watchdog compares them
+    # the page's last element says what the server drew (Streamlit can drop a finished run's messages): the
+    # run's number, the stage it showed, and what the script needs to ask the stage route (live_watchdog)
     drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
     _debug(f"run {drawn:d} stage={room['stage']['n']} answered={me['key'] in room['answers']} "
            f"refresh={st.session_state.get(live_watchdog.W_WAKE, False)}")
-    # the poll first: a full run clears the browser's fragment timers and re-arms the poll's only when it
-    # reaches this call, so the earlier the better (a run cut short after it still leaves the poll armed)
-    following = room["stage"]["status"] != "closed"
-    if following:
-        _follow(code)
     render_room(code, room, me, read_only)
-    if following:
+    if room["stage"]["status"] != "closed":
         live_watchdog.watchdog()
-        live_watchdog.drawn_marker(drawn)
+        live_watchdog.drawn_marker(drawn, "offline" if read_only else room["stage"]["n"], code, live.poll_key(code))

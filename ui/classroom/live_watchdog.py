@@ -1,90 +1,107 @@
-"""The join page's watchdog: a student's page that stopped following the class wakes itself.
+"""The join page's follower: a script that asks the server, over plain HTTP, whether the teacher moved, and
+redraws the page (one full Streamlit run) only then, or when the page missed a run.
 
-Two hidden texts carry what it compares: the poll's beat, ``<poll> <last full run drawn>``, redrawn by
-the poll fragment every few seconds (:func:`beat`), and the page's last element, the number of the full
-run that drew it (:func:`drawn_marker`). A script in a zero-height frame (:func:`watchdog`) checks them
-every second and presses the page's **Refresh** (a full run, which arms the poll again and redraws
-everything):
+The page's last element (:func:`drawn_marker`, hidden) says what the server drew: ``<run> <stage> <code>
+<key>``: the number of that full run, the room's stage number it showed (``offline`` when it showed the
+class read-only), the room's code and the key of the stage route (:mod:`live.stage_route`). A script in a
+zero-height frame (:func:`watchdog`) asks ``/api/live/stage`` every POLL_SECONDS and presses the page's
+**Refresh** (a full run, which redraws everything and ends with a new marker):
 
-- when the beat has not changed for WATCHDOG_SECONDS: the poll stopped;
-- when, WATCHDOG_LOST_CHECKS checks in a row with nothing running, the page does not end with the run
-  the beat names: Streamlit dropped that run's messages. A tap or a Refresh gets a ScriptRunner of its
-  own (``runner.fastReruns``); when the poll's timer request reaches the server after such a run
-  finished but before its messages were sent, AppSession starts another runner for the poll and ignores
-  the finished runner's queued events (its deltas and script_finished), so the browser keeps the page
-  from before the run. Under load that lost a student's "Answer received" (stored all the same) until
-  the next step: 1 of 120 taps in a one-process load run.
+- when the route's answer is not the stage the page drew: the teacher asked, revealed, stepped or ended
+  the class, the class server went away or came back, or the room is gone. An idle page costs the server
+  one small HTTP request a second and no Streamlit run; before, a fragment ran every 1.5 s on every page
+  (~3.7 ms of server CPU each) to learn the same;
+- when the page sent a run request after a touch (a tap, the nickname form) or after its own press, and,
+  WATCHDOG_LOST_SECONDS later, with nothing running and messages from the server since, it still ends with
+  the marker from before: Streamlit dropped that run's messages (when a second run request reaches the
+  server after a run finished but before its messages were sent, AppSession starts another runner and
+  ignores the finished runner's queued events), so the browser keeps the page from before the run. When
+  nothing at all came back, the request may be queued on a busy server: then only after
+  WATCHDOG_BUSY_SECONDS. Under load that lost a student's
+  "Answer received" (stored all the same) until the next step: 1 of 120 taps in a one-process load run.
+  A lost run of a Step is caught by the first rule already.
 
-While a run is in progress the silent-poll wait is WATCHDOG_BUSY_SECONDS (a press would cancel that run,
-perhaps a tap's: Streamlit stops a run for a newer one, and a tap's callback runs at its start); each
-press that did not bring the page back doubles the waits, up to WATCHDOG_BACKOFF times; a touch of the
-page starts the counts again.
+It does not press while a run is in progress (a press would cancel that run, perhaps a tap's: Streamlit
+stops a run for a newer one) unless it lasted WATCHDOG_BUSY_SECONDS, nor while the server is behind (the
+page's last request, sent within the wait, got nothing back yet: a press would only queue one more run and
+cancel the one the page waits for; in a load run of 40 students every page once pressed at the first step,
+which doubled its work). After a press it waits WATCHDOG_SECONDS for the new marker, doubling the wait up to
+WATCHDOG_BACKOFF times while presses bring nothing. A page whose route answers 404 (a server without the
+route, or a key from another secret) presses every WATCHDOG_SECONDS * WATCHDOG_BACKOFF instead: it still
+follows, slowly. ``window.__dtxFollow`` counts the polls, presses and their reasons (for tests and
+benchmarks).
 
-A silent beat is not always a stopped poll: when the server (or the network) is slow, the poll's
-requests go out and nothing comes back. A press then only adds a full run to the queue, and it cancels
-the run the page waits for; in a load run of 40 students on one process every page pressed once at the
-first step, which doubled the work of that step and made it 4 times slower than the next. So the script
-watches the page's websocket (it wraps ``WebSocket.prototype.send`` of the page, once, and listens to
-each socket's messages): while the page has sent within the wait and got nothing back within it, the
-server is behind, and the watchdog waits with it (Streamlit itself reconnects a dead socket).
-
-The script is inline, so deploy/nginx.conf's Content-Security-Policy allows it by its hash (a test
-checks that they match).
+The script is inline, so deploy/nginx.conf's Content-Security-Policy allows it by its hash (a test checks
+that they match); it reaches only this server (``connect-src 'self'``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-BEAT_KEY = "join_beat"
+from live.stage_route import PATH as STAGE_PATH
+
 DRAWN_KEY = "join_drawn"
 WATCHDOG_KEY = "join_watchdog"  # the script's frame: hidden by the page's CSS (it runs all the same)
 W_WAKE = "_w_join_wake"
-#: Streamlit's fragment timer can stop under load (1-3 of 40 students per two-replica load run)
+POLL_SECONDS = 1
 WATCHDOG_SECONDS = 8
 WATCHDOG_BUSY_SECONDS = 30
-WATCHDOG_LOST_CHECKS = 3
-#: a poll that stays stopped after a press gets one press per WATCHDOG_SECONDS * 4 at most, not one every
-#: WATCHDOG_SECONDS (a busy server does not count: while the page waits on it, the script does not press)
+WATCHDOG_LOST_SECONDS = 3
 WATCHDOG_BACKOFF = 4
+TOUCH_SECONDS = 1.5  # a run request sent this soon after a touch (or a press) must end in a new marker
 WATCHDOG_JS = ("<script>(function(){var W=window.parent,d=W.document,P=W.WebSocket.prototype,"
-               "last=null,since=Date.now(),lost=0,k=1;"
-               # the page's websocket: when it last sent (a poll, a tap) and last got a message
+               "F=W.__dtxFollow=W.__dtxFollow||{polls:0,presses:0,why:[]},"
+               "last=null,since=Date.now(),pressed=0,k=1,touched=0,seen=W.__dtxSent||0,expect=0,expMark=null,"
+               "busySince=0,asking=false,want=null,fails=0,"
+               "marker=function(){var e=d.querySelector('.st-key-%(drawn)s');return e?e.textContent.trim():null;};"
+               # the page's websocket: when it last sent (a run request), the marker then, when it last got a message
                "if(!P.__dtxSend){var send=P.send;P.__dtxSend=send;P.send=function(){W.__dtxSent=Date.now();"
+               "W.__dtxSentMark=marker();"
                "if(!this.__dtx){this.__dtx=1;this.addEventListener('message',function(){W.__dtxGot=Date.now();});}"
                "return send.apply(this,arguments);};}"
-               "d.addEventListener('pointerdown',function(){since=Date.now();lost=0;},true);"
-               "setInterval(function(){var q=function(s){var e=d.querySelector(s);return e?e.textContent.trim():null;},"
-               "b=q('.st-key-%(beat)s'),a=d.querySelector('[data-testid=stApp]'),n=Date.now(),moved=b!==last,"
-               "busy=!!a&&a.getAttribute('data-test-script-state')==='running',"
-               "wait=(busy?%(busy)d:%(silent)d)*k,"
-               "behind=n-(W.__dtxSent||0)<wait&&n-(W.__dtxGot||0)>wait;"
-               "if(moved){last=b;since=n;}"
-               "if(!busy)lost=b&&b.split(' ')[1]!==q('.st-key-%(drawn)s')?lost+1:0;"
-               "if(moved&&!lost)k=1;"
-               "if(lost>=%(lost)d*k||(n-since>wait&&!behind)){var w=d.querySelector('.st-key-%(wake)s button');"
-               "if(w){w.click();since=n;lost=0;k=Math.min(2*k,%(backoff)d);}}"
-               "},1000);})();</script>"
-               % {"beat": BEAT_KEY, "drawn": DRAWN_KEY, "wake": W_WAKE, "lost": WATCHDOG_LOST_CHECKS,
-                  "busy": WATCHDOG_BUSY_SECONDS * 1000, "silent": WATCHDOG_SECONDS * 1000,
-                  "backoff": WATCHDOG_BACKOFF})
+               "var touch=function(){touched=Date.now();};"
+               "d.addEventListener('pointerdown',touch,true);d.addEventListener('keydown',touch,true);"
+               "var num=function(x){return /^[0-9]+$/.test(x||'');},"
+               "press=function(why){var w=d.querySelector('.st-key-%(wake)s button');if(!w)return;"
+               "pressed=Date.now();touched=pressed;k=Math.min(2*k,%(backoff)d);F.presses+=1;F.why.push(why);"
+               "F.why=F.why.slice(-20);w.click();},"
+               "check=function(){var n=Date.now(),m=marker(),a=d.querySelector('[data-testid=stApp]'),"
+               "busy=!!a&&a.getAttribute('data-test-script-state')==='running';"
+               "if(!m)return;"
+               "if(m!==last){last=m;since=n;k=1;want=null;}"
+               "busySince=busy?(busySince||n):0;"
+               "var s=W.__dtxSent||0;"
+               "if(s>seen){seen=s;if(!expect&&s-touched<%(touch)d){expect=s;expMark=W.__dtxSentMark;}}"
+               "if(expect&&m!==expMark)expect=0;"
+               "var wait=%(silent)d*k,behind=(W.__dtxSent||0)>(W.__dtxGot||0)&&n-(W.__dtxSent||0)<wait,"
+               "free=(!busy||n-busySince>%(busy)d*k)&&n-pressed>(pressed?wait/2:0)&&!behind,"
+               "shown=m.split(' ')[1];"
+               "if(!free)return;"
+               # a newer stage (an older number is a cached answer from before the page's own run)
+               "if(want!==null&&want!==shown&&!(num(want)&&num(shown)&&+want<+shown)){want=null;press('stage');return;}"
+               # a run asked for that never ended: soon when the server sent since (another run's messages), else
+               # only after the busy wait (a tap queued on a busy server has not been lost)
+               "if(expect&&!busy&&n-expect>((W.__dtxGot||0)>expect?%(lost)d:%(busy)d*k)){expect=0;press('lost');return;}"
+               "if(fails>=3&&n-since>%(silent)d*%(backoff)d&&n-pressed>%(silent)d*%(backoff)d)press('no route');},"
+               "poll=function(){var m=marker();if(!m||asking)return;var f=m.split(' ');if(f.length<4)return;"
+               "asking=true;var ctl=new W.AbortController(),t=setTimeout(function(){ctl.abort();},%(silent)d);"
+               "W.fetch('%(path)s?room='+encodeURIComponent(f[2])+'&key='+encodeURIComponent(f[3]),"
+               "{cache:'no-store',credentials:'same-origin',signal:ctl.signal})"
+               ".then(function(r){if(r.status===404)fails+=1;if(!r.ok)throw 0;fails=0;return r.text();})"
+               ".then(function(v){F.polls+=1;if(marker()===m){want=v.trim();check();}})"
+               ".catch(function(){}).then(function(){clearTimeout(t);asking=false;});};"
+               "setInterval(function(){check();poll();},%(poll)d);})();</script>"
+               % {"drawn": DRAWN_KEY, "wake": W_WAKE, "backoff": WATCHDOG_BACKOFF, "touch": int(TOUCH_SECONDS * 1000),
+                  "silent": WATCHDOG_SECONDS * 1000, "busy": WATCHDOG_BUSY_SECONDS * 1000,
+                  "lost": WATCHDOG_LOST_SECONDS * 1000, "path": STAGE_PATH, "poll": POLL_SECONDS * 1000})
 
 
-def _hidden_text(key: str, text: str) -> None:
-    """A text in the container ``key`` (hidden by the join page's CSS) for the script to read."""
-    with st.container(key=key):
-        st.text(text)
-
-
-def beat(poll: int, drawn: int) -> None:
-    """The poll's beat: this poll's number and that of the last full run the server drew."""
-    _hidden_text(BEAT_KEY, f"{poll:d} {drawn:d}")
-
-
-def drawn_marker(drawn: int) -> None:
-    """The page's last element: the number of the full run that drew it. Last, so that it arrives after
-    all of the run."""
-    _hidden_text(DRAWN_KEY, f"{drawn:d}")
+def drawn_marker(drawn: int, shown: int | str, code: str, key: str) -> None:
+    """The page's last element (hidden, last so that it arrives after all of the run): the number of the full
+    run that drew it, the stage it showed, the room's code and its stage-route key."""
+    with st.container(key=DRAWN_KEY):
+        st.text(f"{drawn:d} {shown} {code} {key}")
 
 
 def watchdog() -> None:

@@ -153,24 +153,31 @@ def test_a_whole_question_from_start_to_scores():
     assert "You: Ana · score 1 of 1" in texts(ana, "text")
 
 
-def test_every_full_run_of_the_join_page_ends_with_its_number_and_the_poll_names_it():
-    """What the watchdog compares: the poll's hidden beat is "<poll> <last full run drawn>", and the page's
-    last element is that run's number. A browser that missed a run's messages still ends with the
-    previous number (the browser test drives the watchdog)."""
+def test_every_full_run_of_the_join_page_ends_with_its_marker_and_runs_no_poll():
+    """What the page's script reads: the page's last element is "<run> <stage> <code> <key>" (the run's
+    number, the stage it showed, what the stage route needs); the page has no fragment polling the server
+    (idle pages cost no Streamlit run). A browser that missed a run still ends with the previous marker
+    (the browser tests drive the script)."""
+    from live.stage_route import key_matches
+    from ui.classroom.live import cookie_secret
     from ui.classroom.live_student import DRAWN
 
-    _, code = start_class()
+    t, code = start_class()
     ana = student(code, "Ana")
     for _ in range(2):
         drawn = ana.session_state[DRAWN]
-        shown = texts(ana, "text")
-        assert shown[-1] == str(drawn)
-        assert any(v.endswith(f" {drawn:d}") and v.split()[0].isdigit() for v in shown[:-1])
+        run, stage, room, key = texts(ana, "text")[-1].split()
+        assert (int(run), room) == (drawn, code) and key_matches(code, key, cookie_secret())
+        assert int(stage) == live_store._STORE.stage(code)["n"]
         if feature_buttons(ana):
             answer(ana, "Outlook")        # a tap's run draws "Answer received" and counts as the next run
         else:
             ok(ana.run())
         assert ana.session_state[DRAWN] == drawn + 1
+    t.button(key="_w_live_reveal").click().run()
+    ok(ana.run())
+    assert texts(ana, "text")[-1].split()[1] == str(live_store._STORE.stage(code)["n"])  # the reveal's stage
+    assert not any(k.startswith("_live_beat") for k in ana.session_state)
 
 
 def test_the_teachers_own_guess_is_marked_on_the_chart_after_reveal():
