@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from engine.config import TreeConfig
@@ -96,7 +98,7 @@ def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go():
     built = []
 
     def build(name):
-        return lambda: built.append(name) or {"figure": name}
+        return lambda: built.append(name) or go.Figure(layout_title_text=name)
 
     first = live.shared_figure(("round 1", None), build("r1"))
     assert live.shared_figure(("round 1", None), build("again")) is first  # the next student: no new build
@@ -107,4 +109,20 @@ def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go():
     live.shared_figure(("round 1", None), build("r1 again"))  # the oldest was dropped: built anew
     assert built[-1] == "r1 again"
     live._shared_figure.clear()
+
+
+def test_a_shared_figure_makes_its_dict_once_and_it_is_the_figures_dict(monkeypatch):
+    """st.plotly_chart asks for to_dict() on every run; a shared figure answers with one dict, the same as a
+    plain figure's, and the chart's JSON is unchanged."""
+    import plotly.io as pio
+
+    plain = go.Figure(go.Scatter(x=np.arange(5.0), y=np.arange(5.0) ** 2, text=list("abcde")),
+                      layout_title_text="tree")
+    shared = live.SharedFigure(plain)
+    calls = []
+    real = go.Figure.to_dict
+    monkeypatch.setattr(go.Figure, "to_dict", lambda self: calls.append(1) or real(self))
+    first = shared.to_dict()
+    assert shared.to_dict() is first and shared.to_dict() is first and len(calls) == 1
+    assert pio.to_json(first, validate=False) == pio.to_json(real(plain), validate=False)
 
