@@ -100,3 +100,20 @@ def test_members_in_groups_and_rows_in_chunks_equal_each_member(monkeypatch, can
             assert np.array_equal(ens._stacked.outputs(X[rows], 5, n_jobs=n_jobs), expected[:5, rows])
     leaves = ens._stacked.leaves(X, n_jobs=2)
     assert np.array_equal(ens._stacked.leaf_output[leaves], expected)
+
+
+def test_threads_follow_n_jobs_and_one_thread_inside_worker_processes(monkeypatch, cancer):
+    """n_jobs=None routes on every core, except where trees already share the cores (run_tasks' workers)."""
+    from engine.grow.parallel import cpu_count, trees_share_cores
+
+    ens = fit_random_forest(cancer.train, n_estimators=5, random_state=1, n_jobs=1)
+    X = np.tile(ens.encode(cancer.test), (400, 1))
+    used = []
+    real = stacked.thread_map
+    monkeypatch.setattr(stacked, "thread_map", lambda fn, items, threads: used.append(threads) or real(fn, items, threads))
+    expected = _one_by_one(ens, X)
+    assert np.array_equal(ens.member_outputs(X), expected)
+    assert np.array_equal(ens.member_outputs(X, n_jobs=1), expected)
+    with trees_share_cores():
+        assert np.array_equal(ens.member_outputs(X), expected)
+    assert used == [cpu_count(), 1, 1]
