@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import engine
-from engine.ensembles import fit_adaboost, hypothesis_weight, size_curve, vote_breakdown
+from engine.ensembles import fit_adaboost, fit_random_forest, hypothesis_weight, size_curve, vote_breakdown
 from engine.ensembles.boosting import ERROR_FLOOR
 from engine.errors import ConfigError
 
@@ -150,17 +150,19 @@ def test_tally_adds_the_members_votes_in_member_order():
     """The vectorised tally equals adding each member's weight to its class, member after member (to the
     bit), for all members, the first few, and a selection."""
     split = engine.load_sample("breast_cancer").split(test_size=0.3, seed=2)
-    ens = fit_adaboost(split.train, n_rounds=9)
-    outputs = ens.member_outputs(split.test)
-    z = np.array([m.weight for m in ens.members])
+    # AdaBoost's weights, and a forest's ones (counted, not added as weights)
+    for ens in (fit_adaboost(split.train, n_rounds=9), fit_random_forest(split.train, n_estimators=9, n_jobs=1)):
+        outputs = ens.member_outputs(split.test)
+        z = np.array([m.weight for m in ens.members])
 
-    def by_loop(sel):
-        votes = np.zeros((outputs.shape[1], len(ens.classes)))
-        for m in sel:
-            votes[np.arange(outputs.shape[1]), outputs[m]] += z[m]
-        return votes
+        def by_loop(sel):
+            votes = np.zeros((outputs.shape[1], len(ens.classes)))
+            for m in sel:
+                votes[np.arange(outputs.shape[1]), outputs[m]] += z[m]
+            return votes
 
-    assert np.array_equal(ens.tally(outputs), by_loop(range(9)))
-    assert np.array_equal(ens.tally(outputs, upto=4), by_loop(range(4)))
-    pick = np.array([True, False, True] * 3)
-    assert np.array_equal(ens.tally(outputs, members=pick), by_loop(np.flatnonzero(pick)))
+        assert np.array_equal(ens.tally(outputs), by_loop(range(9)))
+        assert ens.tally(outputs).dtype == np.float64
+        assert np.array_equal(ens.tally(outputs, upto=4), by_loop(range(4)))
+        pick = np.array([True, False, True] * 3)
+        assert np.array_equal(ens.tally(outputs, members=pick), by_loop(np.flatnonzero(pick)))
