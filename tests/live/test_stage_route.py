@@ -4,6 +4,7 @@ the same 404 for everything else, a bounded number of store reads, and Redis sha
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,13 @@ from tests.redis_server import redis_server
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-secret-of-this-server"
 SNAP = {"question": {"node": 0, "features": ["Outlook", "Humidity"]}, "tree": "{}"}
+
+
+def run_async(coro):
+    """``asyncio.run(coro)`` on a thread of its own: in the full suite, Playwright's sync API (the browser
+    tests) leaves an event loop running on the main thread, where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 async def _elsewhere(scope, receive, send):  # the app behind the middleware (Streamlit's server)
@@ -49,7 +57,7 @@ def get(mw: StageMiddleware, query: str, path: str = PATH, method: str = "GET") 
     scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": query.encode(),
              "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000),
              "root_path": "", "http_version": "1.1"}
-    asyncio.run(mw(scope, receive, send))
+    run_async(mw(scope, receive, send))
     return out["status"], out["headers"], out["body"].decode()
 
 
@@ -122,14 +130,14 @@ def test_many_polls_of_one_room_cost_one_store_read_per_interval():
     async def burst(n):
         return await asyncio.gather(*(versions.get(code) for _ in range(n)))
 
-    assert len(set(asyncio.run(burst(300)))) == 1 and len(reads) == 1   # 300 pages at once: one read
-    asyncio.run(burst(50))
+    assert len(set(run_async(burst(300)))) == 1 and len(reads) == 1   # 300 pages at once: one read
+    run_async(burst(50))
     assert len(reads) == 1                                              # within the interval: the cache
     now[0] += 0.31
     store.publish(code, "teacher", "round-1", SNAP)
-    assert asyncio.run(burst(10))[0] == str(MemoryStore.stage(store, code)["n"]) and len(reads) == 2
+    assert run_async(burst(10))[0] == str(MemoryStore.stage(store, code)["n"]) and len(reads) == 2
     for other in ("AAAAAA", "BBBBBB", "CCCCCC", "DDDDDD"):
-        asyncio.run(versions.get(other))
+        run_async(versions.get(other))
     assert len(versions._known) <= 3                                    # bounded, whatever codes come
 
 
