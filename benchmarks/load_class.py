@@ -58,7 +58,7 @@ from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
-from hall import Hall, RedisServer, nginx_proxy, report_lines as hall_report
+from hall import AWAY, Hall, RedisServer, nginx_proxy, report_lines as hall_report
 from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
                        new_page, rss_mb, streamlit_server)
 
@@ -224,6 +224,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
 
     timeout_ms = args.timeout * 1000
     errors, rng = Errors(), random.Random(0)
+    chromium_retaps = [0]  # Chromium students' taps again after the read-only warning (the class server away)
     answered: dict[int, int] = {}  # taps that showed "Answer received", per Chromium student page
     answer_lat, received_lat, reveal_lat, step_lat, end_lat = [], [], [], [], []
     rss_before = sum(rss_mb(p) for p in pids)
@@ -367,24 +368,45 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                             await asyncio.sleep(0.05)
 
                     async def answer(page):
+                        """Tap a random feature and wait for "Answer received". While the class server is away
+                        (a Redis restart) the tap gets the read-only warning and the question goes: the student
+                        taps again when the page shows it again (the page's script redraws it), as a person
+                        would, and as the simulated students do (hall.until_received). An error only when 45 s
+                        pass without "Answer received"; then one more try."""
                         await asyncio.sleep(rng.uniform(0, args.think))
+                        buttons = page.locator("[class*='st-key-_w_join_send_'] button")
+                        got, away = page.get_by_text("Answer received"), page.get_by_text(re.compile(AWAY))
+                        tapped = []  # the click in ``clicks`` that waits for its answer
                         for attempt in (1, 2):
-                            buttons = page.locator("[class*='st-key-_w_join_send_'] button")
-                            t = page.locator("[data-testid='stNumberInput'] input")
-                            if await t.count():
-                                await t.fill("50")
-                            clicks.append(time.perf_counter())
-                            pick = buttons.nth(rng.randrange(await buttons.count()))
-                            logs[id(page)].append(f"{clicks[-1] - t_start:7.1f} s TAP {await pick.inner_text()!r} "
-                                                  f"(script {await script_state(page)})")
-                            await pick.click()
+                            end = time.perf_counter() + min(timeout_ms, 45_000) / 1000
+                            left = lambda: max(1.0, (end - time.perf_counter()) * 1000)  # noqa: E731
                             try:
-                                await page.get_by_text("Answer received").wait_for(timeout=min(timeout_ms, 45_000))
-                                received_lat.append(time.perf_counter() - clicks[-1])
-                                answered[id(page)] = answered.get(id(page), 0) + 1
-                                return
+                                while True:
+                                    await buttons.first.wait_for(timeout=left())
+                                    t = page.locator("[data-testid='stNumberInput'] input")
+                                    if await t.count():
+                                        await t.fill("50")
+                                    tapped.append(time.perf_counter())
+                                    clicks.append(tapped[0])
+                                    pick = buttons.nth(rng.randrange(await buttons.count()))
+                                    logs[id(page)].append(f"{tapped[0] - t_start:7.1f} s TAP {await pick.inner_text()!r} "
+                                                          f"(script {await script_state(page)})")
+                                    await pick.click()
+                                    await got.or_(away).first.wait_for(timeout=left())
+                                    t_click = tapped.pop()
+                                    if await got.count():
+                                        received_lat.append(time.perf_counter() - t_click)
+                                        answered[id(page)] = answered.get(id(page), 0) + 1
+                                        return
+                                    clicks.remove(t_click)  # refused while the server was away: not a tap that counts
+                                    chromium_retaps[0] += 1
+                                    while await away.count() and time.perf_counter() < end:
+                                        await asyncio.sleep(0.2)
+                                    if time.perf_counter() >= end:
+                                        raise TimeoutError("the class server stayed away")
                             except Exception:  # noqa: BLE001 - recorded, then one more try as a student would
-                                clicks.pop()
+                                while tapped:
+                                    clicks.remove(tapped.pop())
                                 who, shot, text = await keep_stuck(page, "stuck", f".{step:d}.{attempt:d}.log")
                                 errors.add(who, f"step {step}: no 'Answer received' 45 s after a guess "
                                                 f"(try {attempt}; {shot.name}): {text[:160]}")
@@ -478,7 +500,7 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
             await t_browser.close()
         wall = time.perf_counter() - t_start
     return {"students": args.class_students + len(hall.sims), "browsers": args.class_students,
-            "simulated": len(hall.sims), **hall.figures(wall),
+            "simulated": len(hall.sims), **hall.figures(wall), "chromium_retaps": chromium_retaps[0],
             "replicas": args.replicas, "errors": errors.items, "wall_s": wall,
             "join_all_s": joined if "joined" in locals() else None,
             "answers": len(answer_lat), "answer_to_teacher_median_s": statistics.median(answer_lat) if answer_lat else None,
@@ -523,7 +545,8 @@ def report(r: dict) -> str:
         f"median {f(r['end_to_students_median_s'])}, last {f(r['end_to_students_max_s'])}",
         f"  full runs whose end a student's page never got (Streamlit dropped their messages; the page's "
         f"watchdog redraws it): {r['missed_count']} on {r['missed_pages']} pages; presses of Refresh "
-        f"(the watchdog's): {r['refresh_count']} on {r['refresh_pages']} pages",
+        f"(the watchdog's): {r['refresh_count']} on {r['refresh_pages']} pages; taps again after the read-only "
+        f"warning (the class server away): {r.get('chromium_retaps', 0)}",
         f"  server CPU {r['server_cpu_s']:.0f} s; RSS before {r['rss_before_mb']:.0f} MB, peak "
         f"{r['rss_peak_mb']:.0f} MB, after {r['rss_after_mb']:.0f} MB",
         f"  Chromium CPU {r['chromium_renderers_cpu_s'] + r['chromium_other_cpu_s']:.0f} s "

@@ -70,10 +70,11 @@ def test_students_who_drop_out_mid_question_and_a_reloaded_teacher_lose_no_answe
 
 
 def test_a_redis_restart_mid_question_loses_no_answer_and_counts_none_twice():
-    """Two replicas sharing a Redis (append-only file) that stops for 2 s during the first question: taps
-    made meanwhile are refused with the "read-only" sentence and made again; every score counts each
-    answer once."""
-    r = _run(replicas=2, redis_restart=True, idle_seconds=0, think=4.0)
+    """Two replicas sharing a Redis (append-only file) that stops for 2 s during the first question, while
+    30% of the students drop out and come back and one student is a real Chromium page: taps made meanwhile
+    are refused with the "read-only" sentence and made again (the Chromium student too); a page reopened
+    while Redis is away follows the class when it is back; every score counts each answer once."""
+    r = _run(replicas=2, redis_restart=True, idle_seconds=0, think=4.0, drop=0.3, class_students=1)
     assert r["errors"] == []
-    assert r["answers"] == CLIENTS * STEPS
+    assert r["answers"] == (CLIENTS + 1) * STEPS
     assert set(r["process_cpu_s"]) == {"redis", "replica 1", "replica 2"}

@@ -256,6 +256,9 @@ def render_join_page() -> None:
         live.show_live_error(err)
         room = st.session_state.get(LAST_ROOM)
         if room is None or room["code"] != _typed(raw):
+            typed = _typed(raw)
+            if typed is not None:  # a page opened (or reloaded) while the class server is away: nothing to
+                _follow(typed, "offline")  # show yet, but its script must notice when the server is back
             return
         code, read_only = room["code"], True
     except LiveError as err:
@@ -285,10 +288,15 @@ def render_join_page() -> None:
         return
     # the page's last element says what the server drew (Streamlit can drop a finished run's messages): the
     # run's number, the stage it showed, and what the script needs to ask the stage route (live_watchdog)
-    drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
-    _debug(f"run {drawn:d} stage={room['stage']['n']} answered={me['key'] in room['answers']} "
-           f"refresh={st.session_state.get(live_watchdog.W_WAKE, False)}")
+    _debug(f"run {st.session_state.get(DRAWN, 0) + 1:d} stage={room['stage']['n']} "
+           f"answered={me['key'] in room['answers']} refresh={st.session_state.get(live_watchdog.W_WAKE, False)}")
     render_room(code, room, me, read_only)
     if room["stage"]["status"] != "closed":
-        live_watchdog.watchdog()
-        live_watchdog.drawn_marker(drawn, "offline" if read_only else room["stage"]["n"], code, live.poll_key(code))
+        _follow(code, "offline" if read_only else room["stage"]["n"])
+
+
+def _follow(code: str, shown: int | str) -> None:
+    """The page's Refresh, its script and, last, the marker of this full run (live_watchdog)."""
+    drawn = st.session_state[DRAWN] = st.session_state.get(DRAWN, 0) + 1
+    live_watchdog.watchdog()
+    live_watchdog.drawn_marker(drawn, shown, code, live.poll_key(code))
