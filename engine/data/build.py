@@ -16,7 +16,7 @@ import engine.data.columns as col
 from engine.checks import shown
 from engine.errors import ConfigError, DataError
 from engine.data.schema import _listing, sort_labels
-from engine.threads import cpu_count, thread_map
+from engine.threads import thread_map, threads_for
 
 @dataclass(frozen=True)
 class Limits:
@@ -82,7 +82,7 @@ def natural_table(frame: pd.DataFrame, *, limits: Limits, decimal_comma: bool,
     notes = list(notes)
     columns = [(frame[key].reset_index(drop=True), cname) for key, cname in zip(frame.columns, names)]
     # columns on threads (pandas' and numpy's passes over a column release the GIL); results in order
-    threads = cpu_count() if frame.size >= THREADS_ABOVE_CELLS else 1
+    threads = threads_for(frame.size, min_work=THREADS_ABOVE_CELLS)
     results = thread_map(lambda c: col.natural_column(c[0], c[1], decimal_comma=decimal_comma), columns, threads)
     for (_, cname), (values, kind, found) in zip(columns, results):
         cleaned[cname], natural[cname] = values, kind

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from engine.data.sizes import line_count
-from engine.threads import cpu_count, thread_map
+from engine.threads import thread_map, threads_for
 
 #: Files larger than this are parsed in blocks (see the module docstring); CHUNK_ROWS, when set, fixes
 #: the rows per block of the in-order parse instead of CHUNK_BYTES. The parser's work space is about 3x a
@@ -55,8 +55,8 @@ def parse_blocks(data: bytes, kw: dict, lines: int | None = None) -> pd.DataFram
     kept per block and joined at the end (ints stay int64 unless a block has floats, as in one piece).
     """
     lines = line_count(data) if lines is None else lines
-    threads = cpu_count() if THREADS is None else THREADS
-    if threads > 1 and lines + 1 <= kw["nrows"] and b'"' not in data and len(data) >= 2 * RANGE_BYTES:
+    threads = threads_for(len(data), THREADS, min_work=2 * RANGE_BYTES)
+    if threads > 1 and lines + 1 <= kw["nrows"] and b'"' not in data:
         try:
             return _assemble(_range_blocks(data, kw, threads), lines, kw["nrows"])
         except (pd.errors.ParserError, _NoRanges):

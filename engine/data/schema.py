@@ -23,7 +23,7 @@ import pandas as pd
 
 from engine.checks import shown
 from engine.errors import DataError
-from engine.threads import cpu_count, thread_map
+from engine.threads import thread_map, threads_for
 
 #: cells above which :meth:`FeatureSchema.encode` encodes columns on threads
 ENCODE_THREADS_ABOVE = 1 << 20
@@ -220,7 +220,7 @@ class FeatureSchema:
             else:
                 encode_numeric(column, out[:, j])
         # columns on threads (copies and comparisons release the GIL); each writes its own column
-        thread_map(encode_column, parts, cpu_count() if out.size >= ENCODE_THREADS_ABOVE else 1)
+        thread_map(encode_column, parts, threads_for(out.size, min_work=ENCODE_THREADS_ABOVE))
         return out
 
     def to_dict(self) -> dict[str, Any]:

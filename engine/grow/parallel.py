@@ -46,7 +46,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Callable, Iterable
 
 from engine.errors import ConfigError
-from engine.threads import cpu_count, thread_map  # noqa: F401 - part of this module's interface
+from engine.threads import THREAD_MIN_WORK, cpu_count, thread_map, threads_for  # noqa: F401 - part of this module's interface
 from engine.grow.allocator import roomy_heap
 
 SCHEDULER_ENV = "DTX_DASK_SCHEDULER"
@@ -108,15 +108,6 @@ def trees_share_cores():
         yield
     finally:
         _TREE_THREADS.reset(token)
-
-
-#: elements of work below which one level's pieces stay on the calling thread (a hand-off costs ~50 us)
-THREAD_MIN_WORK = 1 << 16
-
-
-def threads_for(work: int, threads: int) -> int:
-    """``threads``, or 1 when ``work`` (elements to process) is too little to share."""
-    return threads if work >= THREAD_MIN_WORK else 1
 
 
 def dask_scheduler(scheduler: str | None = None) -> str | None:

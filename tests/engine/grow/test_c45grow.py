@@ -113,12 +113,13 @@ def test_levelwise_equals_stepping_with_stopping_rules(extra):
 @pytest.mark.parametrize("name", ["numeric", "missing"])
 def test_every_n_jobs_grows_the_same_c45_tree_and_threads_share_the_features(name, monkeypatch):
     """The level's feature scans and the children's orders run on n_jobs threads; the tree is the same."""
-    from engine.grow import c45grow, parallel
+    from engine import threads as engine_threads
+    from engine.grow import c45grow
 
     seen = []
     real = c45grow.thread_map
     monkeypatch.setattr(c45grow, "thread_map", lambda fn, items, threads: seen.append(threads) or real(fn, items, threads))
-    monkeypatch.setattr(parallel, "THREAD_MIN_WORK", 0)
+    monkeypatch.setattr(engine_threads, "THREAD_MIN_WORK", 0)
     ds = generated(**DATA[name])
     cfg = engine.TreeConfig(algorithm="c45")
     grown = {}

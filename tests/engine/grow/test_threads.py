@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import engine
 import engine.threads as shared_pool
+from engine import threads as engine_threads
 from engine.errors import ConfigError
 from engine.grow import fastexact, parallel, roworders
 from engine.grow.parallel import run_tasks, thread_map, tree_threads, trees_share_cores
@@ -24,7 +25,7 @@ def _small_pieces(mp) -> None:
     """Cut levels into many pieces even on small data, so every thread count has several to share."""
     mp.setattr(fastexact, "MIN_CHUNK", 16)
     mp.setattr(fastexact, "SPLIT_GROUP_ROWS", 8)
-    mp.setattr(parallel, "THREAD_MIN_WORK", 0)
+    mp.setattr(engine_threads, "THREAD_MIN_WORK", 0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -140,7 +141,12 @@ def test_thread_map_never_waits_for_a_busy_pool():
 
 
 def test_small_work_stays_on_the_calling_thread():
-    assert parallel.threads_for(10, 4) == 1 and parallel.threads_for(parallel.THREAD_MIN_WORK, 4) == 4
+    """One rule for every "threads when the work is big enough" (the growers, the CSV ranges, the columns of
+    a table): a custom threshold, and every core when no count is given."""
+    assert parallel.threads_for is engine_threads.threads_for
+    assert parallel.threads_for(10, 4) == 1 and parallel.threads_for(engine_threads.THREAD_MIN_WORK, 4) == 4
+    assert engine_threads.threads_for(99, 3, min_work=100) == 1 and engine_threads.threads_for(100, 3, min_work=100) == 3
+    assert engine_threads.threads_for(100, min_work=100) == engine_threads.cpu_count()
 
 
 def test_tree_threads_follow_n_jobs_and_shared_cores():
