@@ -455,3 +455,65 @@ def test_redis_restarted_empty_means_the_class_is_gone_not_unreachable():
         finally:
             again.terminate()
             again.wait(timeout=10)
+
+
+def test_two_taps_of_one_student_at_once_count_once(make_store):
+    """A student's two tabs (or two replicas taking the same student's taps) answering at the same moment:
+    one answer is stored, the other refused as a second answer."""
+    store = make_store()
+    code = store.create("T")
+    ana = store.join(code, "Ana")
+    store.publish(code, "T", "r1", SNAP)
+    outcomes, gate = [], threading.Barrier(8)
+
+    def tap(feature):
+        gate.wait()
+        try:
+            store.answer(code, ana, "r1", feature)
+            outcomes.append(feature)
+        except AnswerRefused as err:
+            outcomes.append(str(err))
+
+    threads = [threading.Thread(target=tap, args=(f,)) for f in ["Outlook", "Humidity"] * 4]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = store.load(code)["answers"]
+    assert list(stored) == ["ana"] and outcomes.count(stored["ana"]["feature"]) >= 1
+    assert sum(o in ("Outlook", "Humidity") for o in outcomes) == 1
+    assert sum("already answered" in o for o in outcomes) == 7
+
+
+def test_an_answer_leaves_the_rooms_json_alone_and_a_new_question_in_between_refuses_it(redis_url, monkeypatch):
+    """Redis: an answer adds one field to the room's answers and does not rewrite the room (at 300 students
+    the rewrite of every answer made the replicas' attempts collide); a question published by another replica
+    between the answer's check and its write makes it check again, and the answer is refused, not stored
+    under the new question."""
+    from live.redis_store import PREFIX, RedisStore
+
+    store, other = RedisStore(redis_url), RedisStore(redis_url)
+    store.client.flushdb()
+    code = store.create("T")
+    ana, ben = store.join(code, "Ana"), store.join(code, "Ben")
+    store.publish(code, "T", "r1", SNAP)
+    before = store.client.get(PREFIX + code)
+    store.answer(code, ana, "r1", "Outlook")
+    assert store.client.get(PREFIX + code) == before
+    assert store.load(code)["answers"]["ana"]["feature"] == "Outlook"
+
+    real, calls = rooms.answer, []
+
+    def answer_then_a_new_question(room, *args):
+        calls.append(1)
+        real(room, *args)  # checked against the round on screen...
+        if len(calls) == 1:
+            other.publish(code, "T", "r2", SNAP)  # ...and another replica asks the next question meanwhile
+    monkeypatch.setattr(rooms, "answer", answer_then_a_new_question)
+    with pytest.raises(AnswerRefused, match="moved on"):
+        store.answer(code, ben, "r1", "Outlook")
+    assert len(calls) == 2 and store.load(code)["answers"] == {}
+    monkeypatch.setattr(rooms, "answer", real)
+    store.answer(code, ben, "r2", "Humidity")
+    store.reveal(code, "T", "r2", {}, {"ben": True})
+    assert store.load(code)["scores"] == {"ana": [0, 0], "ben": [1, 1]}  # her r1 answer was never revealed
