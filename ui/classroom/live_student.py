@@ -34,7 +34,7 @@ from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 
 ME = "_live_student"  # {"code", "token", "key", "name"}
-LAST_ROOM = "_live_last_room"  # the last room read (shown read-only when the store is away)
+LAST_ROOM = "_live_last_room"  # the last room read, as this student sees it (shown read-only when the store is away)
 GONE = ("The class you were in is gone: it has ended or expired, or the class server restarted without it. "
         "Type the code of another class to join it.")
 REMOVED = "The teacher removed you from this class: you can join again only if they unlock it."
@@ -277,6 +277,8 @@ def render_join_page() -> None:
         st.session_state.pop(ME, None)
         return
     me = _me_for(code, room)
+    if me is not None and not read_only:
+        st.session_state[LAST_ROOM] = rooms.student_view(room, me["key"])
     if me is None:
         if read_only:
             return

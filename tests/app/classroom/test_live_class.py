@@ -346,6 +346,22 @@ def test_a_page_opened_while_the_store_is_away_follows_and_comes_back(monkeypatc
     assert texts(again, "text")[-1].split()[1] == str(fresh_store.stage(code)["n"])
 
 
+def test_a_students_page_keeps_only_its_own_part_of_the_room():
+    """Between runs a page keeps the last room it read (shown read-only when the store is away), without the
+    other students' entries, answers and scores: with the whole room, a class's memory grew with the square
+    of its size."""
+    from ui.classroom.live_student import LAST_ROOM
+
+    t, code = start_class()
+    ana, ben, cy = student(code, "Ana"), student(code, "Ben"), student(code, "Cy")
+    answer(ana, "Outlook")
+    answer(ben, "Humidity")
+    kept = ana.session_state[LAST_ROOM]
+    assert set(kept["students"]) == {"ana"} and set(kept["answers"]) == {"ana"} and set(kept["scores"]) <= {"ana"}
+    assert kept["stage"] == live_store._STORE.stage(code) and kept["snapshot"] == live_store._STORE.load(code)["snapshot"]
+    assert set(live_store._STORE.load(code)["students"]) == {"ana", "ben", "cy"}
+
+
 def test_outside_presenter_view_the_class_still_follows_the_tree():
     t, code = start_class()
     ana = student(code, "Ana")
