@@ -30,7 +30,7 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from live import rooms
-from live.rooms import RoomNotFound, StoreUnavailable, TooManyRooms
+from live.rooms import LiveError, RoomNotFound, StoreUnavailable, TooManyRooms
 from live.store import NOT_FOUND, RoomStore
 
 PREFIX = "dtx:room:"
@@ -172,8 +172,11 @@ class RedisStore(RoomStore):
                 try:
                     pipe.watch(STAGE_PREFIX + code)  # written by every change of the room
                     room = self._decode(pipe.get(PREFIX + code))
-                    key = rooms.student_of(room, student_token)
-                    room["answers"] = {key: {}} if pipe.hexists(answers, key) else {}
+                    try:
+                        key = rooms.student_of(room, student_token)
+                    except LiveError:  # rooms.answer says why, in the rules' own order (an ended class first)
+                        key = None
+                    room["answers"] = {key: {}} if key is not None and pipe.hexists(answers, key) else {}
                     rooms.answer(room, student_token, round_id, feature, threshold, self.clock())
                     pipe.multi()
                     pipe.hsetnx(answers, key, json.dumps(room["answers"][key]))

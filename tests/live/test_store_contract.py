@@ -517,3 +517,19 @@ def test_an_answer_leaves_the_rooms_json_alone_and_a_new_question_in_between_ref
     store.answer(code, ben, "r2", "Humidity")
     store.reveal(code, "T", "r2", {}, {"ben": True})
     assert store.load(code)["scores"] == {"ana": [0, 0], "ben": [1, 1]}  # her r1 answer was never revealed
+
+
+def test_refusals_come_in_the_rules_order_in_every_store(make_store):
+    """An answer in an ended class is refused because the class ended, whoever sends it (a stranger's token
+    too), and a stranger in a running class is told to join: the same sentences from both stores."""
+    store = make_store()
+    code = store.create("T")
+    ana = store.join(code, "Ana")
+    store.publish(code, "T", "r1", SNAP)
+    with pytest.raises(NotAllowed, match="not joined"):
+        store.answer(code, "not-a-token", "r1", "Outlook")
+    store.close(code, "T")
+    for token in (ana, "not-a-token"):
+        with pytest.raises(rooms.LiveError) as caught:
+            store.answer(code, token, "r1", "Outlook")
+        assert "not joined" not in str(caught.value) and "ended" in str(caught.value)
