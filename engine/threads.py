@@ -3,7 +3,7 @@
 Numpy calls on big arrays (sorts, gathers, bincount, comparisons) and pandas' C CSV tokenizer release the
 GIL, so independent pieces of one job run side by side on threads: the levels of one tree
 (:mod:`engine.grow.parallel`), the columns of a binning, the byte ranges of a CSV file
-(:mod:`engine.data.csvio`). The pool is started once per process with one thread fewer than the cores
+(:mod:`engine.data.csvblocks`). The pool is started once per process with one thread fewer than the cores
 (the calling thread works too) and is shared by every job and every session; a caller never waits for a
 pool busy with another job: the pieces nobody has taken when the caller runs out are withdrawn and the
 caller does them itself. Each piece writes its own output, so the result never depends on the number of

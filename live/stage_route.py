@@ -38,7 +38,7 @@ import time
 import urllib.parse
 from typing import Callable
 
-from live.rooms import ALPHABET, CODE_LENGTH, LiveError, RoomNotFound, StoreUnavailable
+from live.rooms import ALPHABET, CODE_LENGTH, LiveError, RoomNotFound
 
 PATH = "/api/live/stage"
 GONE, OFFLINE = "gone", "offline"
@@ -68,9 +68,7 @@ def version_of(store, code: str) -> str:
         return str(int(store.stage(code)["n"]))
     except RoomNotFound:
         return GONE
-    except StoreUnavailable:
-        return OFFLINE
-    except LiveError:
+    except LiveError:  # StoreUnavailable, or any other sentence of the store: the class is away for now
         return OFFLINE
 
 

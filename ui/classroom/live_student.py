@@ -254,9 +254,8 @@ def render_join_page() -> None:
         st.session_state[LAST_ROOM] = room
     except StoreUnavailable as err:
         live.show_live_error(err)
-        room = st.session_state.get(LAST_ROOM)
-        if room is None or room["code"] != _typed(raw):
-            typed = _typed(raw)
+        room, typed = st.session_state.get(LAST_ROOM), _typed(raw)
+        if room is None or room["code"] != typed:
             if typed is not None:  # a page opened (or reloaded) while the class server is away: nothing to
                 _follow(typed, "offline")  # show yet, but its script must notice when the server is back
             return
