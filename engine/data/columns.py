@@ -70,20 +70,27 @@ def _unique_text(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     Cleaning (strip, missing markers) and parsing work on the distinct values only and are spread
     back with the codes, so a column of 100,000 rows with 5 categories costs 5 parses, not 100,000.
     """
+    codes, uniques, _ = _text_codes(values)
+    return codes, uniques
+
+
+def _text_codes(values: pd.Series) -> tuple[np.ndarray, pd.Series, np.ndarray]:
+    """:func:`_unique_text`'s ``(codes, uniques)`` and the distinct raw texts (objects) they came from."""
     raw_codes, raw = pd.factorize(values, use_na_sentinel=True)
-    cleaned = clean_text(pd.Series(np.asarray(raw, dtype=object), dtype=object))
+    raw = np.asarray(raw, dtype=object)
+    cleaned = clean_text(pd.Series(raw, dtype=object))
     codes, uniques = pd.factorize(cleaned, use_na_sentinel=True)  # " a" and "a" merge here
     codes = np.append(codes, -1)[raw_codes]
-    return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str")
+    return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str"), raw
 
 
-def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series) -> pd.Series:
-    """The cleaned labels of every row of ``values`` (a text column), from its distinct cleaned texts."""
-    if values.dtype == "str" and len(uniques) == values.nunique(dropna=True):
+def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series, raw: np.ndarray) -> pd.Series:
+    """The cleaned labels of every row of ``values`` (a text column), from its distinct cleaned texts
+    ``uniques`` and its distinct raw texts ``raw`` (see :func:`_text_codes`)."""
+    if values.dtype == "str" and len(uniques) == len(raw):
         # no value changed and none merged (cleaning only strips and blanks markers, so equal counts mean
         # equal texts when every cleaned text is one of the raw ones): the column is already its labels
-        raw = pd.Series(values.dropna().unique()).astype(object)
-        if raw.isin(uniques.astype(object)).all():
+        if pd.Series(raw, dtype=object).isin(uniques.astype(object)).all():
             return values
     # ExtensionArray.take with allow_fill: -1 becomes missing; a C-level take, no Python strings
     return pd.Series(uniques.array.take(codes, allow_fill=True), index=values.index)
@@ -170,7 +177,7 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
         if n_inf:
             notes.append(_inf_note(name, n_inf))
         return out, "numeric", notes
-    codes, uniques = _unique_text(values)
+    codes, uniques, raw = _text_codes(values)
     number, how = _parse_uniques(codes, uniques, values.index, decimal_comma)
     if number is not None:
         out, n_inf = finite(number)
@@ -188,7 +195,7 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
                          "so it is treated as categorical; fix or blank those values to use it as numbers.")
         elif uniques.iloc[:1000].str.fullmatch(_DATE).all():
             notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
-    return _expand_text(codes, uniques, values), "categorical", notes
+    return _expand_text(codes, uniques, values, raw), "categorical", notes
 
 
 def _inf_note(name: str, count: int) -> str:

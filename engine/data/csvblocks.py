@@ -45,7 +45,8 @@ THREADS: int | None = None
 RANGES_AT_ONCE = 4
 
 
-def parse_blocks(data: bytes, kw: dict, lines: int | None = None) -> pd.DataFrame | None:
+def parse_blocks(data: bytes, kw: dict, lines: int | None = None, *, quoted: bool | None = None
+                 ) -> pd.DataFrame | None:
     """The table parsed block by block, or None when a column's type differs between blocks.
 
     Columns that are float64 in the first block are written straight into one float64 matrix
@@ -53,10 +54,12 @@ def parse_blocks(data: bytes, kw: dict, lines: int | None = None) -> pd.DataFram
     twice; the matrix is made read-only, which tells ``engine.data`` that its columns may be shared
     as the learners' ``X`` without a copy (see ``dataset_build.columns_view``). Other columns are
     kept per block and joined at the end (ints stay int64 unless a block has floats, as in one piece).
+    ``data``: bytes or a mapped file; ``quoted``: whether it holds a quote character (None: look).
     """
     lines = line_count(data) if lines is None else lines
     threads = threads_for(len(data), THREADS, min_work=2 * RANGE_BYTES)
-    if threads > 1 and lines + 1 <= kw["nrows"] and b'"' not in data:
+    quoted = data.find(b'"') >= 0 if quoted is None else quoted
+    if threads > 1 and lines + 1 <= kw["nrows"] and not quoted:
         try:
             return _assemble(_range_blocks(data, kw, threads), lines, kw["nrows"])
         except (pd.errors.ParserError, _NoRanges):
@@ -184,6 +187,7 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
         reader = parsers.get(me)
         if reader is None:
             reader = parsers[me] = pd.read_csv(io.BytesIO(b""), **later)
+            _tune(reader, threads)
         engine = getattr(reader, "_engine", None)
         load = getattr(getattr(engine, "_reader", None), "load_buffer", None)
         if not callable(load) or not callable(getattr(engine, "read", None)):
@@ -205,6 +209,18 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
     finally:
         for reader in parsers.values():
             reader.close()
+
+
+def _tune(reader, threads: int) -> None:
+    """Settings of pandas 3.1's C parser for a parser that reads many ranges on one of ``threads``
+    threads (its own parallel reader sets them so; a pandas without them is left as it is): keep the
+    work buffers between ranges instead of shrinking them after each (a realloc per range), and convert
+    numbers in row blocks, which eases the contention of several threads for the memory bus."""
+    inner = getattr(getattr(reader, "_engine", None), "_reader", None)
+    if hasattr(inner, "trim_after_read"):
+        inner.trim_after_read = False
+    if hasattr(inner, "block_workers"):
+        inner.block_workers = threads
 
 
 def _read_all(reader) -> tuple:

@@ -96,27 +96,33 @@ def sniff_delimiter(text: str) -> str:
 
 # ------------------------------------------------------------------------------------- table
 def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_rows: int,
-               notes: tuple[str, ...] = (), data: bytes | None = None, lines: int | None = None) -> RawTable:
+               notes: tuple[str, ...] = (), data: bytes | None = None, lines: int | None = None,
+               facts=None) -> RawTable:
     """Parse ``text`` into a :class:`RawTable` (names checked, rows counted, pandas errors wrapped).
 
     ``data``: the whole file as UTF-8 bytes when ``text`` is only its beginning (see
     ``engine.data.textio.utf8_head``): pandas then parses the bytes and the full text is decoded only to
     name a bad line; ``lines``, when given, is the number of ``\\n`` bytes in ``data``. A UTF-8 BOM, and Windows line ends (``\r\n``) when the file has no quotes (so no
     cell can hold a line break), stay in the bytes; other carriage returns and a ``sep=`` line take the
-    text path.
+    text path. ``facts``: the :class:`~engine.data.sizes.ByteFacts` of ``data`` when the size check saw
+    every byte (carriage returns and quotes are then known without a scan, and ``data`` may be a mapped
+    file).
     """
     if data is not None and text.startswith("\ufeff"):
         text = text[1:]  # a UTF-8 BOM (Excel's "CSV UTF-8"): pandas reads it with the header row and skips both
-    crlf = data is not None and b"\r" in data and b'"' not in data and data.count(b"\r") == data.count(b"\r\n")
+    known = data is not None and facts is not None and facts.complete
+    has_cr = data is not None and (facts.cr if known else b"\r" in data)
+    quoted = (facts.quote if known else b'"' in data) if data is not None else None
+    crlf = has_cr and not quoted and data.count(b"\r") == data.count(b"\r\n")
     if crlf:  # the beginning is read for the separator and the header: with plain line ends
         text = text.replace("\r\n", "\n").rstrip("\r")
-    if data is not None and ("\r" in text or (b"\r" in data and not crlf) or _SEP_LINE.match(text)
+    if data is not None and ("\r" in text or (has_cr and not crlf) or _SEP_LINE.match(text)
                              or not text.strip()):
-        text, data, lines = data.decode("utf-8"), None, None
+        text, data, lines, quoted = str(data, "utf-8"), None, None, None
     if data is not None:
         raw_bytes = data
         # decoded only for an error message, with the line ends the text path would have given it
-        whole = lambda: raw_bytes.decode("utf-8-sig").replace("\r\n", "\n")  # noqa: E731
+        whole = lambda: str(raw_bytes, "utf-8-sig").replace("\r\n", "\n")  # noqa: E731
     else:
         whole = None
     if text.startswith("\ufeff"):
@@ -144,11 +150,13 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
     spaced = (delimiter + " ") in head or "\n " in head or head.startswith(" ")
     try:
         try:
-            frame, caught = _parse(data, delimiter, names, max_rows, skip_spaces=spaced, lines=lines)
+            frame, caught = _parse(data, delimiter, names, max_rows, skip_spaces=spaced, lines=lines,
+                                   quoted=quoted)
         except pd.errors.ParserError:
             if spaced:
                 raise
-            frame, caught = _parse(data, delimiter, names, max_rows, skip_spaces=True, lines=lines)
+            frame, caught = _parse(data, delimiter, names, max_rows, skip_spaces=True, lines=lines,
+                                   quoted=quoted)
     except pd.errors.ParserError as err:
         if _C_FIELDS.search(str(err)):
             _check_row_lengths(whole(), delimiter, len(names), offset)  # names the physical line
@@ -168,11 +176,12 @@ def read_table(text: str, *, name: str, encoding: str, max_columns: int, max_row
 
 
 def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip_spaces: bool,
-           lines: int | None = None):
+           lines: int | None = None, quoted: bool | None = None):
     """``pandas.read_csv`` with this module's settings; returns the frame and the warnings raised.
 
     Files above :data:`engine.data.csvblocks.CHUNKED_ABOVE_BYTES` are parsed in blocks (see
-    :func:`engine.data.csvblocks.parse_blocks`), others in one piece.
+    :func:`engine.data.csvblocks.parse_blocks`; ``quoted``: whether ``data`` holds a quote, when
+    known), others in one piece.
     """
     kw = dict(encoding="utf-8", sep=delimiter, header=0, names=names, index_col=False, quotechar='"',
               skipinitialspace=skip_spaces, skip_blank_lines=True, keep_default_na=False, na_values=NA_VALUES,
@@ -180,7 +189,8 @@ def _parse(data: bytes, delimiter: str, names: list[str], max_rows: int, *, skip
               on_bad_lines="error", engine="c")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = csvblocks.parse_blocks(data, kw, lines) if len(data) > csvblocks.CHUNKED_ABOVE_BYTES else None
+        big = len(data) > csvblocks.CHUNKED_ABOVE_BYTES
+        frame = csvblocks.parse_blocks(data, kw, lines, quoted=quoted) if big else None
         if frame is None:
             frame = pd.read_csv(io.BytesIO(data), **kw)
     return frame, caught

@@ -31,8 +31,9 @@ from engine.data.rows import class_codes, encoded_features, take_rows
 from engine.errors import ConfigError, DataError
 from engine.data.samples import SAMPLES, SampleInfo, sample_path
 from engine.data.schema import FeatureSchema, _listing
-from engine.data.sizes import check_sizes, pieces_of, text_pieces, wide_text
-from engine.data.textio import MAX_UNPACKED_BYTES, decode, refuse_binary, source_bytes, unpack, utf8_head
+from engine.data.sizes import ByteFacts, check_sizes, pieces_of, text_pieces, wide_text
+from engine.data.textio import (MAX_UNPACKED_BYTES, decode, map_file, refuse_binary, source_bytes, unpack,
+                                 utf8_head)
 
 __all__ = ["Dataset", "DataSplit", "load_csv", "load_sample", "SAMPLES", "SampleInfo"]
 
@@ -45,30 +46,52 @@ def load_csv(source, target=None, kinds=None, task=None, *, max_columns=1000, ma
     or column limit). Raises ``DataError`` with a sentence for the user whenever the file cannot be used.
     """
     limits = limits_of(max_columns, max_categories, max_rows)
-    data, name = source_bytes(source)
+    mapped = map_file(source)  # a big file on disk: read from the page cache as it is used
+    try:
+        data, name = mapped if mapped is not None else source_bytes(source)
+        return _load_bytes(data, name, target, kinds, task, limits, max_unpacked_bytes)
+    finally:
+        if mapped is not None:
+            _close(mapped[0])
+
+
+def _load_bytes(data, name: str, target, kinds, task, limits, max_unpacked_bytes) -> "Dataset":
     data, notes = unpack(data, max_bytes=max_unpacked_bytes, max_rows=limits.max_rows,
                          max_columns=limits.max_columns)
-    if not data or data.isspace():
+    if not data or (data[:1 << 16].isspace() and bytes(data).isspace()):
         raise DataError("The file is empty: choose a CSV file with a header row and data rows.")
     refuse_binary(data)
-    lines = None
+    lines, facts = None, ByteFacts()
     if not notes and not wide_text(data[:4096]):  # a gzip file's sizes were checked while unpacking
-        lines = check_sizes(pieces_of(data))  # before any parser: a huge cell or line costs a piece, not a parse
-    raw = _read_raw(data, name, limits, notes, lines)
+        # before any parser: a huge cell or line costs a piece, not a parse; the same pass notes what
+        # the later steps would otherwise scan the whole file for (see ByteFacts)
+        lines = check_sizes(facts.watch(pieces_of(data)))
+    if not isinstance(data, bytes) and not facts.plain_utf8:
+        data = data[:]  # a mapped file that is not plain UTF-8: the text paths read it whole, as bytes
+    raw = _read_raw(data, name, limits, notes, lines, facts)
     del data
     return Dataset._from_table(raw.frame, name=name, target=target, kinds=kinds, task=task, limits=limits,
                                decimal_comma=raw.decimal_comma, notes=raw.notes)
 
 
-def _read_raw(data: bytes, name: str, limits, notes, lines: int | None = None):
+def _close(mapping) -> None:
+    """Unmap a file; a view still held somewhere (a parser's) keeps it until that view is gone."""
+    try:
+        mapping.close()
+    except BufferError:
+        pass
+
+
+def _read_raw(data: bytes, name: str, limits, notes, lines: int | None = None, facts: ByteFacts | None = None):
     """The parsed table of ``data``. Plain UTF-8 is parsed from the bytes themselves (only the start
     is decoded, for the separator and header), so a big file is never held twice as bytes and text.
-    ``lines``: the count of ``\\n`` in ``data`` when the size check made it (saves the parser a pass)."""
-    head = utf8_head(data)
+    ``lines``: the count of ``\\n`` in ``data`` when the size check made it (saves the parser a pass);
+    ``facts``: what that check saw (saves the whole-file scans for NUL bytes, UTF-8, line ends and quotes)."""
+    head = utf8_head(data, facts=facts)
     if head is not None:
         encoding = "utf-8-sig" if head.startswith("\ufeff") else "utf-8"
         return read_table(head, name=name, encoding=encoding, max_columns=limits.max_columns,
-                          max_rows=limits.max_rows, notes=notes, data=data, lines=lines)
+                          max_rows=limits.max_rows, notes=notes, data=data, lines=lines, facts=facts)
     text, encoding = decode(data)
     if encoding.startswith(("utf-16", "utf-32")):
         check_sizes(text_pieces(text))

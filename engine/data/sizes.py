@@ -21,6 +21,7 @@ cp1252 too). UTF-16/32 text is checked after decoding (see ``engine.data.dataset
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Iterable, Iterator
@@ -52,6 +53,57 @@ def line_count(data: bytes, size: int = 1 << 20) -> int:
     view = memoryview(data)
     return sum(int(np.count_nonzero(np.frombuffer(view[start:start + size], dtype=np.uint8) == 10))
                for start in range(0, len(data), size))
+
+
+class ByteFacts:
+    """What the size check's one pass over a file's pieces saw, so no later step scans the whole file
+    again: whether it holds NUL bytes, carriage returns or quotes, and whether it is ASCII or valid
+    UTF-8. Each piece is looked at while it is in the cache, just copied or mapped in, where a pass
+    over the whole file reads it from memory once more (about 40-60 ms per pass for 400 MB).
+
+    :meth:`watch` wraps the pieces given to :func:`check_sizes`; the facts are ``complete`` only once
+    every piece went through (the check can stop early on a malformed quote): otherwise the callers
+    scan the file themselves, as without facts."""
+
+    def __init__(self):
+        self.complete = False
+        self.ascii = self.utf8 = True
+        self.nul = self.cr = self.quote = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._pending = False  # the decoder holds the first bytes of a character cut between pieces
+
+    def __repr__(self) -> str:
+        seen = [k for k in ("complete", "ascii", "utf8", "nul", "cr", "quote") if getattr(self, k)]
+        return f"ByteFacts({', '.join(seen)})"
+
+    @property
+    def plain_utf8(self) -> bool:
+        """Every piece seen, valid UTF-8, no NUL byte and no carriage return."""
+        return self.complete and self.utf8 and not self.nul and not self.cr
+
+    def watch(self, pieces: Iterable[bytes]) -> Iterator[bytes]:
+        """``pieces`` as they are, each noted on its way through."""
+        for piece in pieces:
+            self._note(piece)
+            yield piece
+        if self.utf8 and self._pending:
+            try:
+                self._decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                self.utf8 = False
+        self.complete = True
+
+    def _note(self, piece: bytes) -> None:
+        self.nul = self.nul or b"\x00" in piece
+        self.cr = self.cr or b"\r" in piece
+        self.quote = self.quote or b'"' in piece
+        if self.utf8 and (self._pending or not piece.isascii()):
+            self.ascii = False
+            try:
+                self._decoder.decode(piece)
+                self._pending = bool(self._decoder.getstate()[0])
+            except UnicodeDecodeError:
+                self.utf8 = False
 
 
 def check_sizes(pieces: Iterable[bytes], *, max_cell: int = MAX_CELL_BYTES,

@@ -1,6 +1,7 @@
 """Turning an upload into text: the bytes of a source, gzip, binary formats refused, encoding.
 
 1. ``source_bytes``: a path, bytes or a binary file object (Streamlit's UploadedFile) -> bytes + name;
+   a big file on disk is mapped instead (``map_file``): its pages are read as they are used;
 2. ``unpack``: gzip is unpacked in 1 MB pieces (magic bytes ``1f 8b``), refused as soon as it passes
    the unpacked-size cap (by default the app's 200 MB upload limit), the row or column limit or a
    16 MB first line, so a "zip bomb" costs memory up to the cap, never its full unpacked size; cells
@@ -20,7 +21,9 @@ import codecs
 import gzip
 import io
 import itertools
+import mmap
 import os
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -37,6 +40,8 @@ MAX_UNPACKED_BYTES = 200 << 20
 #: Pieces unpacked at a time, and the longest first (header) line a table may have.
 UNPACK_CHUNK = 1 << 20
 MAX_HEADER_BYTES = 16 << 20
+#: Files on disk larger than this are mapped rather than read (see :func:`map_file`).
+MAP_ABOVE_BYTES = 8 << 20
 _DELIMITERS = (b",", b";", b"\t", b"|")
 
 _SIGNATURES = (
@@ -91,6 +96,27 @@ def source_bytes(source) -> tuple[bytes, str]:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError("The uploaded file did not give any bytes to read.")
     return bytes(data), name
+
+
+def map_file(source, above: int | None = None):
+    """``(mmap, name)`` of ``source`` when it is the path of a regular file larger than ``above`` bytes
+    (None: :data:`MAP_ABOVE_BYTES`), else None (then :func:`source_bytes` reads it, and names what is wrong with a path).
+
+    A mapped file is read from the operating system's page cache as its pieces are used, so a big file
+    is never copied whole into the process before the size check and the parser see it (reading 400 MB
+    costs about 0.2 s); the parser's threads read their byte ranges from the same mapping.
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path = Path(source)
+    try:
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size <= (MAP_ABOVE_BYTES if above is None else above):
+                return None
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), path.stem or "data"
+    except (OSError, ValueError):
+        return None  # source_bytes reads it again and says what is wrong
 
 
 def unpack(data: bytes, *, max_bytes: int = MAX_UNPACKED_BYTES, max_rows: int | None = None,
@@ -191,11 +217,12 @@ class _LineCount:
 
 def refuse_binary(data: bytes) -> None:
     """Raise ``DataError`` for well-known binary formats (images, PDF, spreadsheets, archives)."""
+    head = bytes(data[:16])  # ``data`` may be a mapped file (no ``startswith``)
     for magic, message in _SIGNATURES:
-        if data.startswith(magic):
+        if head.startswith(magic):
             raise DataError(message)
-    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
-        raise DataError(_zip_message(data))
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        raise DataError(_zip_message(bytes(data)))
 
 
 def _zip_message(data: bytes) -> str:
@@ -245,16 +272,26 @@ def decode(data: bytes) -> tuple[str, str]:
     raise AssertionError("latin-1 decodes every byte string")  # pragma: no cover
 
 
-def utf8_head(data: bytes, limit: int = 1 << 20, *, chunk: int = 1 << 20) -> str | None:
+def utf8_head(data: bytes, limit: int = 1 << 20, *, chunk: int = 1 << 20, facts=None) -> str | None:
     """The first ``limit`` bytes of ``data`` as text when the whole of it is UTF-8 without NUL bytes
     (what :func:`decode` would read as "utf-8", or "utf-8-sig": a UTF-8 BOM stays at the start of the
     text as "\\ufeff"), else None.
 
     ASCII is UTF-8 (``bytes.isascii`` checks it without allocating); anything else is validated over
     ``chunk``-sized slices with an incremental decoder, so a big file is checked without holding a
-    second, decoded copy of it: the parser then reads the bytes themselves.
+    second, decoded copy of it: the parser then reads the bytes themselves. ``facts``: the
+    :class:`~engine.data.sizes.ByteFacts` of the size check, when it saw every byte (then ``data`` may
+    be a mapped file, and is not scanned again).
     """
-    if any(data.startswith(bom) for bom, encoding in _BOMS if encoding != "utf-8") or b"\x00" in data:
+    if any(data[:4].startswith(bom) for bom, encoding in _BOMS if encoding != "utf-8"):
+        return None
+    if facts is not None and facts.complete:  # the size check's pass saw every byte: no pass here
+        if facts.nul or not facts.utf8:
+            return None
+        head = data[:limit]
+        return head.decode("ascii") if facts.ascii else (
+            head.decode("utf-8", errors="ignore") if len(data) > limit else head.decode("utf-8"))
+    if b"\x00" in data:
         return None
     if data.isascii():
         return data[:limit].decode("ascii")
