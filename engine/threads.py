@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import Callable, Iterator
 
 #: elements of work below which a job stays on the calling thread (a hand-off costs ~50 us)
 THREAD_MIN_WORK = 1 << 16
@@ -79,3 +79,89 @@ def thread_map(fn: Callable, items, threads: int) -> list:
     if failed:
         raise failed[0]
     return out
+
+
+def thread_imap(fn: Callable, items, threads: int, ahead: int) -> Iterator:
+    """``fn(x) for x in items`` on up to ``threads`` threads, this one included, given out in order as
+    each is ready, with at most ``ahead`` results computed and not yet taken by the caller.
+
+    Unlike :func:`thread_map` there is no barrier between groups of items: while the caller works on what
+    it was given (copies a parsed block, say), the pool's threads compute the next items, and the caller
+    computes an item itself whenever the one it waits for is not ready and the window has room. So a pool
+    busy with another job never makes the caller wait: it does every item itself. The first exception is
+    raised once the started items have ended; closing the iterator early stops the helpers after their
+    current item.
+    """
+    items = list(items)
+    n = len(items)
+    if threads <= 1 or n <= 1:
+        for x in items:
+            yield fn(x)
+        return
+    ahead = max(1, int(ahead))
+    state = {"claimed": 0, "taken": 0, "stop": False}
+    results: dict[int, object] = {}
+    failed: list = []
+    ready = threading.Condition()
+
+    def claim() -> int | None:                  # under ``ready``: the next item if the window has room
+        i = state["claimed"]
+        if state["stop"] or failed or i >= n or i >= state["taken"] + ahead:
+            return None
+        state["claimed"] = i + 1
+        return i
+
+    def work(i: int) -> None:
+        try:
+            out = fn(items[i])
+        except BaseException as exc:            # noqa: BLE001 - re-raised by the caller
+            with ready:
+                failed.append(exc)
+                ready.notify_all()
+            return
+        with ready:
+            results[i] = out
+            ready.notify_all()
+
+    def helper() -> None:
+        while True:
+            with ready:
+                i = claim()
+                while i is None:
+                    if state["stop"] or failed or state["claimed"] >= n:
+                        return
+                    ready.wait()
+                    i = claim()
+            work(i)
+
+    pool = _thread_pool()
+    helpers = [pool.submit(helper) for _ in range(min(threads, n) - 1)]
+    try:
+        for i in range(n):
+            while True:
+                with ready:
+                    if failed:
+                        break
+                    if i in results:
+                        out = results.pop(i)
+                        state["taken"] = i + 1
+                        ready.notify_all()
+                        break
+                    mine = claim()
+                    if mine is None:
+                        ready.wait()
+                        continue
+                work(mine)
+            if failed:
+                break
+            yield out
+            del out
+    finally:
+        with ready:
+            state["stop"] = True
+            ready.notify_all()
+        for h in helpers:
+            if not h.cancel():                  # started: wait for the item it holds
+                h.result()
+    if failed:
+        raise failed[0]

@@ -10,7 +10,8 @@ Two ways to cut the blocks, both giving the frame a one-piece parse gives:
   hold a line break and a cut after a ``\\n`` is always between rows) and no more rows than the limit:
   the file is cut after a ``\\n`` every :data:`RANGE_BYTES`, and each range is tokenized and converted
   by its own C parser from a view of the bytes (``TextReader.load_buffer``, pandas 3.1), which runs
-  without the GIL: as many ranges at once as there are cores (:func:`engine.threads.thread_map`);
+  without the GIL: as many ranges at once as there are cores (:func:`engine.threads.thread_imap`:
+  each range is copied into the result while the other threads parse the next ones);
 - **rows in order** (:func:`_row_blocks`) otherwise: one C parser reads the file about
   :data:`CHUNK_BYTES` at a time, through its own ``read`` (no DataFrame per block).
 
@@ -27,8 +28,8 @@ import threading
 import numpy as np
 import pandas as pd
 
-from engine.data.sizes import line_count
-from engine.threads import thread_map, threads_for
+from engine.data.sizes import line_count, release_pages
+from engine.threads import thread_imap, threads_for
 
 #: Files larger than this are parsed in blocks (see the module docstring); CHUNK_ROWS, when set, fixes
 #: the rows per block of the in-order parse instead of CHUNK_BYTES. The parser's work space is about 3x a
@@ -40,8 +41,8 @@ CHUNK_ROWS: int | None = None
 RANGE_BYTES = 2 << 20
 #: threads of the threaded parse; None: every core
 THREADS: int | None = None
-#: ranges per thread parsed between two copies into the matrix (fewer waits for the slowest range;
-#: their column arrays, about a third of their bytes, are held meanwhile)
+#: ranges per thread parsed and not yet copied into the matrix (their column arrays, about a third of
+#: their bytes, are held meanwhile)
 RANGES_AT_ONCE = 4
 
 
@@ -180,7 +181,9 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
 
     def first(_) -> tuple:
         with pd.read_csv(io.BytesIO(view[:cuts[1]]), chunksize=kw["nrows"], **kw) as reader:
-            return _read_all(reader)
+            out = _read_all(reader)
+        release_pages(data, 0, cuts[1])
+        return out
 
     def parse(i: int) -> tuple:
         me = threading.get_ident()
@@ -197,16 +200,19 @@ def _range_blocks(data: bytes, kw: dict, threads: int):
         except TypeError:  # another signature than pandas 3.1's
             raise _NoRanges from None
         engine._first_chunk = True  # a reused parser: a range of blank lines gives no rows, not the end
-        return _read_all(reader)
+        out = _read_all(reader)
+        release_pages(data, cuts[i], cuts[i + 1])  # a mapped file's range is not needed again
+        return out
 
+    # at most RANGES_AT_ONCE ranges a thread parsed and not yet copied out; no barrier between them
+    ranges = thread_imap(lambda i: first(i) if i == 0 else parse(i), range(len(cuts) - 1), threads,
+                         RANGES_AT_ONCE * threads)
     try:
-        group = RANGES_AT_ONCE * threads  # ranges parsed before their arrays are copied out and dropped
-        for start in range(0, len(cuts) - 1, group):
-            items = range(start, min(start + group, len(cuts) - 1))
-            for names, arrays in thread_map(lambda i: first(i) if i == 0 else parse(i), items, threads):
-                if names is not None:
-                    yield names, arrays
+        for names, arrays in ranges:
+            if names is not None:
+                yield names, arrays
     finally:
+        ranges.close()  # the helpers end their range before their parsers are closed
         for reader in parsers.values():
             reader.close()
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import mmap
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -45,6 +46,25 @@ def pieces_of(data: bytes, size: int = PIECE_BYTES) -> Iterator[bytes]:
     """``data`` in slices of ``size`` bytes (copies of a piece at a time: ``bytes.find`` needs bytes)."""
     for start in range(0, len(data), size):
         yield data[start:start + size]
+
+
+def release_pages(data, start: int, stop: int) -> None:
+    """Drop the pages of ``data[start:stop]`` from this process when ``data`` is a mapped file (whole pages
+    only): they stay in the operating system's page cache and are mapped again if read again. The range
+    parser lets go of each range once parsed, so the file's pages leave the process's memory as the
+    parsed columns fill it (a read file stays whole until the end). Bytes are left as they are."""
+    advise = getattr(data, "madvise", None)
+    if advise is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    last = min(stop, len(data)) // mmap.PAGESIZE * mmap.PAGESIZE
+    if last == len(data) // mmap.PAGESIZE * mmap.PAGESIZE and stop >= len(data):
+        last = len(data)  # the file's last, partial page goes too
+    if last > first:
+        try:
+            advise(mmap.MADV_DONTNEED, first, last - first)
+        except (OSError, ValueError):
+            pass  # the pages simply stay
 
 
 def line_count(data: bytes, size: int = 1 << 20) -> int:

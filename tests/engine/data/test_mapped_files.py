@@ -166,3 +166,38 @@ def test_only_big_regular_files_are_mapped(tmp_path):
         engine.load_csv(tmp_path)
     with pytest.raises(DataError, match="There is no file"):
         engine.load_csv(tmp_path / "missing.csv")
+
+
+def _rss_file_kb() -> int:
+    for line in open("/proc/self/status"):
+        if line.startswith("RssFile:"):
+            return int(line.split()[1])
+    raise LookupError
+
+
+def test_released_pages_leave_the_process(tmp_path):
+    """A mapped file's pages count towards the process's memory once read; released, they are gone
+    (and read again from the page cache, unchanged, if needed); bytes are left alone."""
+    try:
+        _rss_file_kb()
+    except (OSError, LookupError):
+        pytest.skip("no /proc/self/status RssFile on this system")
+    import mmap
+
+    from engine.data.sizes import release_pages
+    data = bytes(range(256)) * (64 << 12)  # 16 MB
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    with open(path, "rb") as fh:
+        mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        before = _rss_file_kb()
+        assert sum(mapping[i:i + 4096][0] for i in range(0, len(mapping), 4096)) == 0  # touch every page
+        touched = _rss_file_kb()
+        assert touched - before > 12_000
+        release_pages(mapping, 0, len(mapping))
+        assert touched - _rss_file_kb() > 12_000
+        assert mapping[:] == data  # still readable
+    finally:
+        mapping.close()
+    release_pages(data, 0, len(data))  # bytes: nothing to do
