@@ -57,9 +57,7 @@ def release_pages(data, start: int, stop: int) -> None:
     if advise is None or not hasattr(mmap, "MADV_DONTNEED"):
         return
     first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
-    last = min(stop, len(data)) // mmap.PAGESIZE * mmap.PAGESIZE
-    if last == len(data) // mmap.PAGESIZE * mmap.PAGESIZE and stop >= len(data):
-        last = len(data)  # the file's last, partial page goes too
+    last = len(data) if stop >= len(data) else stop // mmap.PAGESIZE * mmap.PAGESIZE  # the last, partial page too
     if last > first:
         try:
             advise(mmap.MADV_DONTNEED, first, last - first)

@@ -288,22 +288,29 @@ def utf8_head(data: bytes, limit: int = 1 << 20, *, chunk: int = 1 << 20, facts=
     if facts is not None and facts.complete:  # the size check's pass saw every byte: no pass here
         if facts.nul or not facts.utf8:
             return None
-        head = data[:limit]
-        return head.decode("ascii") if facts.ascii else (
-            head.decode("utf-8", errors="ignore") if len(data) > limit else head.decode("utf-8"))
-    if b"\x00" in data:
-        return None
-    if data.isascii():
-        return data[:limit].decode("ascii")
+        is_ascii = facts.ascii
+    else:
+        if b"\x00" in data:
+            return None
+        is_ascii = data.isascii()
+        if not is_ascii and not _valid_utf8(data, chunk):
+            return None
+    head = data[:limit]
+    if is_ascii:
+        return head.decode("ascii")
+    return head.decode("utf-8", errors="ignore") if len(data) > limit else head.decode("utf-8")
+
+
+def _valid_utf8(data: bytes, chunk: int) -> bool:
+    """Whether ``data`` is UTF-8, validated over ``chunk``-sized slices (no decoded copy is kept)."""
     view = memoryview(data)
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         for start in range(0, len(data), chunk):
             decoder.decode(view[start:start + chunk], final=start + chunk >= len(data))
-        head = view[:limit].tobytes()
-        return head.decode("utf-8", errors="ignore") if len(data) > limit else head.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return False
+    return True
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
