@@ -177,12 +177,13 @@ def navigation(tree, plan, *, key: str, on_node=None, goto: bool = True) -> None
                      placeholder="node id", help="Show this node (and its siblings) and select it.")
 
 
-def show_figure(fig, *, key: str, tree=None, on_node=None):
+def show_figure(fig, *, key: str, tree=None, on_node=None, config=None):
     """``st.plotly_chart`` of a tree figure whose clicks focus ``+k`` boxes and call ``on_node(node_id)``; the
-    page script :data:`ZOOM_KEEPER` carries the user's zoom and pan over to the next figure of this chart."""
+    page script :data:`ZOOM_KEEPER` carries the user's zoom and pan over to the next figure of this chart.
+    ``config``: Plotly's chart options (default :data:`CONFIG`)."""
     st.html(ZOOM_KEEPER, unsafe_allow_javascript=True, width="content")
     return st.plotly_chart(fig, key=key, on_select=lambda: _on_click(tree, key, on_node), selection_mode="points",
-                           width="stretch", config=CONFIG)
+                           width="stretch", config=CONFIG if config is None else config)
 
 
 def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, big: bool = False,

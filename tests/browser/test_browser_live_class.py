@@ -14,6 +14,9 @@ from contextlib import contextmanager
 from playwright.sync_api import expect
 
 PHONE = {"width": 390, "height": 844}
+#: what an iPhone's Safari sends: the student page plans its tree for a phone's column from it
+PHONE_AGENT = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+               "Version/18.1 Mobile/15E148 Safari/604.1")
 HOSTILE = "<svg onload=alert(1)>"  # fits the 24-character limit
 
 
@@ -68,7 +71,7 @@ def _answer(page, feature: str, wait_idle) -> None:
 def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
     t_ctx, teacher, t_dialogs = _context(browser, app_url, {"width": 1600, "height": 1200})
     p_ctx, phone, p_dialogs = _context(browser, app_url, PHONE, is_mobile=True, has_touch=True,
-                                       device_scale_factor=2)
+                                       device_scale_factor=2, user_agent=PHONE_AGENT)
     l_ctx, laptop, l_dialogs = _context(browser, app_url, {"width": 1280, "height": 800})
     try:
         address = _start_class(teacher, wait_idle)
@@ -108,6 +111,13 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
         expect(laptop.get_by_text(re.compile(r"Not this time: you picked Wind"))).to_be_visible(timeout=10_000)
         wait_idle(phone)
         screenshot(phone, "live_phone_reveal")
+        # the phone's tree is planned for its column (the chart is at least as wide as its plan, so every box
+        # holds its text) and has no mode bar over the root box; the laptop keeps the usual plan and mode bar
+        for page, plan, bars in ((phone, 320, 0), (laptop, 560, 1)):
+            chart = page.locator(".st-key-join_diagram .js-plotly-plot")
+            planned, drawn = chart.evaluate("gd => [gd.layout.meta.plan_width, gd.getBoundingClientRect().width]")
+            assert planned == plan and drawn >= planned, (planned, drawn)
+            expect(page.locator(".st-key-join_diagram .modebar")).to_have_count(bars)
 
         # the teacher steps: a new question reaches both students
         teacher.locator(".st-key-_w_grow_step button").click()
@@ -117,6 +127,8 @@ def test_teacher_and_two_students(browser, app_url, wait_idle, screenshot):
             expect(page.get_by_role("button", name="Humidity", exact=True)).to_be_visible()
         wait_idle(laptop)
         screenshot(laptop, "live_laptop_next_question")
+        wait_idle(phone)
+        screenshot(phone, "live_phone_next_question")
         for page in (teacher, phone, laptop):
             expect(page.get_by_test_id("stException")).to_have_count(0)
             assert page.locator("svg[onload]").count() == 0

@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import urllib.parse
 
 import plotly.graph_objects as go
@@ -190,20 +191,38 @@ class SharedFigure(go.Figure):
         return cached
 
 
-def draw_tree(tree, highlight: int | None, key: str, round_key: str) -> None:
+#: The tree on a phone: planned for the narrowest phones' column (a 360 CSS px screen less the student page's
+#: paddings), since Plotly shrinks a chart narrower than its plan while its text keeps its size (the boxes'
+#: text ran past their edges at 560); what does not fit is a "+k nodes" box to tap.
+PHONE_WIDTH = 320
+#: What phones' browsers put in their User-Agent ("Mobi", as MDN advises: Android phones' Chrome and Firefox,
+#: iOS Safari; iPhone/iPod for browsers that leave it out). Tablets say neither and are wide enough for the usual plan.
+PHONE_AGENT = re.compile(r"Mobi|iPhone|iPod")
+
+
+def on_phone() -> bool:
+    """Whether this page's browser says it is a phone (its User-Agent; no header, as in a test run: no)."""
+    agent = st.context.headers.get("User-Agent")
+    return isinstance(agent, str) and PHONE_AGENT.search(agent) is not None
+
+
+def draw_tree(tree, highlight: int | None, key: str, round_key: str, phone: bool = False) -> None:
     """The one place the live class draws a tree (the app's interactive tree diagram, read-only here), with
     the figure shared by every page that shows the same round, highlight and view (:func:`shared_figure`);
-    the view (focus, folds, navigation) stays each page's own."""
+    the view (focus, folds, navigation) stays each page's own. ``phone``: planned :data:`PHONE_WIDTH` wide,
+    without Plotly's mode bar (on a phone it covers the root box; a double tap resets a zoom)."""
     from engine.viz.tree_figure import tree_figure
     from ui import tree_view
 
     chart = f"{key}_tree"
-    plan = tree_view.plan_for(tree, key=chart)  # as tree_view.tree_chart(tree, key=chart, caption=False) does
+    width = PHONE_WIDTH if phone else tree_view.WIDTH
+    plan = tree_view.plan_for(tree, key=chart, width=width)  # as tree_view.tree_chart(tree, key=chart, caption=False)
     tree_view.navigation(tree, plan, key=chart)
     signature = (round_key, highlight, chart, plan.focus, plan.items, plan.hidden, plan.width, plan.height)
     fig = shared_figure(signature, lambda: tree_figure(tree, plan=plan, fit_height=True, compact=False, big=False,
                                                        show_ids=True, uirevision=chart, highlight=highlight))
-    tree_view.show_figure(fig, key=chart, tree=tree)
+    tree_view.show_figure(fig, key=chart, tree=tree,
+                          config={**tree_view.CONFIG, "displayModeBar": False} if phone else None)
 
 
 # ------------------------------------------------------------------------------------- address

@@ -224,7 +224,7 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
         st.caption("No question right now: watch the tree.")
     with st.container(key="join_diagram"):
         live.draw_tree(live.snapshot_tree(stage["round"], snap), question.node_id if question else None, "join",
-                       stage["round"])
+                       stage["round"], phone=live.on_phone())
 
 
 def back_link() -> None:

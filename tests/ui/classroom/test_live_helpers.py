@@ -93,6 +93,42 @@ def test_proxy_headers_count_only_for_a_connection_from_this_machine(monkeypatch
     assert seen(None, {}) == Client.of(None, "plain-token")
 
 
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+          "Version/18.1 Mobile/15E148 Safari/604.1")
+ANDROID_PHONE = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+                 "Chrome/131.0.0.0 Mobile Safari/537.36")
+ANDROID_TABLET = ("Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) "
+                  "Chrome/131.0.0.0 Safari/537.36")
+IPAD = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+        "Version/18.1 Safari/605.1.15")  # iPadOS asks for desktop pages by default
+DESKTOP = ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 "
+           "Safari/537.36")
+
+
+@pytest.mark.parametrize("agent, phone", [(IPHONE, True), (ANDROID_PHONE, True), (ANDROID_TABLET, False),
+                                          (IPAD, False), (DESKTOP, False), (None, False), ("", False)])
+def test_a_phone_is_known_by_its_user_agent(monkeypatch, agent, phone):
+    from types import SimpleNamespace
+
+    headers = {} if agent is None else {"User-Agent": agent}
+    monkeypatch.setattr(live, "st", SimpleNamespace(context=SimpleNamespace(headers=headers)))
+    assert live.on_phone() is phone
+
+
+def test_on_a_phone_every_drawn_box_fits_the_phones_column():
+    """The phone plan is as wide as the narrowest phones' column (360 CSS px less the page's paddings), and
+    the text of every box it draws fits in the box (the plan's own rule) at that width."""
+    from engine.viz.tree_figure import FONT_PX
+    from engine.viz.tree_layout import plan_view
+
+    assert live.PHONE_WIDTH <= 360 - 2 * 0.8 * 16
+    tree = Grower(load_sample("titanic_small"), TreeConfig(max_depth=5)).grow().tree
+    plan = plan_view(tree, width=live.PHONE_WIDTH, height=600, font=FONT_PX[False], show_ids=True)
+    assert 1 < len(plan.drawn) < len(tree.nodes)            # the rest behind "+k nodes" boxes
+    half = plan.size.box_w / 2
+    assert min(plan.x) - half >= 0 and max(plan.x) + half <= live.PHONE_WIDTH
+
+
 def test_a_rounds_figure_is_built_once_for_every_student_and_old_ones_go():
     live._shared_figure.clear()
     built = []
