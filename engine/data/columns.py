@@ -60,7 +60,11 @@ def finite(values: pd.Series) -> tuple[pd.Series, int]:
     """Float64 values with +-inf replaced by NaN, and how many were infinite."""
     # float64 columns are used as they are (copy-on-write keeps them safe): no copy of a big column
     out = values if values.dtype == np.float64 else pd.to_numeric(values, errors="coerce").astype("float64")
-    inf = np.isinf(out.to_numpy())
+    x = out.to_numpy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        if np.isfinite(x.sum()):          # neither inf nor NaN anywhere: one pass, no temporary
+            return out, 0
+    inf = np.isinf(x)
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 
 
@@ -240,9 +244,16 @@ def is_row_number(values: pd.Series) -> bool:
     return bool(not np.isnan(x).any() and np.array_equal(x, np.arange(x[0], x[0] + len(x))))
 
 
+def _has_value(values: pd.Series) -> bool:
+    """Whether some row has a value: the first row mostly says so without a pass over the column."""
+    if len(values) and pd.notna(values.iloc[0]):
+        return True
+    return bool(values.notna().any())
+
+
 def feature_kind(values: pd.Series, natural: str, name: str) -> tuple[str, str | None]:
     """Inferred kind of a feature column and a note explaining it (or ``None``)."""
-    if values.notna().sum() == 0:
+    if not _has_value(values):
         return "ignore", f"Column '{name}' has no values at all, so it is ignored."
     if is_identifier(values, natural):
         return "ignore", (f"Column '{name}' is ignored: every row has a different value, so it would win "

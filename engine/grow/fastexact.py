@@ -77,7 +77,7 @@ class _Data:
         self.every = self.idx0.size == len(grower.X)          # no row dropped: positions are rows
         self.w = grower.w0[self.idx0]
         self.m, self.d = self.idx0.size, grower.X.shape[1]
-        self.U, self.S = grower.U, grower.U.shape[1]
+        self.grower, self.S = grower, grower.n_stats
         unit = bool(np.all(self.w == 1.0))
         # unit weights: class counts come from the labels (no stat rows gathered); a regression node's
         # weight is its row count
@@ -111,7 +111,7 @@ class _Data:
     @cached_property
     def ST(self) -> np.ndarray:
         """The kept rows' stats times their weights, one row per stat (S, m)."""
-        return np.ascontiguousarray((self.U[self.idx0] * self.w[:, None]).T)
+        return np.ascontiguousarray((self.grower.U[self.idx0] * self.w[:, None]).T)
 
     def column_at(self, j: int, rows: np.ndarray) -> np.ndarray:
         """Feature j's values of the kept rows ``rows``."""

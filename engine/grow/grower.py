@@ -135,8 +135,6 @@ class Grower:
         self.y = dataset.y
         if self.task == "regression":
             check_target_scale(np.asarray(self.y, dtype=float), dataset.target)
-        self.U = unit_stats(self.y, self.task, len(dataset.classes))
-        self.U.flags.writeable = False        # shared with the root's NodeData, never changed
         try:
             w = np.ones(len(dataset)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         except (TypeError, ValueError):
@@ -295,6 +293,20 @@ class Grower:
         return bool(np.all(self.w0 == 1.0))
 
     @cached_property
+    def U(self) -> np.ndarray:
+        """Per-row stats before weighting (:func:`engine.tree.build.unit_stats`), read-only (shared with the
+        root's node data), made when first read: the level-wise growers on class counts read the labels
+        instead (1M rows of 3 classes: 24 MB and ~20 ms saved)."""
+        U = unit_stats(self.y, self.task, len(self.dataset.classes))
+        U.flags.writeable = False
+        return U
+
+    @property
+    def n_stats(self) -> int:
+        """Stats per row: one per class, or (1, y, y^2) for regression."""
+        return len(self.dataset.classes) if self.task == "classification" else 3
+
+    @cached_property
     def bins(self):
         """Bin edges and codes of the numeric features (histogram split search), computed once (and kept for
         the next tree on the same read-only matrix, :func:`engine.grow.roworders.kept_bins`)."""
@@ -344,7 +356,11 @@ class Grower:
     def _rebuild(self):
         idx = np.flatnonzero(self.w0 > 0)
         w = self.w0[idx]
-        root = make_node(node_id=0, parent=None, depth=0, branch="", stats=(self.U[idx] * w[:, None]).sum(0),
+        if self.task == "classification" and idx.size == len(self.X) and self._unit_weights:
+            stats = np.bincount(self.y, minlength=self.n_stats).astype(float)  # = the one-hot rows' sum, exactly
+        else:
+            stats = (self.U[idx] * w[:, None]).sum(0)
+        root = make_node(node_id=0, parent=None, depth=0, branch="", stats=stats,
                          n_rows=idx.size, crit=self.crit, classes=self.dataset.classes)
         self._lazy = None          # a pending level-wise result is replaced, not made into objects first
         self._nodes = [root]

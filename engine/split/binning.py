@@ -255,7 +255,9 @@ def _code_columns(X: np.ndarray, numeric: list, rows, max_bins: int, edges: list
     check, redo = {}, set()                               # check: column -> distinct sample values
     if rows is not None:                                  # assume no NaN; a column with one is redone below
         if X.T.flags.c_contiguous:                        # Fortran order: gather within each column
-            sample = X.T[numeric].take(rows, axis=1)
+            sample = np.empty((len(numeric), rows.size))      # (X.T[numeric] would copy the columns whole first)
+            for i, j in enumerate(numeric):
+                np.take(X[:, j], rows, out=sample[i])
         else:                                            # (np.take would first copy X in C order)
             sample = (np.take(X, rows, axis=0) if len(numeric) == d else X[rows][:, numeric]).T.copy()
         sample.sort(axis=1)
