@@ -13,7 +13,9 @@ With ``split_search="histogram"`` a level's nodes of more than ``max_bins`` rows
 counts (:class:`~engine.grow.fasthist.LevelHistograms`, no sorted orders needed) and the smaller ones by
 the exact scan (:func:`engine.split.histogram.searched_exactly`, the rule stepping follows too); a small
 node's orders are made from its own rows when it is first handed over (``HandedOver*Orders`` of
-:mod:`engine.grow.roworders`), never from a sort of the whole data.
+:mod:`engine.grow.roworders`), never from a sort of the whole data. While every node of a level is binned
+(and no feature is drawn), rows are not moved into their children's ranges: each notes the deepest node it
+reached, and the permutation is made once, when first read (:func:`_settled`).
 
 Each level's pieces (chunks of pairs, histogram counts per feature, groups of split nodes) run on
 ``threads`` threads (:func:`engine.grow.parallel.thread_map`); the chunks follow the data alone, so the tree
@@ -436,10 +438,21 @@ def grow_exact(grower, threads: int = 1):
     hist = cfg.split_search == "histogram"
     exact_rows = cfg.max_bins if hist else -1
     hs = None
+    # rows in place (``deepest``): while every node is binned and no feature is drawn, a level's split moves
+    # no row in ``perm``; each row only notes the deepest node it reached, and ``perm`` is made from those
+    # when first read (:func:`_settled`)
+    deepest = None
     if hist and ids.size and m > exact_rows:
         hs = LevelHistograms(grower, data.idx0, None if data.labels is not None else data.ST,
                              None if data.labels is None else data.labels.astype(np.int16), draw, threads)
         node_of, n_level, lvl_pos = np.zeros(m, dtype=np.int64), 1, np.array([0])
+        if not draw:
+            deepest = np.zeros(m, dtype=np.int64)
+
+    def settle():
+        nonlocal perm, deepest
+        if deepest is not None:
+            perm, deepest = _settled(deepest, lv_lo, sp["node"], n_nodes), None
     TOT = None
     while ids.size:
         C = ids.size
@@ -447,6 +460,7 @@ def grow_exact(grower, threads: int = 1):
         big = np.flatnonzero(cnt > exact_rows) if hs is not None else np.zeros(0, dtype=np.int64)
         small = np.flatnonzero(cnt <= exact_rows) if hist else None      # None: every node (exact search)
         if orders is None and (small is None or small.size):
+            settle()
             orders = _orders(grower, data, perm, draw and use_sorted_orders(k_draw, d), index_type, hist, threads)
         if hist and small.size:
             orders.prepare(lo[small], cnt[small])
@@ -454,7 +468,8 @@ def grow_exact(grower, threads: int = 1):
             cmap = np.full(n_level + 1, -1, dtype=np.int64)          # node_of == -1 reads the last entry
             cmap[lvl_pos[big]] = np.arange(big.size)
             key = cmap.take(node_of)
-            tot_big = hs.totals(node_of, key, lvl_pos[big], n_level, (perm, lo[big], cnt[big]))
+            tot_big = hs.totals(node_of, key, lvl_pos[big], n_level,
+                                None if deepest is not None else (perm, lo[big], cnt[big]))
         if TOT is None:
             TOT = np.empty((C, S))
             if big.size:
@@ -535,8 +550,16 @@ def grow_exact(grower, threads: int = 1):
         lv_pre.append(pre)
         lv_lo.append(child_lo)
         lv_hi.append(child_lo + child_n)
-        rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl], right_row,
-                                         None if binned is None else binned[spl], threads)
+        if deepest is not None:      # every node of the level is binned (no orders yet): rows stay in place
+            child_of = np.full(n_level + 1, -1, dtype=np.int64)     # node_of == -1 reads the last entry
+            child_of[lvl_pos[spl]] = 2 * np.arange(ns)
+            moved = child_of.take(node_of)                          # each row's child: 2 * seg + right
+            going = moved >= 0
+            np.add(moved, right_row, out=moved, where=going)
+            np.add(moved, n_nodes - 2 * ns, out=deepest, where=going)
+        else:
+            rows, seg, right = _split_ranges(perm, data, plo, pn, nl, jstar[spl], Tw[spl], right_row,
+                                             None if binned is None else binned[spl], threads)
         nxt = np.flatnonzero(pre < 0)
         if nxt.size == 0:
             break
@@ -545,8 +568,12 @@ def grow_exact(grower, threads: int = 1):
         if hs is not None:
             if (child_n[nxt] > exact_rows).any():       # bins scan some node of the next level
                 hs.remember(_children_of(big, spl, C), child_n)
-                node_of, n_level, lvl_pos = np.full(m, -1, dtype=np.int64), 2 * ns, nxt
-                node_of[rows] = 2 * seg + right
+                n_level, lvl_pos = 2 * ns, nxt
+                if deepest is not None:
+                    node_of = moved
+                else:
+                    node_of = np.full(m, -1, dtype=np.int64)
+                    node_of[rows] = 2 * seg + right
             else:                                       # every node from here on is searched exactly
                 hs = None
         if draw or shuffle:
@@ -556,8 +583,30 @@ def grow_exact(grower, threads: int = 1):
         cnt, lo = child_n[nxt], child_lo[nxt]
         # whole-number stats are exact sums in any order: the children's stats are the next totals
         TOT = child_stats[nxt] if data.whole_stats else None
+    settle()
     return _result(grower, root, data, perm, n_nodes, lv_parent, lv_branch, lv_stats, lv_n, lv_pre, lv_lo, lv_hi,
                    post_ids, post_codes, sp)
+
+
+def _settled(deepest: np.ndarray, lv_lo: list, split_nodes: list, n_nodes: int) -> np.ndarray:
+    """``perm`` of rows that stayed in place: ``deepest[r]`` is the deepest node row r reached (of the first
+    ``n_nodes``; ``lv_lo`` their range starts by level, ``split_nodes`` the ids of those that split).
+
+    Every split partitions its range stably (left rows, then right, each in their order) and ``perm``
+    starts in row order, so a node's range holds its rows in ascending order: ``perm`` is the rows
+    sorted by the range of their deepest node, ties in row order (a stable sort of dense range ranks:
+    numpy's radix sort below 65,536 nodes)."""
+    lo = np.concatenate(lv_lo)[:n_nodes]
+    leaf = np.ones(n_nodes, dtype=bool)
+    if split_nodes:
+        leaf[np.concatenate(split_nodes).astype(np.int64)] = False
+    ends = np.flatnonzero(leaf)                       # disjoint ranges that cover every row
+    rank = np.zeros(n_nodes, dtype=np.int64)
+    rank[ends[np.argsort(lo[ends], kind="stable")]] = np.arange(ends.size)
+    key = rank.take(deepest)
+    if ends.size <= np.iinfo(np.uint16).max:
+        key = key.astype(np.uint16)
+    return np.argsort(key, kind="stable")
 
 
 def _children_of(big: np.ndarray, spl: np.ndarray, C: int) -> np.ndarray:

@@ -12,6 +12,7 @@ from engine.split.histogram import bin_edges, make_bins
 
 from tests.engine.conftest import random_dataset
 from tests.engine.grow.test_fastgrow import assert_same_tree, stepped
+from tests.engine.grow.test_levelstore import assert_same_state, grown
 
 
 def test_bin_edges_are_midpoints_or_quantile_cuts():
@@ -47,6 +48,32 @@ def test_levelwise_histogram_with_weights_and_draws_equals_stepping(seed, max_bi
                             max_features=2 if draw else None, random_state=seed % 7)
     fast = engine.Grower(ds, cfg, sample_weight=w).grow()
     assert_same_tree(fast.tree, stepped(ds, cfg, sample_weight=w).tree)
+
+
+@settings(max_examples=30)
+@given(st.integers(0, 100_000), st.sampled_from([2, 3, 8]), st.booleans(), st.booleans(), st.booleans())
+def test_levelwise_histogram_rows_of_every_node_equal_stepping(seed, max_bins, regression, weighted, depth_first):
+    """While every node of a level is binned, rows stay in place and the permutation is made when first
+    read (``fastexact._settled``: at the hand-over to exact search, or at the end): every node's rows and
+    weights, its path and the history are stepping's."""
+    ds = random_dataset(seed, regression=regression, int_values=seed % 2 == 0)
+    w = None
+    if weighted:                           # integer weights (exact sums), zeros drop rows
+        w = np.random.default_rng(seed).integers(0, 4, size=len(ds)).astype(float)
+        w[0] = 1.0
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=max_bins, order="depth" if depth_first else "breadth")
+    assert_same_state(grown(ds, cfg, w), stepped(ds, cfg, w))
+
+
+def test_rows_in_place_give_the_permutation_of_stable_partitions():
+    """``_settled`` on a hand-made tree: root rows 0..5 split {1, 3, 4} left and {0, 2, 5} right; the
+    right child splits {2} left, {0, 5} right. Ranges: node 1 [0, 3), node 3 [3, 4), node 4 [4, 6)."""
+    from engine.grow.fastexact import _settled
+
+    deepest = np.array([4, 1, 3, 1, 1, 4])
+    lv_lo = [np.array([0]), np.array([0, 3]), np.array([3, 4])]
+    perm = _settled(deepest, lv_lo, [np.array([0]), np.array([2])], 5)
+    assert perm.tolist() == [1, 3, 4, 2, 0, 5]
 
 
 def test_small_nodes_are_searched_exactly():
