@@ -28,6 +28,9 @@ from engine.split.search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction
 SPARSE_ABOVE = 1.0      # count only the (node, bin) pairs present when nodes x bins exceed this x rows
+#: histogram cells (nodes x features x classes x bins) scanned together: the scan's dozens of passes then
+#: stay in the core's cache (a whole deep level's arrays are tens of MB), and pieces run on the threads
+SCAN_CELLS = 1 << 18
 
 
 def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
@@ -43,8 +46,13 @@ def best_edges(crit, min_leaf, cum, cnt, P, W, counts: bool = False):
     nonempty = cnt > 0
     valid = nonempty[..., :-1] & (n_left >= min_leaf) & (n_right >= min_leaf)
     wl, wr = (n_left.astype(np.float64), n_right.astype(np.float64)) if counts else (None, None)
-    gain = P[..., None] - (crit.weighted_cols(left, wl) + crit.weighted_cols(right, wr)) / W[..., None]
-    gain = np.where(valid, gain, -np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # with row counts as weights, both sides of a valid edge hold rows: only there are gains read
+        gain = crit.weighted_cols(left, wl, read_where_positive=counts)
+        gain += crit.weighted_cols(right, wr, read_where_positive=counts)
+        gain /= W[..., None]
+        np.subtract(P[..., None], gain, out=gain)
+    np.copyto(gain, -np.inf, where=~valid)
     best = gain.max(axis=-1, initial=-np.inf)
     finite = np.isfinite(best)
     bar = np.where(finite, best - TIE_TOL * (1.0 + np.abs(np.where(finite, best, 0.0))), np.inf)
@@ -109,9 +117,20 @@ class LevelHistograms:
         d, C, S = self.codes.shape[0], self.C, self.S
         H = self.hist
         if H is not None:
-            cum = np.cumsum(H, axis=3).astype(np.float64)
-            G, BIN, LEFT, NL, NEXT = best_edges(self.crit, self.min_leaf, [cum[:, :, k] for k in range(S)],
-                                                H.sum(axis=2), P[:, None], W[:, None], counts=True)
+            G, LEFT = np.empty((C, d)), np.empty((C, d, S))
+            BIN, NL, NEXT = (np.empty((C, d), dtype=np.int64) for _ in range(3))
+
+            def piece(ab) -> None:               # nodes a:b, each node's cells on its own: the same numbers
+                a, b = ab
+                Hp = H[a:b]
+                cum = np.cumsum(Hp, axis=3).astype(np.float64)
+                G[a:b], BIN[a:b], LEFT[a:b], NL[a:b], NEXT[a:b] = best_edges(
+                    self.crit, self.min_leaf, [cum[:, :, k] for k in range(S)], Hp.sum(axis=2),
+                    P[a:b, None], W[a:b, None], counts=True)
+            step = max(1, SCAN_CELLS // (d * S * self.B))
+            bounds = list(range(0, C, step)) + [C]
+            pieces = list(zip(bounds[:-1], bounds[1:]))
+            thread_map(piece, pieces, threads_for(H.size, self.threads))
         else:
             G = np.full((C, d), -np.inf)
             BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))

@@ -26,6 +26,7 @@ def _small_pieces(mp) -> None:
     mp.setattr(fastexact, "MIN_CHUNK", 16)
     mp.setattr(fastexact, "SPLIT_GROUP_ROWS", 8)
     mp.setattr(engine_threads, "THREAD_MIN_WORK", 0)
+    mp.setattr(engine.grow.fasthist, "SCAN_CELLS", 1)        # a piece per node in the histogram scan
 
 
 @settings(max_examples=30, deadline=None)
