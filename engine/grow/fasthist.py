@@ -259,18 +259,20 @@ class LevelHistograms:
         ci = np.arange(C)
         b, nb = self.bin[ci, jstar], self.next[ci, jstar]
         act, kk = self.act, self.kk
-        jr = jstar[kk]
-        flat = np.multiply(jr, m)
         if act is None and self.rowpos is None:
             self.rowpos = np.arange(m)
+        flat = np.multiply(jstar, m).take(kk)                    # where each row's feature starts in the codes
         flat += self.rowpos if act is None else act
         self.code_star = self.codes.reshape(-1).take(flat)       # each row's code on its node's feature
-        self.b_row = b.take(kk)
+        del flat
+        edges = np.stack([b, nb], axis=1).take(kk, axis=0)       # each row's winning and next bin: one pass
+        self.b_row = edges[:, 0]
         lo, hi = np.full(C, -np.inf), np.full(C, np.inf)
-        for which, at, out in ((np.maximum, self.b_row, lo), (np.minimum, nb.take(kk), hi)):
+        for which, at, out in ((np.maximum, self.b_row, lo), (np.minimum, edges[:, 1], hi)):
             r = np.flatnonzero(self.code_star == at)
             rows = r if act is None else act[r]
-            which.at(out, kk[r], self.X[self.idx0[rows], jr[r]])
+            kr = kk[r]
+            which.at(out, kr, self.X[self.idx0[rows], jstar.take(kr)])
         with np.errstate(invalid="ignore"):
             t = (lo + hi) / 2.0
         ok = np.isfinite(lo) & np.isfinite(hi)
