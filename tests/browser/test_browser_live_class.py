@@ -183,6 +183,27 @@ class _Blackout:
         return forward
 
 
+def test_on_a_phone_the_back_link_is_on_top_and_leads_to_the_explorer(browser, app_url, wait_idle):
+    """The app's header (its toolbar spans the width) lay over the student page's back link: a tap reached
+    the toolbar. The student page has no header, so the link is the element at its own centre."""
+    ctx, phone, dialogs = _context(browser, app_url, PHONE, is_mobile=True, has_touch=True, user_agent=PHONE_AGENT)
+    try:
+        phone.goto("/join")
+        wait_idle(phone)
+        expect(phone.get_by_test_id("stHeader")).to_be_hidden()
+        link = phone.locator('[data-testid="stPageLink-NavLink"]:visible').first
+        box = link.bounding_box()
+        assert box and box["y"] >= 0
+        assert phone.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('[data-testid=stPageLink-NavLink]')"
+                              " !== null", [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+        link.tap()
+        wait_idle(phone)
+        expect(phone).to_have_url(re.compile(r"/(home)?$"))
+        assert dialogs == []
+    finally:
+        ctx.close()
+
+
 def test_an_idle_student_page_runs_nothing_and_still_follows_a_step(browser, app_url, wait_idle):
     """An idle student's page sends no run request: its script asks the stage route (plain HTTP) every
     POLL_SECONDS, and presses Refresh once when the teacher reveals (one full run, then idle again), and

@@ -46,11 +46,13 @@ STUDENT_CSS = """
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"], [data-testid="stSidebarNav"]
 { display: none !important; }
-.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 2.5rem 0.8rem 2rem; }
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 760px; padding: 1rem 0.8rem 2rem; }
 [data-testid="stForm"] button { min-height: 3rem; }
 .st-key-join_drawn, .st-key-join_watchdog { display: none !important; }
+header[data-testid="stHeader"] { display: none !important; }
 </style>
-"""  # a literal (st.html gets constant text only); a test checks it hides live_watchdog's two keys
+"""  # a literal (st.html gets constant text only); a test checks it hides live_watchdog's two keys. No app header
+# here: its toolbar lay over the back link (a tap reached the toolbar) and its 60 px are a phone's 7%
 
 
 #: DTX_LIVE_DEBUG=1: a line on the server's stderr per answer and per page run (benchmarks/load_class.py)
