@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import DataError
-from engine.data.schema import clean_text, factorize_labels
+from engine.data.schema import all_finite, clean_text, factorize_labels
 
 #: Below this many rows a text column unique per row is still used (tiny hand-made tables).
 ID_MIN_ROWS = 6
@@ -61,9 +61,8 @@ def finite(values: pd.Series) -> tuple[pd.Series, int]:
     # float64 columns are used as they are (copy-on-write keeps them safe): no copy of a big column
     out = values if values.dtype == np.float64 else pd.to_numeric(values, errors="coerce").astype("float64")
     x = out.to_numpy()
-    with np.errstate(invalid="ignore", over="ignore"):
-        if np.isfinite(x.sum()):          # neither inf nor NaN anywhere: one pass, no temporary
-            return out, 0
+    if all_finite(x):
+        return out, 0
     inf = np.isinf(x)
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 

@@ -93,6 +93,13 @@ def encode_labels(values: pd.Series, categories: tuple[str, ...]) -> np.ndarray:
     return position[codes]
 
 
+def all_finite(x: np.ndarray) -> bool:
+    """Whether ``x`` (floats) holds neither NaN nor +-inf: one sum, no temporary array (a NaN or inf makes the
+    sum non-finite; so can an overflow, which the callers' exact second look then settles)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.isfinite(x.sum()))
+
+
 def encode_numeric(values: pd.Series, out: np.ndarray | None = None) -> np.ndarray:
     """Float values of a numeric column; text that is not a number, and +-inf, become NaN.
 
@@ -103,9 +110,8 @@ def encode_numeric(values: pd.Series, out: np.ndarray | None = None) -> np.ndarr
         out = values.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
     else:
         np.copyto(out, values.to_numpy(dtype=np.float64, na_value=np.nan))
-    with np.errstate(invalid="ignore", over="ignore"):
-        if not np.isfinite(out.sum()):  # NaN or +-inf somewhere (NaN stays): one pass when there is none
-            out[np.isinf(out)] = np.nan
+    if not all_finite(out):  # NaN or +-inf somewhere (NaN stays): one pass when there is none
+        out[np.isinf(out)] = np.nan
     return out
 
 

@@ -356,7 +356,7 @@ class Grower:
     def _rebuild(self):
         idx = np.flatnonzero(self.w0 > 0)
         w = self.w0[idx]
-        if self.task == "classification" and idx.size == len(self.X) and self._unit_weights:
+        if self.task == "classification" and self._unit_weights:             # every row kept, weight 1
             stats = np.bincount(self.y, minlength=self.n_stats).astype(float)  # = the one-hot rows' sum, exactly
         else:
             stats = (self.U[idx] * w[:, None]).sum(0)
