@@ -9,6 +9,10 @@ counts the same way:
 - starting classes: :data:`STARTS_PER_BROWSER` per browser and :data:`STARTS_PER_ADDRESS` per address
   within :data:`START_WINDOW` seconds (one browser that starts classes in new tabs is stopped at 3,
   far from the server's 50);
+- holding classes: one address holds at most :func:`rooms_per_address` of the server's live places at
+  once (a tenth: 5 of 50), so a few addresses can never fill the server for everyone else (before, 5
+  addresses with 10 starts each filled its 50 places for an hour); a class nobody joined ends
+  :data:`live.rooms.EMPTY_IDLE_SECONDS` after its teacher's page was last open;
 - joining: :data:`NICKNAMES_PER_BROWSER` nicknames per browser and room (a student, and a spare for a
   second device or a typo), and :data:`JOINS_PER_ADDRESS` joins per address within
   :data:`JOIN_WINDOW` (a lecture hall of 300 behind one campus address still joins, with rejoins to
@@ -24,6 +28,7 @@ it; the other key still counts.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 
 START_WINDOW = 3600
@@ -35,6 +40,18 @@ NICKNAMES_PER_BROWSER = 2
 WRONG_CODE_WINDOW = 900
 FREE_WRONG_CODES = {"browser": 3, "address": 30}  # per key kind: a school's network shares one address
 MAX_WRONG_CODE_WAIT = 60
+ROOM_SHARE = 10  # one address holds at most 1/ROOM_SHARE of the server's live classes at once
+
+
+def rooms_per_address(max_rooms: int) -> int:
+    """Live classes one network address may hold at once on a server of ``max_rooms`` places."""
+    return max(1, int(max_rooms) // ROOM_SHARE)
+
+
+def wait_text(seconds: float) -> str:
+    """``about 7 min`` / ``40 s``: how long until something frees up, for a refusal's sentence."""
+    seconds = max(1, math.ceil(seconds))
+    return f"{seconds:d} s" if seconds < 60 else f"about {math.ceil(seconds / 60):d} min"
 
 
 def digest(text: str) -> str:

@@ -95,7 +95,8 @@ def test_the_panel_says_when_a_forgotten_class_ends():
     t, code = start_class()
     minutes = rooms.IDLE_SECONDS // 60
     assert 45 <= minutes <= 90
-    assert any(f"Ends by itself {minutes:d} min after this page was last open" in c
+    assert any(f"Ends by itself {minutes:d} min after this page was last open "
+               f"({rooms.EMPTY_IDLE_SECONDS // 60:d} min while no student has joined)" in c
                for c in texts(t, "caption"))
     assert params_of(t)["class"] == code
 
