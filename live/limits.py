@@ -21,14 +21,23 @@ counts the same way:
   the client wait twice as long as the last (1 s, 2 s, 4 s, ... up to :data:`MAX_WRONG_CODE_WAIT`) before
   the next code is even looked at; the count forgets after :data:`WRONG_CODE_WINDOW`.
 
-An unknown address or browser (``None``: a test, a local run) has no key of that kind and no limit on
-it; the other key still counts.
+An unknown address or browser (``None``: a test) has no key of that kind and no limit on it; the other
+key still counts.
+
+The address is the socket's peer unless that peer is a proxy the operator named in
+:data:`ENV_TRUSTED_PROXIES` (addresses or networks, comma-separated; deploy/run_replicas.sh sets
+``127.0.0.1`` for the nginx beside the replicas): only then is the proxy's ``X-Forwarded-For`` believed.
+By default no header is (uvicorn, Streamlit's server, believed ``X-Forwarded-For`` from any connection of
+this machine, and the app ``X-Real-IP``: a script straight to a replica's port named a new address for
+each try). :func:`trust_proxies` hands the list to the server before it starts.
 """
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import math
+import os
 from dataclasses import dataclass
 
 START_WINDOW = 3600
@@ -40,6 +49,8 @@ NICKNAMES_PER_BROWSER = 2
 WRONG_CODE_WINDOW = 900
 FREE_WRONG_CODES = {"browser": 3, "address": 30}  # per key kind: a school's network shares one address
 MAX_WRONG_CODE_WAIT = 60
+ENV_TRUSTED_PROXIES = "DTX_TRUSTED_PROXIES"
+LOOPBACK = "127.0.0.1"  # the address of a peer on this machine (Streamlit reports it as none)
 ROOM_SHARE = 10  # one address holds at most 1/ROOM_SHARE of the server's live classes at once
 
 
@@ -79,3 +90,48 @@ def wrong_code_wait(kind: str, wrong: int) -> float:
     """Seconds to wait after the ``wrong``-th wrong code of a key of this ``kind`` (0: none)."""
     over = wrong - FREE_WRONG_CODES[kind]
     return 0.0 if over <= 0 else float(min(2 ** (over - 1), MAX_WRONG_CODE_WAIT))
+
+
+def browser_secret(cookie: str | None) -> str | None:
+    """The browser's XSRF token inside Streamlit's cookie ``_streamlit_xsrf`` (``2|mask|masked token|time``:
+    the mask changes from one page load to the next, the token does not); None when there is none."""
+    value = (cookie or "").strip("\"' ")
+    if not value:
+        return None
+    parts = value.split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        try:
+            mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
+        except (binascii.Error, ValueError):
+            return None
+        if not mask:
+            return None
+        return bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked)).hex() or None
+    return value
+
+
+def trust_proxies() -> str:
+    """Make the server believe ``X-Forwarded-For`` only from the proxies in ``DTX_TRUSTED_PROXIES`` (none when
+    unset); returns the list, comma-separated.
+
+    Streamlit's server is uvicorn, whose ``ProxyHeadersMiddleware`` rewrites a request's peer from
+    ``X-Forwarded-For`` when the peer is in ``FORWARDED_ALLOW_IPS`` (by default ``127.0.0.1,::1``: any
+    connection from this machine). uvicorn reads that variable when its Config is made, before it imports
+    app.py, and wraps the app in the middleware just after the import; so this runs during that import (app.py
+    builds its App) and sets both the variable (for servers made later) and the middleware uvicorn's
+    ``Config.load`` is about to use (the list is then ours whatever the variable was). The replica test in
+    tests/browser/test_browser_hardening.py checks this against a real server.
+    """
+    trusted = ",".join(p.strip() for p in os.environ.get(ENV_TRUSTED_PROXIES, "").split(",") if p.strip())
+    os.environ["FORWARDED_ALLOW_IPS"] = trusted
+    try:
+        import uvicorn.config
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+    except ImportError:  # pragma: no cover - Streamlit 1.67 ships with uvicorn
+        return trusted
+
+    def named_proxies_only(app, trusted_hosts=None):  # noqa: ARG001 - uvicorn's own list is replaced
+        return ProxyHeadersMiddleware(app, trusted_hosts=trusted)
+
+    uvicorn.config.ProxyHeadersMiddleware = named_proxies_only
+    return trusted
