@@ -130,8 +130,9 @@ class Buckets:
     """Token buckets by key: ``take(key)`` is 0 when the request may go on, else the seconds until it may.
 
     Each key refills ``rate`` tokens a second up to ``burst``. At most ``keys`` keys are kept: when more come,
-    the full buckets (clients that stopped asking) are dropped, and if that is not enough all of them (a flood
-    of invented keys costs memory never, and only a fresh burst to everyone).
+    the full buckets (clients that stopped asking) are dropped, and if that leaves more than half all of them
+    (a flood of invented keys costs no memory and one scan per ``keys / 2`` new keys, only a fresh burst to
+    everyone).
     """
 
     def __init__(self, rate: float, burst: float, *, keys: int = 10_000,
@@ -161,7 +162,7 @@ class Buckets:
     def _forget(self, now: float) -> None:
         self._buckets = {k: b for k, b in self._buckets.items()
                          if b[0] + (now - b[1]) * self.rate < self.burst}
-        if len(self._buckets) >= self.keys:
+        if len(self._buckets) >= self.keys // 2:
             self._buckets.clear()
 
 
