@@ -41,7 +41,8 @@ class Guesser(WsStudent):
         if self.spoof:
             headers.update({"X-Forwarded-For": made_up, "X-Real-IP": made_up})
         self.ws = await connect(self.base.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                                max_size=None, open_timeout=self.timeout, additional_headers=headers, ping_interval=None)
+                                max_size=None, open_timeout=self.timeout, additional_headers=headers,
+                                ping_interval=None)
         self._reader = asyncio.create_task(self._read())
         await self.rerun()
 
