@@ -6,13 +6,14 @@ browser). Both are kept only as short SHA-256 digests. Limits count per key (:me
 the room store, so every replica behind a proxy shares the counts (Redis) and the in-process store
 counts the same way:
 
-- starting classes: :data:`STARTS_PER_BROWSER` per browser and :data:`STARTS_PER_ADDRESS` per address
-  within :data:`START_WINDOW` seconds (one browser that starts classes in new tabs is stopped at 3,
-  far from the server's 50);
+- starting classes: :data:`STARTS_PER_BROWSER` per browser and :func:`starts_per_address` per address
+  (:data:`STARTS_PER_ADDRESS`, or twice a larger share) within :data:`START_WINDOW` seconds (one browser
+  that starts classes in new tabs is stopped at 3, far from the server's 50);
 - holding classes: one address holds at most :func:`rooms_per_address` of the server's live places at
-  once (a tenth: 5 of 50), so a few addresses can never fill the server for everyone else (before, 5
-  addresses with 10 starts each filled its 50 places for an hour); a class nobody joined ends
-  :data:`live.rooms.EMPTY_IDLE_SECONDS` after its teacher's page was last open;
+  once (a tenth: 5 of 50; ``DTX_ROOMS_PER_ADDRESS`` sets another share), so a few addresses can never
+  fill the server for everyone else (before, 5 addresses with 10 starts each filled its 50 places for an
+  hour); a class nobody joined ends :data:`live.rooms.EMPTY_IDLE_SECONDS` after its teacher's page was
+  last open;
 - joining: :data:`NICKNAMES_PER_BROWSER` nicknames per browser and room (a student, and a spare for a
   second device or a typo), and :data:`JOINS_PER_ADDRESS` joins per address within
   :data:`JOIN_WINDOW` (a lecture hall of 300 behind one campus address still joins, with rejoins to
@@ -51,12 +52,25 @@ FREE_WRONG_CODES = {"browser": 3, "address": 30}  # per key kind: a school's net
 MAX_WRONG_CODE_WAIT = 60
 ENV_TRUSTED_PROXIES = "DTX_TRUSTED_PROXIES"
 LOOPBACK = "127.0.0.1"  # the address of a peer on this machine (Streamlit reports it as none)
+ENV_ROOMS_PER_ADDRESS = "DTX_ROOMS_PER_ADDRESS"
 ROOM_SHARE = 10  # one address holds at most 1/ROOM_SHARE of the server's live classes at once
 
 
 def rooms_per_address(max_rooms: int) -> int:
-    """Live classes one network address may hold at once on a server of ``max_rooms`` places."""
-    return max(1, int(max_rooms) // ROOM_SHARE)
+    """Live classes one network address may hold at once on a server of ``max_rooms`` places: a tenth, or
+    ``DTX_ROOMS_PER_ADDRESS`` when the operator sets it (a server for one school whose teachers all reach it
+    from the school's one public address; at most ``max_rooms``)."""
+    try:
+        chosen = int(os.environ.get(ENV_ROOMS_PER_ADDRESS, "") or 0)
+    except ValueError:
+        chosen = 0
+    return min(int(max_rooms), chosen) if chosen > 0 else max(1, int(max_rooms) // ROOM_SHARE)
+
+
+def starts_per_address(max_rooms: int) -> int:
+    """Classes one address may start per :data:`START_WINDOW`: :data:`STARTS_PER_ADDRESS`, or twice its share
+    when the operator gave it a larger one (``DTX_ROOMS_PER_ADDRESS``: a school's teachers behind one address)."""
+    return max(STARTS_PER_ADDRESS, 2 * rooms_per_address(max_rooms))
 
 
 def wait_text(seconds: float) -> str:

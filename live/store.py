@@ -119,9 +119,9 @@ class RoomStore(ABC):
     # ------------------------------------------------------------------------------ the actions
     def create(self, teacher_token: str, client: Client = UNKNOWN) -> str:
         over = self._over(client, "start", limits.START_WINDOW,
-                          {"browser": limits.STARTS_PER_BROWSER, "address": limits.STARTS_PER_ADDRESS})
+                          {"browser": limits.STARTS_PER_BROWSER, "address": limits.starts_per_address(self.max_rooms)})
         if over:
-            n = limits.STARTS_PER_BROWSER if over == "browser" else limits.STARTS_PER_ADDRESS
+            n = limits.STARTS_PER_BROWSER if over == "browser" else limits.starts_per_address(self.max_rooms)
             left = max(self._held(f"start:{key}") for kind, key in client.keys() if kind == over)
             raise TooManyTries(f"This {'browser' if over == 'browser' else 'network address'} has started {n:d} "
                                f"live classes in the last {limits.START_WINDOW // 60:d} minutes: "

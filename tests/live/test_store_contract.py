@@ -240,6 +240,16 @@ def test_a_refused_teacher_is_told_when_a_place_frees_up(make_store):
         store.create("X", script)
 
 
+def test_the_operator_may_give_one_address_a_larger_share(monkeypatch):
+    """A server for one school, whose teachers all come from its one public address."""
+    monkeypatch.delenv(limits.ENV_ROOMS_PER_ADDRESS, raising=False)
+    assert limits.rooms_per_address(50) == 5 and limits.rooms_per_address(3) == 1
+    for value, share in (("50", 50), ("80", 50), ("0", 5), ("many", 5), ("12", 12)):
+        monkeypatch.setenv(limits.ENV_ROOMS_PER_ADDRESS, value)
+        assert limits.rooms_per_address(50) == share, value
+        assert limits.starts_per_address(50) == max(limits.STARTS_PER_ADDRESS, 2 * share)
+
+
 def test_five_addresses_cannot_fill_the_server(make_store):
     """Finding 9: 10 starts per address and 50 places, so 5 addresses filled the server for an hour and every
     other teacher was told "This server already runs 50 live classes". An address holds at most its share."""
