@@ -172,23 +172,26 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
 
 
 def refit_inner(tree: Tree, X, y) -> Tree:
-    """``tree`` with every node's rows counted from encoded rows ``X`` and targets ``y`` (``refit``), and
-    each inner node's class shares (or mean) and majority from the rows reaching it; leaves keep the file's
-    values and predictions and splits their missing-value directions, so the tree predicts as before.
-    For files that weigh no node (ONNX): an inner node's shares are otherwise a mean no count can weigh."""
+    """``tree`` with every node's rows counted from encoded rows ``X`` and targets ``y`` (``refit``, values
+    and predictions kept), then each inner node's value the mean of its leaves' values weighted by the rows
+    reaching them (class shares, a number or a boosted tree's score) and its prediction from that; leaves
+    and splits stay as in the file, so the tree predicts as before. For files that weigh no node (ONNX),
+    whose inner values are otherwise an unweighted mean. An inner node no row reaches keeps its value."""
     fitted = refit(tree, X, y, keep_predictions=True)
+    values = {n.id: np.asarray(n.value, dtype=float) for n in fitted.walk()}
+    weight = {n.id: float(n.weight) for n in fitted.walk()}
     changes = {}
-    for node in fitted.internal_nodes:
-        if node.n_node_samples == 0:
+    for node in sorted(fitted.internal_nodes, key=lambda n: -n.depth):
+        w = np.array([weight[c] for c in node.children])
+        if w.sum() <= 0:
             continue
-        stats = np.asarray(node.stats, dtype=float)
+        v = (w[:, None] * np.stack([values[c] for c in node.children])).sum(axis=0) / w.sum()
+        values[node.id] = v
         if tree.task == "classification":
-            value = stats / stats.sum()
-            changes[node.id] = node.evolve(value=tuple(value.tolist()),
-                                           prediction=tree.schema.classes[int(np.argmax(value))])
+            prediction = tree.schema.classes[int(np.argmax(v))]
         else:
-            mean = float(stats[1] / stats[0])
-            changes[node.id] = node.evolve(value=(mean,), prediction=mean)
+            prediction = float(v[0])
+        changes[node.id] = node.evolve(value=tuple(v.tolist()), prediction=prediction)
     return fitted.replace_nodes(changes)
 
 

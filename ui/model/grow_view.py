@@ -33,7 +33,10 @@ def chart_key(t: int) -> str:
 
 
 def value_text(model, tree, node) -> str:
-    """The node's value as the file gives it: class shares, a number, or a boosted tree's leaf score."""
+    """The node's value as the file gives it: class shares, a number, or a boosted tree's leaf score; an
+    inner node of a file that weighs no node (ONNX) has none until a data set's rows count it."""
+    if not node.is_leaf and not model.inner_values and node.n_node_samples == 0:
+        return "not in the file (it has no row counts; open the CSV the model was trained on)"
     if model.kind == "additive":
         return f"score {format_number(round(float(node.value[0]), 6))}"
     if tree.task == "regression":
