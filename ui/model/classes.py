@@ -60,7 +60,7 @@ def _on_class(k: int) -> None:
 
 def _pairs(mapping: dict[str, str]) -> str:
     shown = [f"{shorten(c, 15)} → {shorten(v, 20)}" for c, v in list(mapping.items())[:8]]
-    return md_escape(", ".join(shown) + (" ..." if len(mapping) > 8 else ""))
+    return ", ".join(shown) + (" ..." if len(mapping) > 8 else "")
 
 
 def class_panel(model) -> None:
@@ -80,7 +80,7 @@ def class_panel(model) -> None:
             key = f"{W_CLASS}{k}"
             if st.session_state.get(key) != mapping[cls]:
                 st.session_state[key] = mapping[cls]
-            cols[k % len(cols)].selectbox(f"Model class {shorten(cls, 20)}", options, key=key, on_change=_on_class,
+            cols[k % len(cols)].selectbox(f"Model class {md_escape(shorten(cls, 20))}", options, key=key, on_change=_on_class,
                                           args=(k,), format_func=lambda v: shorten(v, 30))
     try:
         found, best = class_agreement(model)
@@ -90,7 +90,7 @@ def class_panel(model) -> None:
     if not found.suspect:
         return
     st.warning(f"The model's predictions agree with {found.accuracy:.1%} of the data set's labels with these classes "
-               f"(chance is {found.chance:.0%}); read as {_pairs(best)} they agree with {found.best_accuracy:.1%}. "
+               f"(chance is {found.chance:.0%}); read as {md_escape(_pairs(best))} they agree with {found.best_accuracy:.1%}. "
                "Was the model trained with its classes numbered another way?", icon=":material/warning:")
     st.button("Use the mapping that agrees best", key=W_USE_BEST, on_click=_set, args=(best,),
               icon=":material/swap_horiz:", help="The classes are read as the labels above on every page; the "
