@@ -96,14 +96,16 @@ class ColumnMatch:
 
 
 def match_columns(feature_names, columns, target: str | None = None) -> ColumnMatch:
-    """Match a model's ``feature_names`` to a data set's ``columns`` (``target``, if given, never feeds a
-    feature): by name, then by the library's renaming (unique matches only), then, when every model name
-    is generic and the other columns are exactly as many, by position."""
+    """Match a model's ``feature_names`` to a data set's ``columns``: by name, then by the library's
+    renaming (unique matches only), then, when every model name is generic and the columns other than
+    ``target`` are exactly as many, by position (the target never feeds a feature by position; by name
+    it may: the page then says the target is not the model's)."""
     names = tuple(str(f) for f in feature_names)
-    cols = [str(c) for c in columns if target is None or str(c) != str(target)]
-    have = set(cols)
+    every = [str(c) for c in columns]
+    cols = [c for c in every if target is None or c != str(target)]
+    have = set(every)
     by_library: dict[str, list[str]] = {}
-    for c in cols:
+    for c in every:
         by_library.setdefault(library_name(c), []).append(c)
     found: list[str | None] = []
     for f in names:

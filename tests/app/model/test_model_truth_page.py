@@ -4,18 +4,17 @@ the data disagree), an ONNX tree's inner nodes counted from the rows."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
+import pytest
 
 from ui import state
 from ui.data.panels import W_UPLOAD
 from ui.model.classes import W_CLASS, W_USE_BEST
 from ui.model.opening import W_MODEL_UPLOAD
 from tests.app.model.conftest import ok
-from tests.model_files import TARGET, breast_csv_frame, model_file
+from tests.model_files import FILES, TARGET, breast_csv_frame, model_file
 
-DATA, EVAL, GROW = "pages/data.py", "pages/evaluate.py", "pages/grow.py"
+DATA, EVAL, GROW, ENSEMBLES = "pages/data.py", "pages/evaluate.py", "pages/grow.py", "pages/ensembles.py"
 
 
 def opened(app_test, name: str, labels: str = "text"):
@@ -60,6 +59,22 @@ def test_swapped_classes_are_warned_about_and_the_button_reads_them_as_the_model
     assert at.selectbox(key=f"{W_CLASS}1").value == "benign"
     assert not [w for w in texts(at.warning) if "agree" in w]
     assert evaluate_accuracy(at) == library_accuracy("xgb_frame_json")
+    at.switch_page(ENSEMBLES)
+    at.run()
+    ok(at)                                   # row 0 is malignant, and so is the waterfall's answer
+    assert any("The model predicts **malignant**" in m for m in texts(at.markdown))
+
+
+@pytest.mark.parametrize("name", [n for n in FILES if n != "xgb_frame_ubj"])
+def test_every_librarys_default_model_scores_on_its_csv_as_the_library_does(app_test, name):
+    at = opened(app_test, name)
+    assert any("has all 30 of the model's columns" in s for s in texts(at.success))
+    if [w for w in texts(at.warning) if "agree" in w]:
+        at.button(key=W_USE_BEST).click().run()
+        ok(at)
+    _, lib, X = model_file(name)
+    truth = breast_csv_frame("text" if lib.classes_.dtype.kind in "OU" else "codes")[TARGET].to_numpy()
+    assert evaluate_accuracy(at) == float(np.mean(lib.predict(X) == truth))
 
 
 def test_choosing_a_label_another_class_had_swaps_the_two(app_test):
