@@ -34,6 +34,7 @@ MODEL = "model"  # engine ImportedModel opened on the Data page ("Open a model")
 MODEL_NAME = "model_name"  # the opened model's file name
 MODEL_MEMBER = "model_member"  # int: the member tree of MODEL the pages show (0 = the first)
 MODEL_CLASSES = "model_classes"  # (target, data labels, {model class: data label}) chosen on the Data page
+MODEL_COLUMNS = "model_columns"  # (model, data columns, target, ColumnMatch): the last column match made
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -217,12 +218,13 @@ def set_model(model, name: str) -> None:
     st.session_state[MODEL_MEMBER] = 0
     st.session_state[SELECTED_NODE] = 0
     st.session_state.pop(MODEL_CLASSES, None)
+    st.session_state.pop(MODEL_COLUMNS, None)
     _bump_version()
 
 
 def close_model() -> None:
     """Close the open model: the pages go back to the tree grown here."""
-    for key in (MODEL, MODEL_NAME, MODEL_MEMBER, MODEL_CLASSES):
+    for key in (MODEL, MODEL_NAME, MODEL_MEMBER, MODEL_CLASSES, MODEL_COLUMNS):
         st.session_state.pop(key, None)
     st.session_state[SELECTED_NODE] = 0
     _bump_version()

@@ -70,8 +70,14 @@ def current_tree(model):
 # ------------------------------------------------------------------------------------------------ data
 def column_match(model, ds):
     """How the data set ``ds``'s columns feed the model's features (``engine.models.matching``): by name,
-    by the library's renaming, or by position when the model names them generically (target left out)."""
-    return model.match_columns(ds.frame.columns, ds.target)
+    by the library's renaming, or by position when the model names them generically (target left out).
+    Remembered for the model, the columns and the target (a page asks several times a run)."""
+    columns = tuple(map(str, ds.frame.columns))
+    kept = st.session_state.get(state.MODEL_COLUMNS)
+    if kept is None or kept[0] is not model or kept[1:3] != (columns, ds.target):
+        kept = (model, columns, ds.target, model.match_columns(columns, ds.target))
+        st.session_state[state.MODEL_COLUMNS] = kept
+    return kept[3]
 
 
 def missing_columns(model, ds) -> list[str]:
