@@ -81,7 +81,9 @@ def class_panel(model) -> None:
             if st.session_state.get(key) != mapping[cls]:
                 st.session_state[key] = mapping[cls]
             cols[k % len(cols)].selectbox(f"Model class {md_escape(shorten(cls, 20))}", options, key=key, on_change=_on_class,
-                                          args=(k,), format_func=lambda v: shorten(v, 30))
+                                          args=(k,), format_func=lambda v: shorten(v, 30),
+                                          help="The target's label this class of the model means; choosing a label "
+                                               "another class has swaps the two. Every page follows.")
     try:
         found, best = class_agreement(model)
     except EngineError as err:
