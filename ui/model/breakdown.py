@@ -54,7 +54,10 @@ def render_contributions(model, row) -> None:
             "identity": "the margin is the prediction"}.get(c.link, c.link)
     answer = names.get(c.prediction, c.prediction) if isinstance(c.prediction, str) else f"{c.prediction:.6g}"
     st.markdown(f"The model predicts **{md_escape(shorten(str(answer), 60))}**: {md_escape(link)}.")
-    st.dataframe(answer_table(c), hide_index=True, width="stretch")
+    table = answer_table(c)
+    if "class" in table.columns:
+        table["class"] = table["class"].map(lambda k: names.get(k, k))
+    st.dataframe(table, hide_index=True, width="stretch")
     if len(steps) - 1 > 40:
         st.caption("More than 40 trees: consecutive trees are drawn as one bar each block (their sum); the table "
                    "below lists every tree.")

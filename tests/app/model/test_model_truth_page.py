@@ -63,6 +63,9 @@ def test_swapped_classes_are_warned_about_and_the_button_reads_them_as_the_model
     at.run()
     ok(at)                                   # row 0 is malignant, and so is the waterfall's answer
     assert any("The model predicts **malignant**" in m for m in texts(at.markdown))
+    answer = next(d.value for d in at.dataframe if "probability" in d.value.columns).set_index("class")
+    _, lib, X = model_file("xgb_frame_json")
+    assert abs(answer.loc["malignant", "probability"] - lib.predict_proba(X.iloc[[0]])[0, 0]) < 1e-6
 
 
 @pytest.mark.parametrize("name", [n for n in FILES if n != "xgb_frame_ubj"])
