@@ -106,6 +106,8 @@ def test_without_the_csv_an_onnx_trees_inner_node_says_its_shares_are_unknown(mo
     at = model_app(data, "tree.onnx", GROW)
     value = [d.value for d in at.dataframe if "value" in d.value.columns][0]["value"].iloc[0]
     assert value.startswith("not in the file") and "0.514" not in value
+    assert any("keeps no row counts" in c for c in texts(at.caption))
+    assert not [c for c in at.get("plotly_chart") if "model_class_dist" in c.proto.id]   # no made-up shares
 
 
 def test_an_onnx_trees_root_shows_the_rows_shares_not_a_mean_of_its_leaves(app_test):
