@@ -42,5 +42,5 @@ def test_swapped_classes_warn_and_the_button_fixes_them(small_page, wait_idle, s
     expect(warning).to_have_count(0)
     first = page.locator(".st-key-_w_model_class_0")
     first.scroll_into_view_if_needed()
-    expect(first).to_contain_text("malignant")
+    expect(first.get_by_role("combobox", name="Model class 0")).to_have_value("malignant")
     screenshot(page, "model-classes-fixed", full_page=False)
