@@ -9,6 +9,9 @@ Every column of a loaded table gets a *natural* form first (:func:`natural_colum
   semicolon-separated files, where ``1,234`` means 1.234), ``45%`` (read as 45);
 - booleans and all other text are categorical labels (strings, see :mod:`engine.data.schema`).
 
+Text is cleaned and parsed through its distinct values (a few per column, usually); a long column of mostly
+distinct texts (an id, names) is cleaned row by row instead, and counted by sorting, never hashed whole.
+
 Then :func:`feature_kind` and :func:`infer_task` apply the rules of the data contract:
 
 - a text column with a different value in every row (an id like ``D1..D14``) is ignored, because it
