@@ -148,9 +148,10 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         classes: tuple[str, ...] = ()
     else:
         y = col.labels_of(y) if natural[target] == "numeric" else y
-        labels = y.unique()  # distinct labels without a Python string per row
-        if len(labels) > limits.max_categories:
-            raise DataError(f"The target '{target}' has {len(labels):,} different values, too many classes "
+        many = col.distinct_count(y) if col.mostly_distinct(y) else 0  # an id chosen as the target: sorted
+        labels = y.unique() if many <= limits.max_categories else ()  # distinct labels, no Python string a row
+        if max(many, len(labels)) > limits.max_categories:
+            raise DataError(f"The target '{target}' has {max(many, len(labels)):,} different values, too many classes "
                             f"(at most {limits.max_categories:,}): choose regression or another target.")
         classes = tuple(sort_labels([str(v) for v in labels], natural[target] == "numeric"))
         if len(classes) == 1:
@@ -174,12 +175,15 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         if kind != "ignore":
             values = col.as_kind(values, natural[name], kind, name, decimal_comma=decimal_comma)
         if kind == "categorical":
-            present = values.dropna().unique()
-            if len(present) > limits.max_categories and name not in overrides and col.is_identifier(
+            # a long column of mostly distinct texts is counted by sorting (not hashed whole) before its labels
+            many = col.distinct_count(values) if col.mostly_distinct(values) else 0
+            present = values.dropna().unique() if many <= limits.max_categories else ()
+            count = max(many, len(present))
+            if count > limits.max_categories and name not in overrides and col.is_identifier(
                     values, natural[name]):
                 kind = "ignore"
-            elif len(present) > limits.max_categories:
-                raise DataError(f"Column '{name}' has {len(present):,} categories; at most "
+            elif count > limits.max_categories:
+                raise DataError(f"Column '{name}' has {count:,} categories; at most "
                                 f"{limits.max_categories:,} are supported for a categorical feature — "
                                 "mark it numeric or ignore it.")
             else:

@@ -36,7 +36,7 @@ ID_MIN_ROWS = 6
 MAX_INT_CLASSES = 20
 #: A column "of a few labels", a likely target when none is named, has 2 to this many distinct values.
 MAX_GUESS_LABELS = 10
-#: Rows looked at first to tell a column of mostly distinct texts (see ``_mostly_distinct``) and to bound counts.
+#: Rows looked at first to tell a column of mostly distinct texts (see ``mostly_distinct``) and to bound counts.
 DISTINCT_SAMPLE = 10_000
 
 _US = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+"
@@ -72,7 +72,7 @@ def finite(values: pd.Series) -> tuple[pd.Series, int]:
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 
 
-def _mostly_distinct(values: pd.Series) -> bool:
+def mostly_distinct(values: pd.Series) -> bool:
     """A long column whose first :data:`DISTINCT_SAMPLE` rows are more than half distinct (ids, names, free
     text): its distinct values are nearly its rows, so gathering them first saves no work, and costs a hash
     table of ~100 bytes a row and a Python string per value (a 2M-row id column took 700 MB that way)."""
@@ -86,7 +86,7 @@ def _unique_text(values: pd.Series) -> tuple[np.ndarray | None, pd.Series]:
 
     Cleaning (strip, missing markers) and parsing work on the distinct values only and are spread
     back with the codes, so a column of 100,000 rows with 5 categories costs 5 parses, not 100,000.
-    A column of mostly distinct values (:func:`_mostly_distinct`) is cleaned row by row instead:
+    A column of mostly distinct values (:func:`mostly_distinct`) is cleaned row by row instead:
     ``codes`` is then None and ``uniques`` is the cleaned column itself (NaN where missing).
     """
     codes, uniques, _ = _text_codes(values)
@@ -96,7 +96,7 @@ def _unique_text(values: pd.Series) -> tuple[np.ndarray | None, pd.Series]:
 def _text_codes(values: pd.Series) -> tuple[np.ndarray | None, pd.Series, np.ndarray | None]:
     """:func:`_unique_text`'s ``(codes, uniques)`` and the distinct raw texts (objects) they came from
     (None for a column cleaned row by row)."""
-    if _mostly_distinct(values):
+    if mostly_distinct(values):
         return None, clean_text(values), None  # a clean "str" column comes back as it is (no copy)
     raw_codes, raw = pd.factorize(values, use_na_sentinel=True)
     raw = np.asarray(raw, dtype=object)
@@ -294,7 +294,7 @@ def distinct_count(values: pd.Series) -> int:
     A long column of mostly distinct texts (ids, names) is sorted, 8 bytes a row, and its neighbours compared
     a piece at a time; pandas' ``nunique`` would hash it, ~100 bytes a row in pyarrow's hash table."""
     present = values.dropna()
-    if present.dtype != "str" or not _mostly_distinct(present):
+    if present.dtype != "str" or not mostly_distinct(present):
         return int(present.nunique())
     texts = present.array
     order = texts.argsort()

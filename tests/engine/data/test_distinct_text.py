@@ -51,7 +51,7 @@ def test_a_column_read_row_by_row_equals_the_distinct_values_path(name, semicolo
     expected = col.natural_column(values, name, decimal_comma=semicolons)
     monkeypatch.setattr(col, "DISTINCT_SAMPLE", 8)  # every column of more than 8 rows...
     monkeypatch.setattr(schema, "CLEAN_SLICE_ROWS", 16)  # ...is cleaned in slices of 16 rows
-    assert col._mostly_distinct(values) == (name != "few")
+    assert col.mostly_distinct(values) == (name != "few")
     got = col.natural_column(values, name, decimal_comma=semicolons)
     pd.testing.assert_series_equal(got[0], expected[0])
     assert got[1:] == expected[1:]
@@ -148,3 +148,21 @@ def test_a_file_with_a_unique_text_id_loads_within_a_few_times_its_size(tmp_path
     peak, kind = child.stdout.split()
     assert kind == "ignore"
     assert int(peak) < 15 * size, f"peak +{int(peak) / 2**20:.0f} MB for a {size / 2**20:.1f} MB file"
+
+
+def test_too_many_categories_or_classes_are_counted_by_sorting_with_the_same_sentence(monkeypatch):
+    n = 1500
+    frame = pd.DataFrame({"id": [f"k{i}" for i in range(n)], "x": np.arange(n) % 5, "y": ["a", "b", "c"] * 500})
+    ds = engine.Dataset.from_frame(frame, target="y")
+    monkeypatch.setattr(col, "DISTINCT_SAMPLE", 40)
+    unique = pd.Series.unique
+    monkeypatch.setattr(pd.Series, "unique", lambda self: pytest.fail("hashed every id") if self.name == "id"
+                        and len(self) > 100 else unique(self))
+    with pytest.raises(engine.DataError, match="Column 'id' has 1,500 categories; at most 1,000"):
+        ds.with_kinds({"id": "categorical"})
+    with pytest.raises(engine.DataError, match="The target 'id' has 1,500 different values"):
+        ds.with_target("id")
+    monkeypatch.undo()
+    monkeypatch.setattr(col, "DISTINCT_SAMPLE", 40)
+    few = engine.Dataset.from_frame(frame.iloc[:900], target="y").with_kinds({"id": "categorical"})
+    assert few.categories["id"] == tuple(sorted(frame["id"].iloc[:900]))
