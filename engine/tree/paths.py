@@ -30,10 +30,18 @@ class Rule:
     weight: float
     purity: float
 
+    @property
+    def if_text(self) -> str:
+        """The conditions joined by ``AND`` (``TRUE`` for the root alone)."""
+        return " AND ".join(self.conditions) if self.conditions else "TRUE"
+
+    @property
+    def then_text(self) -> str:
+        """The prediction as text (a number as :func:`format_number` writes it, to 6 decimals at most)."""
+        return self.prediction if isinstance(self.prediction, str) else format_number(round(self.prediction, 6))
+
     def text(self) -> str:
-        cond = " AND ".join(self.conditions) if self.conditions else "TRUE"
-        pred = self.prediction if isinstance(self.prediction, str) else format_number(round(self.prediction, 6))
-        return f"IF {cond} THEN {pred}"
+        return f"IF {self.if_text} THEN {self.then_text}"
 
     def __repr__(self) -> str:
         return f"Rule(leaf={self.leaf}, {self.text()!r})"
@@ -58,6 +66,35 @@ def _universe(schema, split) -> tuple[str, ...]:
     if schema is not None and 0 <= j < len(schema.categories) and schema.feature_names[j] == split.feature:
         return tuple(schema.categories[j])
     return ()
+
+
+def narrow(values, split, child: int) -> tuple[str, ...]:
+    """The values among ``values`` that the categorical ``split`` sends to ``child``."""
+    if split.kind == "multiway":
+        return tuple(v for v in values if v == split.categories[child])
+    inside = set(split.categories)
+    return tuple(v for v in values if (v in inside) == (child == 0))
+
+
+def steps_to(tree, node_id: int) -> tuple:
+    """``((split, child index), ...)`` from the root down to ``node_id``."""
+    steps, nid = [], node_id
+    while tree.nodes[nid].parent is not None:
+        parent = tree.nodes[tree.nodes[nid].parent]
+        steps.append((parent.split, list(parent.children).index(nid)))
+        nid = parent.id
+    return tuple(reversed(steps))
+
+
+def values_at(tree, node_id: int, feature_index: int) -> tuple[str, ...]:
+    """The values of a categorical feature that a row reaching ``node_id`` can hold: the feature's values
+    less those the tests above the node on that feature sent elsewhere (empty if the schema lists none)."""
+    cats = tree.schema.categories
+    values = tuple(cats[feature_index]) if 0 <= feature_index < len(cats) else ()
+    for split, child in steps_to(tree, node_id):
+        if split.feature_index == feature_index and split.kind != "threshold":
+            values = narrow(values, split, child)
+    return values
 
 
 def merged_conditions(steps, schema=None) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from engine.viz import palette
+from engine.split.wording import plural
 from engine.viz.regions import TEMPLATE, escape, new_figure
 from engine.viz.tree_labels import (FONT_FAMILY, box_lines, branch_label, fill_of, fit, hover_lines, hover_text,
                                     short)
@@ -103,9 +104,9 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
             k = plan.hidden[i]
             fill[i], text_c[i], height_of[i] = FOLD_FILL, "#444444", size.line_h + 2 * size.pad
             cut = nid in grey or all(c in grey for c in node.children)  # everything it stands for is marked
-            what = str(marked_label) if cut else "nodes"
+            what = str(marked_label) if cut else ("node" if k == 1 else "nodes")
             text[i] = escape(fit(f"+{k:,} {what}", inner_w, font))
-            hover[i] = f"{k:,} nodes below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
+            hover[i] = f"{plural(k, 'node')} below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
             if nid in path_ids and any(c in path_ids for c in node.children):
                 line_c[i], line_w[i] = palette.PATH, 3.0
             if cut:

@@ -25,6 +25,7 @@ import numpy as np
 from engine.grow.stopping import STOP_REASONS
 from engine.split.records import format_number
 from engine.split.wording import plural, set_text, shorter_side, values_text
+from engine.tree.paths import values_at
 from engine.viz import palette
 from engine.viz.regions import escape
 
@@ -82,8 +83,8 @@ def fit(text: str, max_px: float, font: float) -> str:
 def branch_label(tree, node, room: float | None = None, font: float = 11.0) -> tuple[str, str]:
     """``(short, full)`` label of the branch into ``node``: what its parent's test says for this child.
 
-    Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals: ``= v`` / ``≠ v``; subset: the
-    shorter side of the feature's values, ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``; a set wider than ``room``
+    Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals and subset: the shorter side of the
+    values a row at the parent can hold, ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, ``= Thur`` / ``≠ Thur``; a set wider than ``room``
     CSS px (at ``font`` px) becomes its count and the values that fit (``∈ 71 values: Afghanistan, …``),
     else the count alone (``∈ 71 values``). ``full`` is the whole condition (``day ∈ {Thur, Fri}``), for
     the hover.
@@ -96,9 +97,11 @@ def branch_label(tree, node, room: float | None = None, font: float = 11.0) -> t
         return short_branch(node.branch), str(node.branch)
     child = list(kids).index(node.id)
     if split.kind in ("subset", "equals"):
-        j = split.feature_index
-        cats = tree.schema.categories[j] if 0 <= j < len(tree.schema.categories) else ()
-        positive, shown = shorter_side(split.categories, cats)
+        # the shorter side among the values a row at the parent can still hold (the tests above it on the
+        # same feature sent the others away): "∉ {Chad}" rather than "∈ 67 values" of which 66 are elsewhere
+        reach = values_at(tree, node.parent, split.feature_index)
+        inside = set(split.categories)
+        positive, shown = shorter_side([v for v in reach if v in inside] if reach else split.categories, reach)
         positive = positive == (child == 0)
         text = set_text(positive, shown, symbols=True)
         return _fit_set(text, positive, shown, room, font), f"{split.feature} {text}"

@@ -20,6 +20,7 @@ from engine.errors import EngineError
 from engine.split.gain import candidate_scan, evaluate_test, gain_latex, impurity_latex
 from engine.split.records import Split, format_number
 from engine.split.wording import set_text, shorter_side
+from engine.tree.paths import values_at
 from engine.viz.tree_labels import short_branch
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.figures import class_distribution_figure, threshold_scan_figure
@@ -85,10 +86,12 @@ def gain_table_columns() -> dict:
 
 def branch_texts(split: Split, categories=()) -> list[str]:
     """What each child of ``split`` holds, in full: ``<= 72.5``, ``Sunny``, ``∉ {Europe}`` (a category set by
-    the shorter side of the feature's ``categories``, every value listed, commas quoted)."""
+    its shorter side among ``categories``, the values a row at the node can hold; every value listed)."""
     if split.kind not in ("subset", "equals"):
         return [short_branch(b) for b in split.branch_labels()]
-    positive, side = shorter_side(split.categories, categories)
+    inside = set(split.categories)
+    positive, side = shorter_side([v for v in categories if v in inside] if categories else split.categories,
+                                  categories)
     return [set_text(positive == (c == 0), side, symbols=True) for c in range(2)]
 
 
@@ -178,7 +181,7 @@ def _explain(grower, node, split: Split) -> None:
     st.latex(gain_latex(split, crit))
     if grower.config.score == "gain_ratio":
         st.latex(rf"\text{{gain ratio}} = \frac{{{split.gain:.3f}}}{{{split.split_info:.3f}}} = {split.gain_ratio:.3f}")
-    cats = grower.dataset.categories.get(split.feature, ()) if grower.dataset.kind(split.feature) != "numeric" else ()
+    cats = values_at(grower.tree, node.id, split.feature_index) if split.kind in ("subset", "equals") else ()
     table = child_table(split, grower.dataset.classes, grower.task, cats)
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn("rows", format="%.4g")})
