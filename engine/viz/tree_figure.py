@@ -106,7 +106,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
             cut = nid in grey or all(c in grey for c in node.children)  # everything it stands for is marked
             what = str(marked_label) if cut else ("node" if k == 1 else "nodes")
             text[i] = escape(fit(f"+{k:,} {what}", inner_w, font))
-            hover[i] = f"{plural(k, 'node')} below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
+            hover[i] = (f"{plural(k, 'node')} below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}"
+                        "<br>click to show them")
             if nid in path_ids and any(c in path_ids for c in node.children):
                 line_c[i], line_w[i] = palette.PATH, 3.0
             if cut:

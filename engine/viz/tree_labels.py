@@ -29,7 +29,8 @@ from engine.tree.paths import values_at
 from engine.viz import palette
 from engine.viz.regions import escape
 
-__all__ = ["box_lines", "wrap2", "hover_text", "hover_lines", "fill_of", "short_branch", "short", "branch_label", "text_px", "fit",
+__all__ = ["box_lines", "wrap2", "hover_text", "hover_lines", "fill_of", "short_branch", "short", "branch_label",
+           "text_px", "fit",
            "FONT_FAMILY", "LINE_CHARS", "BoxSize", "box_size"]
 
 FONT_FAMILY = "Verdana, 'DejaVu Sans', 'Bitstream Vera Sans', sans-serif"  # one metric: EM below
@@ -84,10 +85,10 @@ def branch_label(tree, node, room: float | None = None, font: float = 11.0) -> t
     """``(short, full)`` label of the branch into ``node``: what its parent's test says for this child.
 
     Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals and subset: the shorter side of the
-    values a row at the parent can hold, ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, ``= Thur`` / ``≠ Thur``; a set wider than ``room``
-    CSS px (at ``font`` px) becomes its count and the values that fit (``∈ 71 values: Afghanistan, …``),
-    else the count alone (``∈ 71 values``). ``full`` is the whole condition (``day ∈ {Thur, Fri}``), for
-    the hover.
+    values a row at the parent can hold, ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, ``= Thur`` / ``≠ Thur``; a set
+    wider than ``room`` CSS px (at ``font`` px) becomes its count and the values that fit
+    (``∈ 71 values: Afghanistan, …``), else the count alone (``∈ 71 values``). ``full`` is the whole condition
+    (``day ∈ {Thur, Fri}``), for the hover.
     """
     if node.parent is None:
         return "", ""
@@ -112,7 +113,8 @@ def branch_label(tree, node, room: float | None = None, font: float = 11.0) -> t
 
 
 def _fit_set(text: str, positive: bool, values, room: float | None, font: float) -> str:
-    """``text`` if it fits ``room``; else ``∈ 71 values: a, b, …`` with the values that fit, or ``∈ 71 values``."""
+    """``text`` if it fits ``room``; else ``∈ 71 values: a, b, …`` with the values that fit, or
+    ``∈ 71 values``."""
     if room is None or text_px(text, font) <= room or len(values) < 2:
         return text
     head = f"{'∈' if positive else '∉'} {plural(len(values), 'value')}"

@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 import engine
 from engine.viz.prune_figs import alpha_path_figure
 from ui import state
-METHOD = "_w_prune_method"  # the Prune page's method switch
 from ui.grow.inspector import TABLE_HEADERS
 from ui.summaries import column_summary
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 GROW = "pages/grow.py"
+METHOD = "_w_prune_method"  # the Prune page's method switch
 
 
 def _grow(**params) -> AppTest:

@@ -122,3 +122,25 @@ def test_category_branches_name_a_side_not_a_cut_list(browser, app_url, wait_idl
         screenshot(page, f"tree-{make.__name__.strip('_')}-{size}", full_page=False)
     finally:
         context.close()
+
+
+#: elements that shorten their text with "…" because it does not fit (Streamlit's stMarkdownEllipsis)
+CUT = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filter(e => e.offsetParent
+  && e.textContent.trim() && e.scrollWidth > e.clientWidth
+  && getComputedStyle(e).textOverflow === 'ellipsis').map(e => e.textContent.trim())"""
+
+
+def test_the_live_class_switch_labels_are_whole(browser, app_url, wait_idle, screenshot):
+    context, page = _tab(browser, app_url, "1366")
+    try:
+        page.goto("/grow?presenter=true&data=iris&step=2")
+        wait_idle(page)
+        page.get_by_role("button", name="Start a live class").click()
+        wait_idle(page)
+        label = page.get_by_text("Show class scores", exact=True).first
+        expect(label).to_be_visible()
+        label.scroll_into_view_if_needed()
+        assert not [t for t in page.evaluate(CUT) if t.startswith(("Show class", "Lock the"))]  # was "Show class sc…"
+        screenshot(page, "live-class-switches-1366", full_page=False)
+    finally:
+        context.close()

@@ -17,6 +17,7 @@ from engine.evaluate.stability import PERTURBATIONS, instability
 from engine.split.wording import plural
 from engine.viz import eval_figs
 from ui import state
+from ui.widgets import md_escape
 from ui.evaluate import context as ec
 
 TREE_CHOICES = ("grow", "full")
@@ -40,7 +41,8 @@ def render_metrics(ctx) -> None:
         which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree",
                          persist_state="session")
         tree = grow_tree if which == "grow" else ec.full_grower(ctx).tree
-    st.caption(f"{plural(tree.n_leaves, 'leaf', 'leaves')}, depth {tree.depth:d}, trained on {len(ctx.train):,} rows.")
+    st.caption(f"{md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}, "
+               f"trained on {len(ctx.train):,} rows.")
     evals = ec.evaluations(tree, ctx)
     if ctx.test is None or len(ctx.test) == 0:
         st.info("There are no test rows, so only the training rows are scored (they flatter the tree). "
@@ -123,7 +125,8 @@ def render_overfitting(ctx) -> None:
         st.caption("Each point is the tree cut at that depth (every node above it split).")
     else:
         st.caption(f"The tree of the current settings grown once on {len(ctx.curve_train):,} rows "
-                   f"({plural(grower.tree.n_leaves, 'leaf', 'leaves')}); each point is the tree after one more step.")
+                   f"({md_escape(plural(grower.tree.n_leaves, 'leaf', 'leaves'))}); each point is the tree after "
+                   "one more step.")
     if marker is None:
         st.caption("Grow a tree on the Grow page and its current step is marked here.")
     with st.expander("Curve data"):

@@ -120,7 +120,7 @@ def render_import(draw) -> None:
     except EngineError as err:
         show_engine_error(err)
         return
-    st.caption(f"Imported tree: {plural(tree.n_nodes, 'node')}, {plural(tree.n_leaves, 'leaf', 'leaves')}, depth {tree.depth:d}, "
+    st.caption(f"Imported tree: {md_escape(plural(tree.n_nodes, 'node'))}, {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}, "
                f"{md_escape(tree.task)}, criterion {md_escape(tree.criterion)}. It is shown here only; the tree you grow is unchanged.")
     draw(tree)
     st.code(rules_text(tree), language=None, wrap_lines=True)

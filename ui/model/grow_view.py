@@ -108,8 +108,8 @@ def render_page(model) -> None:
     cols = st.columns([1, 3], vertical_alignment="bottom")
     t = member_picker(model, cols[0])
     tree = current_tree(model)
-    cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {plural(tree.n_nodes, 'node')}, "
-                     f"{plural(tree.n_leaves, 'leaf', 'leaves')}, depth {tree.depth:d}")
+    cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {md_escape(plural(tree.n_nodes, 'node'))}, "
+                     f"{md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}")
     tree = with_data.data_tree(model, tree, t)  # counts and purity from the data set when it matches
     diagram, side = areas(presenter=False, wide=False)
     sel = _selected(tree)

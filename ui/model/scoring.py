@@ -143,11 +143,11 @@ def render_prune(model) -> None:
     st.dataframe(scores.round(4), hide_index=True, width="content")
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown(f"**Before** · {plural(tree.n_leaves, 'leaf', 'leaves')}, greyed parts are cut")
+        st.markdown(f"**Before** · {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
         tree_view.tree_chart(tree, key=f"model_prune_before_{t}", width=420, compact=True, marked=result.marked,
                              marked_label="pruned", caption=False)
     with right:
-        st.markdown(f"**After** · {plural(result.tree.n_leaves, 'leaf', 'leaves')}")
+        st.markdown(f"**After** · {md_escape(plural(result.tree.n_leaves, 'leaf', 'leaves'))}")
         tree_view.tree_chart(result.tree, key=f"model_prune_after_{t}", width=420, compact=True, caption=False)
     log = result.log_frame()
     if len(log):

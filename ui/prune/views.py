@@ -270,7 +270,7 @@ def use_on_grow_page(result) -> None:
     for nid in result.collapsed:
         grower.collapse(nid)
     state.set_grower(grower)
-    flash("success", f"The Grow page's tree is now the pruned tree ({plural(len(result.collapsed), 'node')} collapsed; "
+    flash("success", f"The Grow page's tree is now the pruned tree ({md_escape(plural(len(result.collapsed), 'node'))} collapsed; "
                      "Undo on the Grow page takes them back one by one).")
 
 
@@ -289,11 +289,11 @@ def render_result(result, parts: dict) -> None:
     width = SIDE_WIDTH if side else FULL_WIDTH
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
-        st.markdown(f"**Before** · {plural(before.n_leaves, 'leaf', 'leaves')}, greyed parts are cut")
+        st.markdown(f"**Before** · {md_escape(plural(before.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
         _diagram(before, key="prune_tree_before", compact=compact, width=width, marked=result.marked,
                  marked_label="pruned")
     with right:
-        st.markdown(f"**After** · {plural(after.n_leaves, 'leaf', 'leaves')}")
+        st.markdown(f"**After** · {md_escape(plural(after.n_leaves, 'leaf', 'leaves'))}")
         _diagram(after, key="prune_tree_after", compact=compact, width=width)
     st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
