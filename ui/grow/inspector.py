@@ -186,8 +186,8 @@ def _explain(grower, node, split: Split) -> None:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn("rows", format="%.4g")})
     if split.kind == "subset" and max(len(b) for b in table["branch"]) > 30:  # a cell shows only its start
-        every = md_escape(table["branch"][0], limit=None)  # every value, not the cell's start
-        st.caption(f"First branch: {md_escape(split.feature)} {every}; the second holds the rest.")
+        st.caption(f"First branch: {md_escape(split.feature)} "  # every value, not the cell's start:
+                   f"{md_escape(table['branch'][0], limit=None)}; the second holds the rest.")
 
 
 def render_inspector(grower, *, narrow: bool = False) -> None:
