@@ -6,6 +6,7 @@ import streamlit as st
 
 from engine.errors import EngineError
 from engine.prune.methods import METHODS
+from engine.split.wording import plural
 from ui.prune import views as views
 from ui import state
 from ui.errors import friendly_errors
@@ -46,9 +47,9 @@ if grower is None or grower.tree.n_nodes == 1:
 tree = grower.tree
 if not grower.done:
     c1, c2 = st.columns([3, 1], vertical_alignment="center")
-    c1.caption(f"The Grow page's tree still has {len(grower.open_nodes):,} open leaves; pruning works on it as it is.")
+    c1.caption(f"The Grow page's tree still has {md_escape(plural(len(grower.open_nodes), 'open leaf', 'open leaves'))}; pruning works on it as it is.")
     c2.button("Grow it to the end", key="prune_finish", on_click=_grow_full_tree)
-st.markdown(f"**Source:** the Grow page's tree · {tree.n_nodes:,} nodes, {tree.n_leaves:,} leaves, depth {tree.depth:d} · "
+st.markdown(f"**Source:** the Grow page's tree · {md_escape(plural(tree.n_nodes, 'node'))}, {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d} · "
             f"{len(grower.dataset):,} training rows")
 
 default = views.default_method(grower, split)  # C4.5: J48's pruning; no validation rows: one needing none

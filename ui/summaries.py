@@ -11,6 +11,7 @@ import pandas as pd
 from engine.budget import MANY_CLASSES, budget_bytes, size_text
 from engine.data.columns import distinct_count
 from engine.errors import DataError
+from engine.split.wording import format_number, quote
 from engine.tree.build import check_target_scale
 
 KIND_LABELS = {"numeric": "numeric", "categorical": "categorical", "ignore": "ignored"}
@@ -22,7 +23,8 @@ def column_summary(ds) -> pd.DataFrame:
 
     Columns of the result: ``column``, ``role`` ("target", "numeric", "categorical", "ignored"),
     ``missing`` (count of missing cells), ``missing_pct`` (missing / rows * 100), ``distinct``
-    (number of distinct non-missing values), ``examples`` (up to three distinct values, as text).
+    (number of distinct non-missing values), ``examples`` (up to three distinct values, as text: numbers
+    without float noise, texts holding a comma quoted).
     """
     frame = ds.frame
     n = max(len(frame), 1)
@@ -69,9 +71,12 @@ def split_counts(split) -> pd.DataFrame:
 
 
 def _short(value: object, limit: int = 24) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    s = " ".join(str(value).split())
+    """An example value as text: a number without float noise (853.1007099999998 -> 853.10071), a text
+    quoted if it holds a comma or a quote (the examples are joined with commas), cut at ``limit``."""
+    if isinstance(value, float):
+        s = format_number(value)
+    else:
+        s = quote(" ".join(str(value).split()))
     return s if len(s) <= limit else s[: limit - 1] + "\u2026"
 
 

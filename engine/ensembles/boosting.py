@@ -45,6 +45,7 @@ from engine.errors import ConfigError
 from engine.split.gain import evaluate_test
 from engine.grow.grower import Grower, fit_tree
 from engine.split.records import Split
+from engine.split.wording import plural
 from engine.ensembles.bagging import Progress, check_count, check_dataset, check_seed
 from engine.ensembles.compiled import CompiledTree
 from engine.ensembles.votes import Ensemble, Member
@@ -109,7 +110,7 @@ def describe_learner(tree) -> str:
     if tree.depth == 1:
         preds = " | ".join(str(tree.nodes[c].prediction) for c in root.children)
         return f"{root.split.describe()} -> {preds}"
-    return f"tree of depth {tree.depth} with {tree.n_leaves} leaves, root: {root.split.describe()}"
+    return f"tree of depth {tree.depth} with {plural(tree.n_leaves, 'leaf', 'leaves')}, root: {root.split.describe()}"
 
 
 def random_stump(dataset, config: TreeConfig, weights: np.ndarray, rng, n_thresholds: int):

@@ -2,10 +2,13 @@
 
 ``gain_table_for`` (a Grower's node; :func:`engine.grow.gain_tables.gain_table` also takes a data set) lists each feature's best split at a node (or every candidate threshold/subset with
 ``all_candidates=True``); ``explain_gain`` writes one split's arithmetic, e.g.
-``0.940 - (5/14 * 0.971 + 4/14 * 0.000 + 5/14 * 0.971) = 0.247``.
+``0.940 - (5/14 * 0.971 + 4/14 * 0.000 + 5/14 * 0.971) = 0.247``; ``gain_latex`` / ``impurity_latex`` the
+same as LaTeX lines for a narrow column, the result first.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -137,25 +140,32 @@ def evaluate_test(grower, node_id: int, split: Split) -> Split:
                        threshold=split.threshold, cats=split.categories, codes=split.category_codes)
 
 
-def _impurity_terms(stats, crit, digits):
+def _impurity_parts(stats, crit, digits) -> tuple[str, list[str], str, str]:
+    """``(opening, terms, closing, value)`` of a node's impurity written out: ``-(`` terms ``)`` = value."""
     f = f"{{:.{digits}f}}"
     stats = np.asarray(stats, dtype=float)
+    val = f.format(float(crit.from_stats(stats)))
     if crit.name == "variance":
-        return f"var = {f.format(float(crit.from_stats(stats)))}"
+        return "var", [], "", val
     w = stats.sum()
+    ws = format_number(round(w, 4))
+    if crit.name not in ("entropy", "gini"):
+        return "", [f"1 - max({', '.join(format_number(round(c, 4)) for c in stats)})/{ws}"], "", val
     parts = []
     for c in stats:
-        if crit.name == "entropy":
-            if c > 0:
-                parts.append(f"{format_number(round(c, 4))}/{format_number(round(w, 4))} log2({format_number(round(c, 4))}/{format_number(round(w, 4))})")
-        else:
-            parts.append(f"({format_number(round(c, 4))}/{format_number(round(w, 4))})^2")
-    val = f.format(float(crit.from_stats(stats)))
-    if crit.name == "entropy":
-        return "-(" + " + ".join(parts) + f") = {val}" if parts else f"0 = {val}"
-    if crit.name == "gini":
-        return "1 - (" + " + ".join(parts) + f") = {val}"
-    return f"1 - max({', '.join(format_number(round(c, 4)) for c in stats)})/{format_number(round(w, 4))} = {val}"
+        cs = format_number(round(c, 4))
+        if crit.name == "gini":
+            parts.append(f"({cs}/{ws})^2")
+        elif c > 0:
+            parts.append(f"{cs}/{ws} log2({cs}/{ws})")
+    if not parts:
+        return "0", [], "", val
+    return ("-(" if crit.name == "entropy" else "1 - ("), parts, ")", val
+
+
+def _impurity_terms(stats, crit, digits):
+    opening, terms, closing, val = _impurity_parts(stats, crit, digits)
+    return (opening + " + ".join(terms) + closing if terms else opening) + f" = {val}"
 
 
 def explain_impurity(stats, criterion: str, *, latex: bool = False, digits: int = 3) -> str:
@@ -165,8 +175,7 @@ def explain_impurity(stats, criterion: str, *, latex: bool = False, digits: int 
     return _to_latex(text) if latex else text
 
 
-def explain_gain(split: Split, criterion: str | None = None, *, latex: bool = False, digits: int = 3) -> str:
-    """``parent - (w1/w * I1 + ...) = gain`` with the split's real numbers (C4.5: times the known share)."""
+def _gain_parts(split: Split, criterion, digits: int) -> tuple[str, list[str], str, str]:
     from engine.split.impurity import get_criterion
     crit = None if criterion is None or (isinstance(criterion, str) and not criterion) else get_criterion(criterion)
     f = f"{{:.{digits}f}}"
@@ -175,15 +184,62 @@ def explain_gain(split: Split, criterion: str | None = None, *, latex: bool = Fa
     for s, w in zip(split.child_stats, split.child_weights):
         imp = float(crit.from_stats(np.asarray(s))) if crit is not None else float("nan")
         terms.append(f"{format_number(round(w, 4))}/{format_number(round(total, 4))} * {f.format(imp)}")
-    inner = f"{f.format(split.impurity_parent)} - ({' + '.join(terms)})"
+    opening, closing = f"{f.format(split.impurity_parent)} - (", ")"
     if split.known_fraction < 1:
-        inner = f"{f.format(split.known_fraction)} * ({inner})"
-    text = f"{inner} = {f.format(split.gain)}"
+        opening, closing = f"{f.format(split.known_fraction)} * ({opening}", "))"
+    return opening, terms, closing, f.format(split.gain)
+
+
+def explain_gain(split: Split, criterion: str | None = None, *, latex: bool = False, digits: int = 3) -> str:
+    """``parent - (w1/w * I1 + ...) = gain`` with the split's real numbers (C4.5: times the known share)."""
+    opening, terms, closing, val = _gain_parts(split, criterion, digits)
+    text = f"{opening}{' + '.join(terms)}{closing} = {val}"
     return _to_latex(text) if latex else text
 
 
+LINE_WIDTH = 26  # a formula line's width in characters as drawn (see _drawn): ~240 px of KaTeX
+
+
+def _drawn(text: str) -> int:
+    """About how many characters wide ``text`` is drawn as LaTeX: a fraction ``a/b`` is as wide as its
+    longer part (it is stacked), ``log2`` and `` * `` as written."""
+    return len(re.sub(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)", lambda m: "x" * max(len(m[1]), len(m[2])), text))
+
+
+def _aligned(lhs: str, parts: tuple[str, list[str], str, str], width: int) -> str:
+    """LaTeX lines: ``lhs = value`` first (the number the formula is for), then the arithmetic broken
+    between its terms into lines about ``width`` characters wide (:func:`_drawn`)."""
+    opening, terms, closing, val = parts
+    named = r" = \operatorname{var}" if opening == "var" and not terms else ""  # a pure node's "0": nothing to add
+    rows = [f"{lhs}{named} &= {val}"]
+    if terms:
+        lines, line = [], opening
+        for i, term in enumerate(terms):
+            piece = term if i == 0 else " + " + term
+            if i > 0 and _drawn(line + piece) > width:
+                lines.append(line)
+                line = "+ " + term
+            else:
+                line += piece
+        lines.append(line + closing)
+        rows += ["&= " + lines[0]] + [r"&\quad " + x for x in lines[1:]]
+    return r"\begin{aligned}" + r" \\ ".join(_to_latex(r) for r in rows) + r"\end{aligned}"
+
+
+def impurity_latex(stats, criterion: str, *, width: int = LINE_WIDTH, digits: int = 3) -> str:
+    """``I(node) = 0.940`` over the terms that give it, in lines about ``width`` characters wide (LaTeX
+    ``aligned``), so a narrow column shows the whole arithmetic without sideways scrolling."""
+    from engine.split.impurity import get_criterion
+    return _aligned(r"I(\text{node})", _impurity_parts(stats, get_criterion(criterion), digits), width)
+
+
+def gain_latex(split: Split, criterion: str | None = None, *, width: int = LINE_WIDTH, digits: int = 3) -> str:
+    """``ΔI = 0.247`` first, then ``= 0.940 - (5/14 · 0.971`` / ``+ 4/14 · 0.000 + 5/14 · 0.971)``: the
+    result before the arithmetic, in lines about ``width`` characters wide (LaTeX ``aligned``)."""
+    return _aligned(r"\Delta I", _gain_parts(split, criterion, digits), width)
+
+
 def _to_latex(text: str) -> str:
-    import re
     t = text.replace(" * ", r" \cdot ").replace("log2", r"\log_2")
     t = re.sub(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)", r"\\tfrac{\1}{\2}", t)
     return t

@@ -21,15 +21,11 @@ from functools import cached_property
 import numpy as np
 
 from engine.split.significance import chi2_test
+from engine.split.wording import format_number, quote, values_text
+
+__all__ = ["Split", "KINDS", "format_number"]
 
 KINDS = ("threshold", "multiway", "subset", "equals")
-
-
-def format_number(v: float) -> str:
-    """Short human form of a threshold: 72.5, 0.35, 1e-05."""
-    if float(v).is_integer() and abs(v) < 1e15:
-        return str(int(v))
-    return f"{v:.6g}"
 
 
 @dataclass(frozen=True, repr=False)
@@ -84,14 +80,15 @@ class Split:
         return len(self.child_weights)
 
     def describe(self) -> str:
-        """The test as text: ``Humidity <= 72.5``, ``Outlook = ?``, ``Color in {red, blue}``."""
+        """The test as text: ``Humidity <= 72.5``, ``Outlook = ?``, ``Color in {red, blue}``; a value holding
+        a comma or a quote is quoted (``country in {"Hong Kong, China", Japan}``)."""
         if self.kind == "threshold":
             return f"{self.feature} <= {format_number(self.threshold)}"
         if self.kind == "multiway":
             return f"{self.feature} = ?"
         if self.kind == "equals":
-            return f"{self.feature} = {self.categories[0]}"
-        return f"{self.feature} in {{{', '.join(self.categories)}}}"
+            return f"{self.feature} = {quote(self.categories[0])}"
+        return f"{self.feature} in {{{values_text(self.categories)}}}"
 
     def branch_labels(self) -> tuple[str, ...]:
         """Edge labels, one per child."""
@@ -101,7 +98,7 @@ class Split:
         if self.kind == "multiway":
             return tuple(self.categories)
         if self.kind == "equals":
-            return (f"= {self.categories[0]}", f"!= {self.categories[0]}")
+            return (f"= {quote(self.categories[0])}", f"!= {quote(self.categories[0])}")
         return ("in", "not in")
 
     def condition(self, child: int) -> str:
@@ -110,11 +107,11 @@ class Split:
             op = "<=" if child == 0 else ">"
             return f"{self.feature} {op} {format_number(self.threshold)}"
         if self.kind == "multiway":
-            return f"{self.feature} = {self.categories[child]}"
+            return f"{self.feature} = {quote(self.categories[child])}"
         if self.kind == "equals":
-            return f"{self.feature} {'=' if child == 0 else '!='} {self.categories[0]}"
+            return f"{self.feature} {'=' if child == 0 else '!='} {quote(self.categories[0])}"
         op = "in" if child == 0 else "not in"
-        return f"{self.feature} {op} {{{', '.join(self.categories)}}}"
+        return f"{self.feature} {op} {{{values_text(self.categories)}}}"
 
     def route(self, column) -> np.ndarray:
         """Child index of each value of this feature's (encoded) column; -1 where the row is missing."""

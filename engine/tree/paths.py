@@ -1,7 +1,10 @@
 """Reading a tree as logic and as geometry: rules (conjunctions per leaf) and regions (rectangles).
 
 A tree is a disjunction of conjunctions: each leaf is the conjunction of the tests on its path, and a
-class is the disjunction of the conjunctions of its leaves.
+class is the disjunction of the conjunctions of its leaves. A rule says each feature once
+(:func:`merged_conditions`): the thresholds on a path become the tightest bounds (``3 < x <= 7``), the
+category tests the values left after all of them (``country in {Chile, Peru}``, by the shorter side of
+the feature's values), values holding a comma or a quote are quoted.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import numpy as np
 from engine.checks import shown
 from engine.errors import DataError
 from engine.split.records import format_number
+from engine.split.wording import set_text, shorter_side
 
 
 @dataclass(frozen=True)
@@ -26,31 +30,123 @@ class Rule:
     weight: float
     purity: float
 
+    @property
+    def if_text(self) -> str:
+        """The conditions joined by ``AND`` (``TRUE`` for the root alone)."""
+        return " AND ".join(self.conditions) if self.conditions else "TRUE"
+
+    @property
+    def then_text(self) -> str:
+        """The prediction as text (a number as :func:`format_number` writes it, to 6 decimals at most)."""
+        return self.prediction if isinstance(self.prediction, str) else format_number(round(self.prediction, 6))
+
     def text(self) -> str:
-        cond = " AND ".join(self.conditions) if self.conditions else "TRUE"
-        pred = self.prediction if isinstance(self.prediction, str) else format_number(round(self.prediction, 6))
-        return f"IF {cond} THEN {pred}"
+        return f"IF {self.if_text} THEN {self.then_text}"
 
     def __repr__(self) -> str:
         return f"Rule(leaf={self.leaf}, {self.text()!r})"
 
 
 def _paths(tree):
+    """``(leaf, ((split, child index), ...))`` for every leaf, in pre-order."""
     stack = [(0, ())]
     while stack:
-        nid, conds = stack.pop()
+        nid, steps = stack.pop()
         node = tree.nodes[nid]
         if node.is_leaf:
-            yield node, conds
+            yield node, steps
             continue
         for c, child in reversed(list(enumerate(node.children))):
-            stack.append((child, conds + (node.split.condition(c),)))
+            stack.append((child, steps + ((node.split, c),)))
+
+
+def _universe(schema, split) -> tuple[str, ...]:
+    """All values of ``split``'s categorical feature (empty if the schema does not list them)."""
+    j = split.feature_index
+    if schema is not None and 0 <= j < len(schema.categories) and schema.feature_names[j] == split.feature:
+        return tuple(schema.categories[j])
+    return ()
+
+
+def narrow(values, split, child: int) -> tuple[str, ...]:
+    """The values among ``values`` that the categorical ``split`` sends to ``child``."""
+    if split.kind == "multiway":
+        return tuple(v for v in values if v == split.categories[child])
+    inside = set(split.categories)
+    return tuple(v for v in values if (v in inside) == (child == 0))
+
+
+def steps_to(tree, node_id: int) -> tuple:
+    """``((split, child index), ...)`` from the root down to ``node_id``."""
+    steps, nid = [], node_id
+    while tree.nodes[nid].parent is not None:
+        parent = tree.nodes[tree.nodes[nid].parent]
+        steps.append((parent.split, list(parent.children).index(nid)))
+        nid = parent.id
+    return tuple(reversed(steps))
+
+
+def values_at(tree, node_id: int, feature_index: int) -> tuple[str, ...]:
+    """The values of a categorical feature that a row reaching ``node_id`` can hold: the feature's values
+    less those the tests above the node on that feature sent elsewhere (empty if the schema lists none)."""
+    cats = tree.schema.categories
+    values = tuple(cats[feature_index]) if 0 <= feature_index < len(cats) else ()
+    for split, child in steps_to(tree, node_id):
+        if split.feature_index == feature_index and split.kind != "threshold":
+            values = narrow(values, split, child)
+    return values
+
+
+def merged_conditions(steps, schema=None) -> tuple[str, ...]:
+    """One condition per feature tested on a path of ``(split, child index)`` steps, in the order the
+    features first appear: ``x <= 7``, ``x > 3`` or ``3 < x <= 7`` (the tightest bounds); for a category
+    the values every test on the path lets through, written by the shorter side of the feature's values
+    (``= v``, ``!= v``, ``in {...}``, ``not in {...}``); without the feature's values in ``schema`` the
+    values let in and those sent away are kept apart."""
+    order, bounds, kept, dropped, universes = [], {}, {}, {}, {}
+    for split, child in steps:
+        f = split.feature
+        if f not in order:
+            order.append(f)
+        if split.kind == "threshold":
+            lo, hi = bounds.get(f, (-np.inf, np.inf))
+            t = float(split.threshold)
+            bounds[f] = (lo, min(hi, t)) if child == 0 else (max(lo, t), hi)
+            continue
+        universes.setdefault(f, _universe(schema, split))
+        if split.kind == "multiway":
+            keep = {split.categories[child]}
+        elif child == 0:
+            keep = set(split.categories)
+        else:
+            dropped.setdefault(f, set()).update(split.categories)
+            continue
+        kept[f] = keep if f not in kept else kept[f] & keep
+    out = []
+    for f in order:
+        if f in bounds:
+            lo, hi = bounds[f]
+            low = f"{format_number(lo)} < " if lo > -np.inf else ""
+            out.append(f"{low}{f} <= {format_number(hi)}" if hi < np.inf else f"{f} > {format_number(lo)}")
+            continue
+        universe, gone = universes[f], dropped.get(f, set())
+        if universe:
+            inside = [v for v in universe if v in kept.get(f, universe) and v not in gone]
+            out.append(f"{f} {set_text(*shorter_side(inside, universe))}")
+        elif f in kept:
+            out.append(f"{f} {set_text(True, sorted(kept[f] - gone))}")
+        else:
+            out.append(f"{f} {set_text(False, sorted(gone))}")
+    return tuple(out)
 
 
 def rules(tree, by_class: bool = False):
-    """One :class:`Rule` per leaf (pre-order); with ``by_class`` a dict class -> disjunction text."""
+    """One :class:`Rule` per leaf (pre-order), each feature said once (:func:`merged_conditions`); with
+    ``by_class`` a dict class -> disjunction text."""
     out = []
-    for leaf, conds in _paths(tree):
+    schema = getattr(tree, "schema", None)
+    for leaf, steps in _paths(tree):
+        conds = merged_conditions(steps, schema)
         purity = max(leaf.value) if tree.task == "classification" else float("nan")
         out.append(Rule(leaf.id, conds, leaf.prediction, leaf.n_node_samples, leaf.weight, purity))
     if not by_class:

@@ -27,6 +27,7 @@ import numpy as np
 import pydot
 
 from engine.grow.stopping import STOP_REASONS
+from engine.split.wording import plural
 
 from engine.viz import palette
 
@@ -189,7 +190,7 @@ def to_dot(tree, *, highlight=None, path=None, max_depth=None, collapsed=(), mar
             hidden = tree.subtree_ids(node.id)[1:]
             box = f"n{node.id}_fold"
             on_path = bool(path_ids.intersection(hidden))
-            b = {"label": quote(f"+{len(hidden)} nodes"), "style": "rounded,filled,dashed",
+            b = {"label": quote("+" + plural(len(hidden), "node")), "style": "rounded,filled,dashed",
                  "fillcolor": "#FAFAFA", "fontcolor": "#555555"}
             if on_path:
                 b.update(color=palette.PATH, penwidth="3")

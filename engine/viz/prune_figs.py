@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.viz.eval_figs import set_color
+from engine.split.wording import plural
 from engine.viz.palette import MUTED, OKABE_ITO
 
 __all__ = ["alpha_path_figure", "cv_figure"]
@@ -53,7 +54,7 @@ def alpha_path_figure(path, *, chosen: float | None = None) -> go.Figure:
         fig.add_vline(x=chosen, line=dict(color=MUTED, dash="dash"))
         fig.add_trace(go.Scatter(x=[chosen], y=[path.n_leaves[i]], mode="markers", name=f"chosen α = {chosen:.4g}",
                                  marker=dict(size=12, symbol="diamond", color=MUTED),
-                                 hovertemplate=f"chosen α = {chosen:.4g}<br>{path.n_leaves[i]} leaves<extra></extra>"),
+                                 hovertemplate=f"chosen α = {chosen:.4g}<br>{plural(int(path.n_leaves[i]), 'leaf', 'leaves')}<extra></extra>"),
                       row=1, col=1)
     fig.update_xaxes(title_text="α (complexity parameter)", row=2, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=1)
@@ -67,7 +68,7 @@ def cv_figure(cv) -> go.Figure:
     """Cross-validated error (± one standard error) of each subtree of the path, the 1-SE line and the choices."""
     t = cv.table
     x = np.arange(len(t))
-    labels = [f"{a:.3g} ({n} leaves)" for a, n in zip(t["alpha"], t["n_leaves"])]
+    labels = [f"{a:.3g} ({plural(int(n), 'leaf', 'leaves')})" for a, n in zip(t["alpha"], t["n_leaves"])]
     fig = go.Figure()
     fig.add_trace(go.Scatter(
         x=x, y=t["cv_error"], mode="lines+markers", name=f"{cv.k}-fold CV error",

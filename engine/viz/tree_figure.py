@@ -33,8 +33,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from engine.viz import palette
+from engine.split.wording import plural
 from engine.viz.regions import TEMPLATE, escape, new_figure
-from engine.viz.tree_labels import FONT_FAMILY, box_lines, branch_label, fill_of, fit, hover_text, short
+from engine.viz.tree_labels import (FONT_FAMILY, box_lines, branch_label, fill_of, fit, hover_lines, hover_text,
+                                    short)
 from engine.viz.tree_layout import plan_view
 
 __all__ = ["tree_figure", "clicked_node", "FOLD", "NODE", "FONT_PX", "WIDTH", "HEIGHT"]
@@ -102,9 +104,10 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
             k = plan.hidden[i]
             fill[i], text_c[i], height_of[i] = FOLD_FILL, "#444444", size.line_h + 2 * size.pad
             cut = nid in grey or all(c in grey for c in node.children)  # everything it stands for is marked
-            what = str(marked_label) if cut else "nodes"
+            what = str(marked_label) if cut else ("node" if k == 1 else "nodes")
             text[i] = escape(fit(f"+{k:,} {what}", inner_w, font))
-            hover[i] = f"{k:,} nodes below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}<br>click to show them"
+            hover[i] = (f"{plural(k, 'node')} below #{nid}{' (' + escape(marked_label) + ')' if cut else ''}"
+                        "<br>click to show them")
             if nid in path_ids and any(c in path_ids for c in node.children):
                 line_c[i], line_w[i] = palette.PATH, 3.0
             if cut:
@@ -256,18 +259,38 @@ def _share_traces(tree, plan, grey, vmin, vmax) -> list[dict]:
 
 
 def _branch_labels(tree, plan, parent, font) -> dict:
-    """What the parent tests, above each child's box, cut to the space between two boxes (hover: in full)."""
+    """What the parent tests, above each child's box, cut to the room it has (hover: in full)."""
     size = plan.size
     rows = [i for i, p in enumerate(parent) if p >= 0 and plan.items[i][1] == NODE]
-    labels = [branch_label(tree, tree.nodes[plan.items[i][0]]) for i in rows]
-    room = size.pitch - max(4.0, size.gap_x / 2)
+    rooms = label_rooms(plan, rows)
+    labels = [branch_label(tree, tree.nodes[plan.items[i][0]], room, font) for i, room in zip(rows, rooms)]
     ids = [plan.items[i][0] for i in rows]
     return dict(type="scatter", name="branches", mode="text", x=plan.x[rows] if rows else [],
                 y=-(plan.top[rows] - size.label_h / 2) if rows else [],
-                text=[escape(fit(s, room, font)) for s, _ in labels], textposition="middle center",
-                textfont=dict(size=font, color="#333333", family=FONT_FAMILY),
+                text=[escape(fit(s, room, font)) for (s, _), room in zip(labels, rooms)],
+                textposition="middle center", textfont=dict(size=font, color="#333333", family=FONT_FAMILY),
                 customdata=np.column_stack([ids, np.zeros(len(ids), dtype=np.int64)]) if ids else None,
-                hovertext=[escape(full) for _, full in labels], hovertemplate="%{hovertext}<extra></extra>")
+                hovertext=[hover_lines(full) for _, full in labels], hovertemplate="%{hovertext}<extra></extra>")
+
+
+def label_rooms(plan, rows) -> np.ndarray:
+    """Width in CSS px each branch label of ``rows`` (item indices) may take, centred on its box: up to
+    the middle of the way to the next label on its level (at least the space between two boxes) and
+    never past the figure's edges, so neighbouring labels never overlap."""
+    size = plan.size
+    least = size.pitch - max(4.0, size.gap_x / 2)
+    if not rows:
+        return np.zeros(0)
+    x = np.asarray(plan.x, dtype=float)[rows]
+    top = np.round(np.asarray(plan.top, dtype=float)[rows], 3)
+    half = np.minimum(x, float(plan.width) - x)  # to the edges
+    for level in np.unique(top):
+        idx = np.flatnonzero(top == level)
+        idx = idx[np.argsort(x[idx], kind="stable")]
+        gaps = np.diff(x[idx]) / 2 - max(2.0, size.gap_x / 4)
+        half[idx[:-1]] = np.minimum(half[idx[:-1]], gaps)
+        half[idx[1:]] = np.minimum(half[idx[1:]], gaps)
+    return np.maximum(2 * half, least)
 
 
 def clicked_node(event) -> tuple[int, int] | None:

@@ -3,8 +3,11 @@
 A box holds ``#id n=rows``, then what the node tests (its feature: the test's value sits on the
 branches) or predicts, on at most two lines of :data:`LINE_CHARS` characters, then its impurity; the
 hover holds everything the DOT box shows (branch, test, n, counts or mean, impurity, stop reason).
-Branch labels say what they test (:func:`branch_label`): ``≤ 2.45`` / ``> 2.45``, ``Sunny``,
-``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}`` (a long subset shortened with ``+2 more``).
+Branch labels say what they test (:func:`branch_label`): ``≤ 16.795`` / ``> 16.795`` (the threshold with
+the digits that keep every data value on its side, :func:`engine.split.wording.format_number`), ``Sunny``,
+``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``: a category set by its shorter side (``∉ {Europe}``), and when the
+set does not fit the room, its count and as many values as fit (``∈ 71 values: Afghanistan, …``, or
+``∈ 71 values``); the hover has the whole list.
 
 Text is measured, not guessed (:func:`text_px`): the diagram's font is Verdana / DejaVu Sans (the same
 metrics), whose advance widths per character are in :data:`EM`; :func:`fit` cuts a line with an
@@ -20,10 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.grow.stopping import STOP_REASONS
+from engine.split.records import format_number
+from engine.split.wording import plural, set_text, shorter_side, values_text
+from engine.tree.paths import values_at
 from engine.viz import palette
 from engine.viz.regions import escape
 
-__all__ = ["box_lines", "wrap2", "hover_text", "fill_of", "short_branch", "short", "branch_label", "text_px", "fit",
+__all__ = ["box_lines", "wrap2", "hover_text", "hover_lines", "fill_of", "short_branch", "short", "branch_label",
+           "text_px", "fit",
            "FONT_FAMILY", "LINE_CHARS", "BoxSize", "box_size"]
 
 FONT_FAMILY = "Verdana, 'DejaVu Sans', 'Bitstream Vera Sans', sans-serif"  # one metric: EM below
@@ -36,6 +43,7 @@ EM = {chr(32 + i): w / 100 for i, w in enumerate(_EM_ASCII)}
 SAFETY = 1.06  # fonts differ a little (Verdana vs DejaVu, hinting): plan 6% wider than measured
 
 LINE_CHARS = 9  # longest line of text inside a box
+HOVER_CHARS = 80  # longest line of a hover's list of values
 IMPURITY_SHORT = {"entropy": "H", "gini": "gini", "misclassification": "err", "variance": "var"}
 
 
@@ -43,9 +51,9 @@ _NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 
 
 def short_branch(text: str) -> str:
-    """A branch label made short: thresholds to 4 significant digits and ``<=`` as ``≤`` (``<= 1.04755`` ->
-    ``≤ 1.048``); the hover keeps the exact test."""
-    return _NUMBER.sub(lambda m: f"{float(m.group()):.4g}", text).replace("<=", "≤").replace(">=", "≥")
+    """A branch label with ``≤``/``≥`` for ``<=``/``>=`` and its numbers as :func:`format_number` writes
+    them: never rounded onto a neighbouring data value (``<= 16.795`` stays ``≤ 16.795``, not ``≤ 16.8``)."""
+    return _NUMBER.sub(lambda m: format_number(float(m.group())), text).replace("<=", "≤").replace(">=", "≥")
 
 
 def short(text, limit: int = LINE_CHARS) -> str:
@@ -73,12 +81,14 @@ def fit(text: str, max_px: float, font: float) -> str:
     return s[:k].rstrip() + "…" if k else "…"
 
 
-def branch_label(tree, node) -> tuple[str, str]:
+def branch_label(tree, node, room: float | None = None, font: float = 11.0) -> tuple[str, str]:
     """``(short, full)`` label of the branch into ``node``: what its parent's test says for this child.
 
-    Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals: ``= v`` / ``≠ v``; subset:
-    ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, a long subset shortened to two values and ``+k more``; the
-    full form is the whole condition (``day ∈ {Thur, Fri, Sat}``) for the hover.
+    Threshold: ``≤ 2.45`` / ``> 2.45``; multiway: the category; equals and subset: the shorter side of the
+    values a row at the parent can hold, ``∈ {Thur, Fri}`` / ``∉ {Thur, Fri}``, ``= Thur`` / ``≠ Thur``; a set
+    wider than ``room`` CSS px (at ``font`` px) becomes its count and the values that fit
+    (``∈ 71 values: Afghanistan, …``), else the count alone (``∈ 71 values``). ``full`` is the whole condition
+    (``day ∈ {Thur, Fri}``), for the hover.
     """
     if node.parent is None:
         return "", ""
@@ -87,16 +97,47 @@ def branch_label(tree, node) -> tuple[str, str]:
     if split is None or node.id not in kids:
         return short_branch(node.branch), str(node.branch)
     child = list(kids).index(node.id)
-    full = short_branch(split.condition(child)).replace(" not in ", " ∉ ").replace(" in ", " ∈ ").replace("!=", "≠")
-    if split.kind == "subset":
-        cats = list(split.categories)
-        shown = ", ".join(cats[:2]) + (f", +{len(cats) - 2} more" if len(cats) > 2 else "")
-        return f"{'∈' if child == 0 else '∉'} {{{shown}}}", full
-    if split.kind == "equals":
-        return f"{'=' if child == 0 else '≠'} {split.categories[0]}", full
+    if split.kind in ("subset", "equals"):
+        # the shorter side among the values a row at the parent can still hold (the tests above it on the
+        # same feature sent the others away): "∉ {Chad}" rather than "∈ 67 values" of which 66 are elsewhere
+        reach = values_at(tree, node.parent, split.feature_index)
+        inside = set(split.categories)
+        positive, shown = shorter_side([v for v in reach if v in inside] if reach else split.categories, reach)
+        positive = positive == (child == 0)
+        text = set_text(positive, shown, symbols=True)
+        return _fit_set(text, positive, shown, room, font), f"{split.feature} {text}"
+    full = short_branch(split.condition(child)).replace("!=", "≠")
     if split.kind == "multiway":
         return str(split.categories[child]), full
     return short_branch(split.branch_labels()[child]), full
+
+
+def _fit_set(text: str, positive: bool, values, room: float | None, font: float) -> str:
+    """``text`` if it fits ``room``; else ``∈ 71 values: a, b, …`` with the values that fit, or
+    ``∈ 71 values``."""
+    if room is None or text_px(text, font) <= room or len(values) < 2:
+        return text
+    head = f"{'∈' if positive else '∉'} {plural(len(values), 'value')}"
+    if text_px(f"{head}: {values_text(values[:1])}, …", font) > room:
+        return head
+    k = 1
+    while k < len(values) - 1 and text_px(f"{head}: {values_text(values[:k + 1])}, …", font) <= room:
+        k += 1
+    return f"{head}: {values_text(values[:k])}, …"
+
+
+def hover_lines(text: str, width: int = HOVER_CHARS) -> str:
+    """``text`` escaped for Plotly, broken after ``, `` into lines of about ``width`` characters (``<br>``),
+    so a test on 142 countries is a block beside the pointer, not one line wider than the screen."""
+    lines, line = [], ""
+    for part in str(text).split(", "):
+        if line and len(line) + 2 + len(part) > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = f"{line}, {part}" if line else part
+    lines.append(line)
+    return "<br>".join(escape(x) for x in lines)
 
 
 def _num(v: float) -> str:
@@ -162,9 +203,9 @@ def fill_of(value, classes, memo: dict) -> str:
 
 def hover_text(tree, node, open_ids, names) -> str:
     """Everything the DOT box shows: branch, test or prediction, n, counts or mean, impurity, stop reason."""
-    lines = [f"branch: {escape(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
+    lines = [f"branch: {hover_lines(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
     if not node.is_leaf:
-        lines.append(f"#{node.id}  {escape(node.split.describe())}")
+        lines.append(f"#{node.id}  {hover_lines(node.split.describe())}")
     elif node.id in open_ids:
         lines.append(f"#{node.id}  open (majority {escape(node.prediction)})" if tree.task != "regression"
                      else f"#{node.id}  open (mean {_num(float(node.value[0]))})")
@@ -213,14 +254,19 @@ class BoxSize:
 def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True, name_chars: int = 9) -> BoxSize:
     """Sizes for ``tree`` at ``font`` px: a box has the line ``#id n=rows``, one or two lines of a name (two
     only if a feature or class name of the tree needs them), and the impurity unless ``compact``; it is as
-    wide as the widest first line (the biggest id and n), a ``+k nodes`` count, or ``name_chars`` average
+    wide as the widest first line (the biggest id and n; of a tree read with covers, every node's
+    ``w=cover``), a ``+k nodes`` count, or ``name_chars`` average
     characters of a name, plus padding; the label band is one line; a level is band + box + gap."""
     schema = tree.schema
     names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
     lines = 1 + max([len(wrap2(n)) for n in names] + [1]) + (0 if compact else 1)
     root = tree.root
-    first = (f"#{len(tree.nodes) - 1} " if show_ids else "") + count_text(root)
-    widest = max(text_px(first, font), text_px(f"+{len(tree.nodes):,} nodes", font),
+    ids = f"#{len(tree.nodes) - 1} " if show_ids else ""
+    counts = [count_text(root)]
+    if count_text(root).startswith("w="):  # a cover is no whole number: "w=77.53" may be wider than the root's
+        counts = {count_text(n) for n in tree.nodes if n is not None}
+    first = max(text_px(ids + c, font) for c in counts)
+    widest = max(first, text_px(f"+{len(tree.nodes):,} nodes", font),
                  text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
     big = font >= 16  # presenter view: tighter lines and gaps, so a projector shows 8 levels in ~620 px
     pad = 4.0 if big else max(4.0, round(font * 0.4))

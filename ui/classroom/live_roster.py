@@ -63,7 +63,8 @@ def idle_note() -> str:
 
 def render_roster(room: dict, me: dict, read_only: bool) -> None:
     locked, banned = bool(room.get("locked")), len(room.get("banned") or ())
-    lock_col, scores_col = st.columns(2)
+    # one switch a line: side by side in the class's narrow column, "Show class scores" was cut "Show class sc…"
+    lock_col, scores_col = st.container(), st.container()
     # the key follows the room's state, so the switch shows what the room says (another tab may change it)
     key = f"{W_LOCK}_{int(locked)}"
     lock_col.toggle("Lock the class", value=locked, key=key, on_change=_set_lock, args=(me, key),

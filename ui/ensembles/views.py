@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import ensembles
+from engine.split.wording import plural
 from engine.viz import ensemble_figs as figs
 from engine.viz.regions import region_figure
 from ui import tree_view
@@ -121,7 +122,7 @@ def render_members(ens, train) -> None:
     m = member_picker(ens)
     member = ens.members[m]
     tree = member.tree
-    facts = [f"{tree.n_leaves} leaves, depth {tree.depth}", f"seed {member.seed}",
+    facts = [f"{plural(tree.n_leaves, 'leaf', 'leaves')}, depth {tree.depth}", f"seed {member.seed}",
              f"vote weight {member.weight:.3f}"]
     if len(member.features) < len(train.feature_names):
         facts.append(f"may use only {len(member.features)} features (A_{m}): " + ", ".join(member.features))

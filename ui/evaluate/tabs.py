@@ -14,8 +14,10 @@ from engine.evaluate.curves import learning_curve
 from engine.evaluate.validation import cross_validate
 from engine.evaluate.metrics import metric_label, metrics_for, scores_table
 from engine.evaluate.stability import PERTURBATIONS, instability
+from engine.split.wording import plural
 from engine.viz import eval_figs
 from ui import state
+from ui.widgets import md_escape
 from ui.evaluate import context as ec
 
 TREE_CHOICES = ("grow", "full")
@@ -39,7 +41,8 @@ def render_metrics(ctx) -> None:
         which = st.radio("Tree", TREE_CHOICES, format_func=TREE_LABELS.get, horizontal=True, key="eval_tree",
                          persist_state="session")
         tree = grow_tree if which == "grow" else ec.full_grower(ctx).tree
-    st.caption(f"{tree.n_leaves:,} leaves, depth {tree.depth:d}, trained on {len(ctx.train):,} rows.")
+    st.caption(f"{md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}, "
+               f"trained on {len(ctx.train):,} rows.")
     evals = ec.evaluations(tree, ctx)
     if ctx.test is None or len(ctx.test) == 0:
         st.info("There are no test rows, so only the training rows are scored (they flatter the tree). "
@@ -122,7 +125,8 @@ def render_overfitting(ctx) -> None:
         st.caption("Each point is the tree cut at that depth (every node above it split).")
     else:
         st.caption(f"The tree of the current settings grown once on {len(ctx.curve_train):,} rows "
-                   f"({grower.tree.n_leaves:,} leaves); each point is the tree after one more step.")
+                   f"({md_escape(plural(grower.tree.n_leaves, 'leaf', 'leaves'))}); each point is the tree after "
+                   "one more step.")
     if marker is None:
         st.caption("Grow a tree on the Grow page and its current step is marked here.")
     with st.expander("Curve data"):
@@ -193,7 +197,7 @@ def render_instability(ctx) -> None:
     else:
         result = last[1]
     o = result.original
-    st.text(f"Original tree: root {o['root']}, {o['n_leaves']} leaves, depth {o['depth']}")
+    st.text(f"Original tree: root {o['root']}, {plural(int(o['n_leaves']), 'leaf', 'leaves')}, depth {o['depth']}")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("runs with the same root feature", f"{result.same_root_feature_share:.0%}",
               f"same test: {result.same_root_share:.0%}", delta_color="off", delta_arrow="off")

@@ -171,7 +171,7 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
 def toolbar(grower, *, compact: bool = False) -> None:
     """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line.
 
-    ``compact`` (presenter view) folds the pace's label into its value ("1 s per step"), so the row is one
+    ``compact`` (presenter view) hides the pace's label (its value says "1 s per step"), so the row is one
     button high and the tree starts higher on a projector."""
     done, empty = grower.done, grower.n_steps == 0
     mark = drawn_mark(grower)
@@ -193,11 +193,17 @@ def toolbar(grower, *, compact: bool = False) -> None:
         cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True, mark),
                        width="stretch", icon=":material/play_arrow:")
     st.session_state.setdefault(W_PACE, 1.0)
-    cols[6].select_slider("Seconds per step", PACES, key=W_PACE,
-                          format_func=(lambda v: f"{v:g} s per step") if compact else (lambda v: f"{v:g} s"),
+    # the same options' text in both views: when it changed with presenter view, the browser reset the
+    # slider to its first option (0.5 s) and kept it there
+    cols[6].select_slider("Play pace", PACES, key=W_PACE, format_func=pace_text,
                           label_visibility="collapsed" if compact else "visible")
     if st.session_state.get(PLAYING):
         _ticker(float(st.session_state[W_PACE]))
+
+
+def pace_text(seconds: float) -> str:
+    """``1 s per step``: a pace as the slider shows it (in normal and presenter view alike)."""
+    return f"{seconds:g} s per step"
 
 
 def _set_playing(on: bool, drawn: tuple | None = None) -> None:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from engine.ensembles.onnx_export import onnx_problem, to_onnx
 from engine.errors import EngineError
+from engine.split.wording import plural
 from engine.tree.paths import rules_text
 from engine.tree.serialize import tree_from_json, tree_to_json
 from engine.viz.dot import dot_to_svg
@@ -119,7 +120,7 @@ def render_import(draw) -> None:
     except EngineError as err:
         show_engine_error(err)
         return
-    st.caption(f"Imported tree: {tree.n_nodes:,} nodes, {tree.n_leaves:,} leaves, depth {tree.depth:d}, "
+    st.caption(f"Imported tree: {md_escape(plural(tree.n_nodes, 'node'))}, {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}, "
                f"{md_escape(tree.task)}, criterion {md_escape(tree.criterion)}. It is shown here only; the tree you grow is unchanged.")
     draw(tree)
     st.code(rules_text(tree), language=None, wrap_lines=True)

@@ -17,8 +17,11 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import EngineError
-from engine.split.gain import candidate_scan, evaluate_test, explain_gain, explain_impurity
+from engine.split.gain import candidate_scan, evaluate_test, gain_latex, impurity_latex
 from engine.split.records import Split, format_number
+from engine.split.wording import set_text, shorter_side
+from engine.tree.paths import values_at
+from engine.viz.tree_labels import short_branch
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.figures import class_distribution_figure, threshold_scan_figure
 from ui import state, tree_view
@@ -51,9 +54,50 @@ def gain_table_view(table: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-def child_table(split: Split, classes, task: str) -> pd.DataFrame:
+#: the gain table's columns as people read them, with the CSV's raw name and its meaning on hover
+TABLE_HEADERS = {
+    "feature": ("Feature", "the feature tested"),
+    "split": ("Best test", "the feature's best test at this node"),
+    "gain": ("Gain", "the parent's impurity minus the children's weighted impurity"),
+    "gain_ratio": ("Gain ratio", "gain / split info (C4.5's score)"),
+    "split_info": ("Split info", "entropy of the children's sizes: how finely the test cuts the rows"),
+    "impurity_children": ("Children's impurity", "the children's impurity, weighted by their rows"),
+    "chi2": ("χ²", "Pearson's chi-square of the children x classes table"),
+    "p_value": ("p-value", "the chance of a χ² this large if the test had nothing to do with the class"),
+    "n_children": ("Branches", "the number of children"),
+    "counts": ("Class counts per child", "rows of each class in each child, children separated by |"),
+    "eligible": ("Eligible", "whether the rules may choose this test (C4.5: gain at least the average)"),
+}
+
+
+def gain_table_columns() -> dict:
+    """``column_config`` of the gain table: readable headers, the raw (CSV) name and meaning on hover."""
+    config = {"best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose")}
+    for name, (label, meaning) in TABLE_HEADERS.items():
+        help_text = f"{meaning} (`{name}` in the CSV)"
+        if name in ("gain", "gain_ratio", "split_info", "impurity_children", "chi2", "p_value"):
+            config[name] = st.column_config.NumberColumn(label, format="%.3f", help=help_text, width="small")
+        elif name in ("n_children", "eligible"):
+            config[name] = st.column_config.Column(label, help=help_text, width="small")
+        else:
+            config[name] = st.column_config.TextColumn(label, help=help_text)
+    return config
+
+
+def branch_texts(split: Split, categories=()) -> list[str]:
+    """What each child of ``split`` holds, in full: ``<= 72.5``, ``Sunny``, ``∉ {Europe}`` (a category set by
+    its shorter side among ``categories``, the values a row at the node can hold; every value listed)."""
+    if split.kind not in ("subset", "equals"):
+        return [short_branch(b) for b in split.branch_labels()]
+    inside = set(split.categories)
+    positive, side = shorter_side([v for v in categories if v in inside] if categories else split.categories,
+                                  categories)
+    return [set_text(positive == (c == 0), side, symbols=True) for c in range(2)]
+
+
+def child_table(split: Split, classes, task: str, categories=()) -> pd.DataFrame:
     """One row per child of ``split``: branch, rows, class counts (or mean), impurity share."""
-    labels = split.branch_labels()
+    labels = branch_texts(split, categories)
     rows = []
     for i, (stats, w) in enumerate(zip(split.child_stats, split.child_weights)):
         row = {"branch": labels[i], "weight": w}
@@ -132,12 +176,18 @@ def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split
 
 def _explain(grower, node, split: Split) -> None:
     crit = grower.crit.name
-    st.latex(r"I(\text{node}) = " + explain_impurity(node.stats, crit, latex=True))
-    st.latex(r"\Delta I = " + explain_gain(split, crit, latex=True))
+    # the result first, then the terms, two a line: the whole sum fits a 346 px column (1366 px screens)
+    st.latex(impurity_latex(node.stats, crit))
+    st.latex(gain_latex(split, crit))
     if grower.config.score == "gain_ratio":
         st.latex(rf"\text{{gain ratio}} = \frac{{{split.gain:.3f}}}{{{split.split_info:.3f}}} = {split.gain_ratio:.3f}")
-    st.dataframe(child_table(split, grower.dataset.classes, grower.task), hide_index=True, width="stretch",
+    cats = values_at(grower.tree, node.id, split.feature_index) if split.kind in ("subset", "equals") else ()
+    table = child_table(split, grower.dataset.classes, grower.task, cats)
+    st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn("rows", format="%.4g")})
+    if split.kind == "subset" and max(len(b) for b in table["branch"]) > 30:  # a cell shows only its start
+        st.caption(f"First branch: {md_escape(split.feature)} "  # every value, not the cell's start:
+                   f"{md_escape(table['branch'][0], limit=None)}; the second holds the rest.")
 
 
 def render_inspector(grower, *, narrow: bool = False) -> None:
@@ -167,10 +217,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
             st.caption(f"Histogram search hands this node to the exact search: it has at most "
                        f"{grower.config.max_bins:,} rows (no more than bins), so every midpoint is tried.")
         view = gain_table_view(table)
-        st.dataframe(view, hide_index=True, width="stretch", column_config={
-            "best": st.column_config.TextColumn("", width="small", help="★ = the split the rules choose"),
-            **{c: st.column_config.NumberColumn(format="%.3f") for c in
-               ("gain", "gain_ratio", "split_info", "impurity_children", "chi2", "p_value")}})
+        st.dataframe(view, hide_index=True, width="stretch", column_config=gain_table_columns())
         # deferred: the CSV is written when the button is clicked, not on every Step
         st.download_button("Gain table (CSV)", partial(csv_bytes, view), key="_w_grow_dl_gain", on_click="ignore",
                            file_name=f"{file_stem(state.current_dataset_name())}_gain_node{sel}.csv",

@@ -151,6 +151,16 @@ def step_log_frame(grower, runner_up_limit: int = LOG_RUNNER_UP_LIMIT) -> pd.Dat
     return frame
 
 
+def step_log_view(log: pd.DataFrame) -> pd.DataFrame:
+    """The step log as shown, newest first: a step without a node or gain (finish, collapse) has empty
+    cells there, not a grey "None"; gains to 3 decimals (the CSV keeps the numbers)."""
+    view = log.iloc[::-1].copy()
+    view["node"] = [f"{int(v):d}" if pd.notna(v) else "" for v in view["node"]]
+    for col in ("gain", "runner_up_gain"):
+        view[col] = [f"{v:.3f}" if pd.notna(v) else "" for v in view[col]]
+    return view
+
+
 def cached_step_log(grower) -> pd.DataFrame:
     return memo(("log", tree_fingerprint(grower.tree), len(grower.history), grower.n_steps),
                 lambda: step_log_frame(grower))
@@ -163,18 +173,18 @@ def render_step_log(grower, *, height: int | None = None) -> pd.DataFrame:
         st.caption("No steps yet: press **Step** to split the root.")
         return log
     st.dataframe(
-        log.iloc[::-1], hide_index=True, width="stretch", height=height or min(36 * len(log) + 40, 360),
+        step_log_view(log), hide_index=True, width="stretch", height=height or min(36 * len(log) + 40, 360),
         column_config={
             "step": st.column_config.NumberColumn("Step", format="%d", width="small"),
             "action": st.column_config.TextColumn("Action", width="small",
                                                   help="split: automatic; forced: chosen by hand; "
                                                        "collapse: subtree removed by hand; finish: "
                                                        "open leaves closed by a stopping rule"),
-            "node": st.column_config.NumberColumn("Node", format="%d", width="small"),
+            "node": st.column_config.TextColumn("Node", width="small"),
             "split": st.column_config.TextColumn("Split", width="medium"),
-            "gain": st.column_config.NumberColumn("Gain", format="%.3f"),
+            "gain": st.column_config.TextColumn("Gain"),
             "runner_up": st.column_config.TextColumn("Runner-up", width="medium"),
-            "runner_up_gain": st.column_config.NumberColumn("Runner-up gain", format="%.3f"),
+            "runner_up_gain": st.column_config.TextColumn("Runner-up gain"),
             "stopped": st.column_config.TextColumn("Leaves closed (reason)", width="large"),
         })
     return log

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.split.records import format_number
+from engine.split.wording import plural
 from engine.viz.figures import class_distribution_figure
 from ui import state, tree_view
 from ui.grow.layout import areas
@@ -110,8 +111,8 @@ def render_page(model) -> None:
     cols = st.columns([1, 3], vertical_alignment="bottom")
     t = member_picker(model, cols[0])
     tree = current_tree(model)
-    cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {tree.n_nodes:,} nodes, {tree.n_leaves:,} "
-                     f"leaves, depth {tree.depth:d}")
+    cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {md_escape(plural(tree.n_nodes, 'node'))}, "
+                     f"{md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}")
     tree = with_data.data_tree(model, tree, t)  # counts and purity from the data set when it matches
     if not model.inner_values and not with_data.matching(model):
         st.caption("The file keeps no row counts: an inner box's colour and weight are not the model's class shares "

@@ -22,9 +22,10 @@ RULES_WIDTH = 560  # CSS px the diagram is planned for (the page's left three fi
 
 
 def rules_table(tree) -> pd.DataFrame:
-    """One row per leaf: its id, the rule, and what the leaf holds (class and purity, value or score)."""
-    table = pd.DataFrame([{"leaf": r.leaf, "rule": r.text(), "rows": r.n_node_samples or None,
-                           "cover": r.weight, "purity": r.purity} for r in rules(tree)])
+    """One row per leaf: its id, what the leaf holds (THEN: class or value or score, purity), its rows and
+    cover, and the conditions (IF) last: a long IF is cut at the table's edge, never the THEN."""
+    table = pd.DataFrame([{"leaf": r.leaf, "then": r.then_text, "rows": r.n_node_samples or None,
+                           "cover": r.weight, "purity": r.purity, "if": r.if_text} for r in rules(tree)])
     return table.dropna(axis=1, how="all")
 
 
@@ -58,7 +59,10 @@ def render_page(model) -> None:
                 f"{leaf.prediction}" if isinstance(leaf.prediction, str) else f"{leaf.prediction:.6g}")
         st.caption(f"It ends in leaf #{leaf.id:d}, which holds {md_escape(held)}.")
     st.dataframe(rules_table(tree), hide_index=True, width="stretch",
-                 column_config={"rule": st.column_config.TextColumn(width="large"),
+                 column_config={"then": st.column_config.TextColumn("THEN", help="What the leaf holds: a class, a "
+                                                                            "value, or a boosted tree's score"),
+                                "if": st.column_config.TextColumn("IF", width="large", help="The tests on the path "
+                                                                  "to the leaf, each feature once"),
                                 "cover": st.column_config.NumberColumn(format="%.4g"),
                                 "purity": st.column_config.NumberColumn(format="%.3f")})
     st.download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"tree_{t}_rules.txt",

@@ -18,6 +18,7 @@ from engine.evaluate.metrics import (Evaluation, accuracy, confusion_matrix, met
                                      regression_scores, scores_table)
 from engine.prune.cost_complexity import ccp_path, prune_ccp
 from engine.prune.reduced_error import prune_reduced_error
+from engine.split.wording import plural
 from engine.viz import eval_figs
 from ui import state, tree_view
 from ui.model.common import class_names, current_tree, member_label, member_picker
@@ -100,8 +101,9 @@ def _prune(model, tree, method: str, held: tuple):
     alphas = [float(a) for a in path.distinct_alphas]
     if st.session_state.get(W_ALPHA) not in alphas:
         st.session_state[W_ALPHA] = alphas[0]
-    alpha = st.select_slider("α (each value gives one tree of the path)", alphas, key=W_ALPHA,
-                             format_func=lambda a: f"{a:.4g} ({path.n_leaves[path.index_for(a)]} leaves)")
+    alpha = st.select_slider(
+        "α (each value gives one tree of the path)", alphas, key=W_ALPHA,
+        format_func=lambda a: f"{a:.4g} ({plural(int(path.n_leaves[path.index_for(a)]), 'leaf', 'leaves')})")
     return prune_ccp(tree, alpha)
 
 
@@ -141,11 +143,11 @@ def render_prune(model) -> None:
     st.dataframe(scores.round(4), hide_index=True, width="content")
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown(f"**Before** · {tree.n_leaves:,} leaves, greyed parts are cut")
+        st.markdown(f"**Before** · {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
         tree_view.tree_chart(tree, key=f"model_prune_before_{t}", width=420, compact=True, marked=result.marked,
                              marked_label="pruned", caption=False)
     with right:
-        st.markdown(f"**After** · {result.tree.n_leaves:,} leaves")
+        st.markdown(f"**After** · {md_escape(plural(result.tree.n_leaves, 'leaf', 'leaves'))}")
         tree_view.tree_chart(result.tree, key=f"model_prune_after_{t}", width=420, compact=True, caption=False)
     log = result.log_frame()
     if len(log):

@@ -18,6 +18,7 @@ from engine.prune.reduced_error import prune_manual, prune_reduced_error
 from engine.prune.bottom_up import EVALUATIONS, prune_bottom_up
 from engine.prune.pessimistic import prune_pessimistic
 from engine.prune.cost_complexity import ccp_cross_validate, ccp_path, prune_ccp
+from engine.split.wording import plural
 from engine.viz.tree_figure import tree_figure
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
 from ui import state, tree_view
@@ -118,8 +119,9 @@ def ccp_panel(tree, grower, split):
         c1.button(f"Best on {name} rows: α = {best:.4g}", key="prune_best_val", on_click=_set_alpha, args=(best,))
     else:
         c1.caption("No validation rows: choose α by cross-validation, or set a validation share on the Data page.")
-    alpha = st.select_slider("α (each value gives one tree of the path)", alphas, key=W_ALPHA,
-                             format_func=lambda a: f"{a:.4g} ({path.n_leaves[path.index_for(a)]} leaves)")
+    alpha = st.select_slider(
+        "α (each value gives one tree of the path)", alphas, key=W_ALPHA,
+        format_func=lambda a: f"{a:.4g} ({plural(int(path.n_leaves[path.index_for(a)]), 'leaf', 'leaves')})")
     st.plotly_chart(alpha_path_figure(path, chosen=alpha), key="prune_path_chart", width="stretch")
     cv = st.session_state.get(CV)
     if cv is not None and cv[:2] == (state.data_version(), fp):
@@ -268,7 +270,7 @@ def use_on_grow_page(result) -> None:
     for nid in result.collapsed:
         grower.collapse(nid)
     state.set_grower(grower)
-    flash("success", f"The Grow page's tree is now the pruned tree ({len(result.collapsed):,} nodes collapsed; "
+    flash("success", f"The Grow page's tree is now the pruned tree ({md_escape(plural(len(result.collapsed), 'node'))} collapsed; "
                      "Undo on the Grow page takes them back one by one).")
 
 
@@ -287,11 +289,11 @@ def render_result(result, parts: dict) -> None:
     width = SIDE_WIDTH if side else FULL_WIDTH
     left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
     with left:
-        st.markdown(f"**Before** · {before.n_leaves:,} leaves, greyed parts are cut")
+        st.markdown(f"**Before** · {md_escape(plural(before.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
         _diagram(before, key="prune_tree_before", compact=compact, width=width, marked=result.marked,
                  marked_label="pruned")
     with right:
-        st.markdown(f"**After** · {after.n_leaves:,} leaves")
+        st.markdown(f"**After** · {md_escape(plural(after.n_leaves, 'leaf', 'leaves'))}")
         _diagram(after, key="prune_tree_after", compact=compact, width=width)
     st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:

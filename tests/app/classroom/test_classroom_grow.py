@@ -82,7 +82,20 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     assert SETTINGS in [e.label for e in at.expander] and at.tabs
     assert [t.value for t in at.title] == ["Grow"]
     pace = at.select_slider(key="_w_grow_pace")
-    assert pace.label_visibility.value == pace.label_visibility.VISIBLE and "1 s" in pace.options
+    assert pace.label_visibility.value == pace.label_visibility.VISIBLE and "1 s per step" in pace.options
+
+
+def test_presenter_view_keeps_the_play_pace():
+    """The pace's options read the same in both views: when their text changed with presenter view, the
+    browser reset the slider to its first option (1 s became 0.5 s, and stayed so after presenter view)."""
+    at = _open()
+    at.select_slider(key="_w_grow_pace").set_value(2.0).run()
+    normal = at.select_slider(key="_w_grow_pace")
+    at.toggle(key=classroom.PRESENTER).set_value(True).run()
+    presenter = at.select_slider(key="_w_grow_pace")
+    assert presenter.options == normal.options and presenter.value == 2.0
+    at.toggle(key=classroom.PRESENTER).set_value(False).run()
+    assert at.select_slider(key="_w_grow_pace").value == 2.0
 
 
 def test_quiz_on_the_grow_page_steps_through_the_page_action():
