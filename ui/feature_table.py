@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.widgets import md_escape
+from ui.widgets import md_escape, shorten
 
 FEW = 24  # more features than this: one table instead of a box each
-TABLE_HEIGHT = 300  # CSS px: about eight rows; the grid scrolls and searches the rest
+TABLE_HEIGHT = 248  # CSS px: the header and six rows; the grid scrolls and searches the rest
 
 
 def split_counts(trees, names) -> dict[str, int]:
@@ -151,8 +151,8 @@ def value_table(names, kinds, categories: dict, base: dict, *, key: str, tests: 
         values.update(typed)
         unknown += wrong
     if unknown:
-        shown = ", ".join(md_escape(n, 40) for n in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        st.warning(f"Not one of the feature's labels, so left at its starting value: {shown}.")
+        shown = ", ".join(shorten(n, 40) for n in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        st.warning(f"Not one of the feature's labels, so left at its starting value: {md_escape(shown)}.")
     return values
 
 
