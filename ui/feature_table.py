@@ -110,14 +110,15 @@ def _frame(kind: str, feats, base: dict, tests: dict, categories: dict) -> pd.Da
 
 
 def _columns(kind: str, number_format: str) -> dict:
-    value = (st.column_config.NumberColumn("value", format=number_format,
+    # widths in CSS px that fit a 300 px side column (Grow's query point); a wider table stretches them
+    value = (st.column_config.NumberColumn("value", format=number_format, width=90,
                                            help="Type a number; an empty cell is a missing value.")
              if kind == "numeric" else
-             st.column_config.TextColumn("value", help="Type one of the feature's labels; an empty cell is a "
-                                                       "missing value."))
-    out = {"feature": st.column_config.TextColumn("feature", width="medium"), "value": value,
-           "splits": st.column_config.NumberColumn("splits", help="How many splits test this feature: only the "
-                                                   "tested features can change the answer.")}
+             st.column_config.TextColumn("value", width=90, help="Type one of the feature's labels; an empty cell "
+                                                                 "is a missing value."))
+    out = {"feature": st.column_config.TextColumn("feature", width=150), "value": value,
+           "splits": st.column_config.NumberColumn("splits", width=50, help="How many splits test this feature: "
+                                                   "only the tested features can change the answer.")}
     if kind != "numeric":
         out["labels"] = st.column_config.TextColumn("labels", help="The feature's labels (the first eight).")
     return out
@@ -137,9 +138,9 @@ def value_table(names, kinds, categories: dict, base: dict, *, key: str, tests: 
     n_tested = sum(1 for n in names if tests.get(n, 0) > 0)
     tested = (f"the {n_tested:,} tested by {tester} first (only they can change the answer)" if n_tested
               else f"none is tested by {tester} yet")
-    st.caption(f"{len(names):,} features, one table row each: {md_escape(tested, None)}. The rows start at "
-               f"{md_escape(default_text, None)}. Double-click a value to change it; the table's search (the "
-               "magnifier above it) finds a feature by name.")
+    st.caption(f"{len(names):,} features, a row each: {md_escape(tested, None)}. The rows start at "
+               f"{md_escape(default_text, None)}. Double-click a value to change it; the magnifier above the "
+               "table finds a feature by name.")
     values, unknown = dict(base), []
     for kind, editor, feats in _layout(names, kinds, tests, key):
         edited = st.data_editor(

@@ -159,7 +159,7 @@ def typed_row(model, ds=None, *, key: str = "_w_model_q", expanded: bool = True)
             categories = {n: list(model.schema.categories[j]) for j, n in enumerate(names) if kinds[j] != "numeric"}
             default = ("the data set's typical value (median, or most frequent label)" if ds is not None and
                        data_matches(model, ds) else "the median of the thresholds they are tested at (0 when never "
-                       "tested; a category's first label)")
+                       "tested" + ("; a category's first label)" if categories else ")"))
             return row_frame(names, kinds, value_table(names, kinds, categories, base, key=key,
                                                        tests=split_counts(model), tester="the model's splits",
                                                        default_text=default))
