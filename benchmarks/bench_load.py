@@ -3,6 +3,7 @@
     python benchmarks/bench_load.py                          # 100k and 1M rows x 21 columns, 3 runs each
     python benchmarks/bench_load.py --sizes 1000000 --repeat 5
     python benchmarks/bench_load.py --sizes 1000000 --source bytes   # the file already in memory, as an upload
+    python benchmarks/bench_load.py --shape id --sizes 2000000       # a unique text id column (issue 40.13)
 
 The file: 20 columns of full-precision floats (``numpy`` normal draws, as ``DataFrame.to_csv`` writes
 them, about 19 characters each) and a 3-class text target, 1M rows = about 395 MB, written once into a
@@ -33,10 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MODES = ("load_csv", "pandas")
 
 
-def write_csv(n: int, folder: Path) -> Path:
+def write_csv(n: int, folder: Path, shape: str = "numbers") -> Path:
     import numpy as np
     import pandas as pd
 
+    if shape == "id":  # issue 40.13: a unique text id, a small number and a 3-class target (2M rows: 27 MB)
+        path = folder / f"load_{n}_id.csv"
+        if not path.exists():
+            rng = np.random.default_rng(0)
+            x, y = rng.integers(0, 100, n).tolist(), np.array(["a", "b", "c"])[rng.integers(0, 3, n)].tolist()
+            path.write_text("id,x,y\n" + "".join(f"u{i},{a},{b}\n" for i, a, b in zip(range(n), x, y)))
+        return path
     path = folder / f"load_{n}x21.csv"
     if not path.exists():
         rng = np.random.default_rng(0)
@@ -95,6 +103,9 @@ def main(argv=None) -> None:
                     "two versions)")
     ap.add_argument("--source", choices=("path", "bytes"), default="path",
                     help="read from the file's path (the issue's comparison) or from its bytes in memory (an upload)")
+    ap.add_argument("--shape", choices=("numbers", "id"), default="numbers",
+                    help="numbers: 20 float columns and a text target; id: a unique text id, a small number and "
+                    "a text target (issue 40.13's file: 2,000,000 rows are 27 MB)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -107,7 +118,7 @@ def main(argv=None) -> None:
     print(f"{'rows':>9s} {'file MB':>8s} {'mode':>9s} {'wall s':>7s} {'cpu s':>6s} {'peak MB':>8s} "
           f"{'wall x':>7s} {'cpu x':>6s} {'runs (wall s)':>s}")
     for n in args.sizes:
-        path = write_csv(n, folder)
+        path = write_csv(n, folder, args.shape)
         runs: dict[str, list[dict]] = {m: [] for m in MODES}
         for _ in range(args.repeat):
             for mode in MODES:

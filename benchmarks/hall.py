@@ -317,6 +317,7 @@ def nginx_proxy(urls: list[str], folder: Path):
     conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{port};")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "nginx.conf").write_text(conf, encoding="utf-8")
+    shutil.copy(Path(__file__).resolve().parents[1] / "deploy" / "dtx-site.inc", folder / "dtx-site.inc")
     proc = subprocess.Popen([binary, "-p", str(folder), "-c", "nginx.conf", "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -4,7 +4,8 @@ Each room is one JSON string under ``dtx:room:<CODE>`` whose Redis expiry follow
 ``expires``, its stage a small one under ``dtx:stage:<CODE>`` and the current question's answers a hash
 ``dtx:answers:<CODE>`` (student key -> JSON answer), written in the same transaction with the same expiry
 (a student's poll reads only the stage); a sorted set ``dtx:rooms`` (code -> expiry)
-counts the live rooms for the limit, and ``dtx:n:<key>`` the per-client counters of
+counts the live rooms for the limit, ``dtx:held:<address>`` (code -> expiry) those one network address
+started (its share, :func:`live.limits.rooms_per_address`), and ``dtx:n:<key>`` the per-client counters of
 :mod:`live.limits` (an integer with the window's expiry). ``update`` is optimistic: WATCH the keys, read, change, write in
 MULTI/EXEC, and start again when another replica wrote in between (so two students joining at once can
 never both get the last seat, and no answer is lost); ``load`` reads the room and its answers in one
@@ -30,7 +31,7 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from live import rooms
-from live.rooms import LiveError, RoomNotFound, StoreUnavailable, TooManyRooms
+from live.rooms import LiveError, RoomNotFound, StoreUnavailable
 from live.store import NOT_FOUND, RoomStore
 
 PREFIX = "dtx:room:"
@@ -38,6 +39,7 @@ STAGE_PREFIX = "dtx:stage:"
 ANSWERS_PREFIX = "dtx:answers:"
 DIRECTORY = "dtx:rooms"
 COUNTER_PREFIX = "dtx:n:"
+HELD_PREFIX = "dtx:held:"
 MAX_ATTEMPTS = 200  # WATCH conflicts tolerated per update (40 students answering at once: a few each)
 UNAVAILABLE = ("The class server (Redis) cannot be reached, so the class is read-only for now: "
                "it continues when the server is back.")
@@ -73,19 +75,23 @@ class RedisStore(RoomStore):
 
     def _insert_now(self, room: dict) -> bool:
         now = self.clock()
-        key = PREFIX + room["code"]
+        key, held = PREFIX + room["code"], self._held_key(room)
         with self.client.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(DIRECTORY, key)
+                    pipe.watch(DIRECTORY, key, *([held] if held else []))
                     pipe.zremrangebyscore(DIRECTORY, "-inf", now)
                     if pipe.exists(key):
                         pipe.unwatch()
                         return False
-                    if pipe.zcard(DIRECTORY) >= self.max_rooms:
+                    if held:
+                        pipe.zremrangebyscore(held, "-inf", now)
+                    refused = self._refuse_room(
+                        now, [e for _c, e in pipe.zrange(DIRECTORY, 0, -1, withscores=True)],
+                        [e for _c, e in pipe.zrange(held, 0, -1, withscores=True)] if held else [])
+                    if refused is not None:
                         pipe.unwatch()
-                        raise TooManyRooms(f"This server already runs {self.max_rooms} live classes: end one "
-                                           "or try again later.")
+                        raise refused
                     pipe.multi()
                     self._write(pipe, room)
                     pipe.execute()
@@ -106,6 +112,16 @@ class RedisStore(RoomStore):
                 pipe.hset(ANSWERS_PREFIX + code, mapping={k: json.dumps(v) for k, v in answers.items()})
         pipe.pexpire(ANSWERS_PREFIX + code, ttl)
         pipe.zadd(DIRECTORY, {code: room["expires"]})
+        held = self._held_key(room)
+        if held:  # no room outlives IDLE_SECONDS after its last write, so neither does the set
+            pipe.zadd(held, {code: room["expires"]})
+            pipe.expire(held, max(rooms.IDLE_SECONDS, rooms.CLOSED_SECONDS))
+
+    @staticmethod
+    def _held_key(room: dict) -> str | None:
+        """The sorted set (code -> expiry) of the rooms started from the room's network address."""
+        address = room.get("teacher_address")
+        return HELD_PREFIX + address if address else None
 
     def _decode(self, text: str | None) -> dict:
         if text is None:

@@ -5,8 +5,10 @@ A room is a plain ``dict`` (JSON-able, so the in-process store and Redis hold th
 - ``code``: the join code, ``CODE_LENGTH`` letters from :data:`ALPHABET` (32 letters: 32**6 ≈ 10**9);
 - ``teacher``: the SHA-256 of the teacher's tokens (a list: a resumed tab gets a token of its own;
   tokens themselves are never stored), ``teacher_browser``: the digest of the browser that started the
-  class (:class:`live.limits.Client`; only that browser may resume it after a reload), ``active``: when
-  the teacher last acted or their page last checked in;
+  class (:class:`live.limits.Client`; only that browser may resume it after a reload),
+  ``teacher_address``: the digest of the network address that started it (an address may hold only a
+  share of the server's places, :func:`live.limits.rooms_per_address`), ``active``: when the teacher last
+  acted or their page last checked in;
 - ``students``: nickname key (NFKC, case-folded) -> ``{"name", "token" (hash), "joined", "client"
   (browser digest), "looks" (:func:`live.nicknames.looks`)}``;
 - ``locked``: nobody new may join; ``banned``: devices the teacher removed (refused until unlocked);
@@ -19,8 +21,9 @@ A room is a plain ``dict`` (JSON-able, so the in-process store and Redis hold th
 - ``reveal``: what the teacher published on reveal (opaque), ``verdicts``: nickname key -> right?;
 - ``scores``: nickname key -> ``[answered, right]`` over the whole class;
 - ``expires``: seconds since the epoch: ``IDLE_SECONDS`` after the teacher's last activity (students'
-  answers do not keep a forgotten room alive); a closed room stays ``CLOSED_SECONDS`` so students read
-  "the class has ended".
+  answers do not keep a forgotten room alive), only ``EMPTY_IDLE_SECONDS`` while no student has joined (a
+  class started and left alone frees its place soon, so started-and-forgotten rooms cannot fill the
+  server); a closed room stays ``CLOSED_SECONDS`` so students read "the class has ended".
 
 Every function here takes the document, checks the request and changes the document in place (the
 store runs it atomically); a refused request raises a :class:`LiveError` whose message is one sentence
@@ -42,6 +45,7 @@ MAX_NICKNAME = 24
 MAX_STUDENTS = 300  # per room
 MAX_ROOMS = 50  # per store (one process, or one Redis)
 IDLE_SECONDS = 60 * 60  # a room whose teacher's page has been gone this long ends (see the panel)
+EMPTY_IDLE_SECONDS = 10 * 60  # ... and this long when no student has joined it
 MAX_TEACHER_TOKENS = 4  # the teacher's tab and its resumed reloads
 CLOSED_SECONDS = 600
 MAX_FEATURE = 200  # characters of a submitted feature name (the question's own names are shorter)
@@ -118,17 +122,24 @@ def nickname_key(name: str) -> str:
 
 
 # ------------------------------------------------------------------------------------ the rules
-def new_room(code: str, teacher_token: str, now: float, browser: str | None = None) -> dict:
-    return {"code": code, "teacher": [token_hash(teacher_token)], "teacher_browser": browser, "created": now,
-            "active": now, "expires": now + IDLE_SECONDS, "students": {}, "locked": False, "banned": [],
-            "removed": {}, "stage": {"round": "", "status": "asking", "n": 0}, "snapshot": None,
+def new_room(code: str, teacher_token: str, now: float, browser: str | None = None,
+             address: str | None = None) -> dict:
+    return {"code": code, "teacher": [token_hash(teacher_token)], "teacher_browser": browser,
+            "teacher_address": address, "created": now, "active": now, "expires": now + EMPTY_IDLE_SECONDS,
+            "students": {}, "locked": False, "banned": [], "removed": {},
+            "stage": {"round": "", "status": "asking", "n": 0}, "snapshot": None,
             "answers": {}, "reveal": None, "verdicts": {}, "scores": {}}
+
+
+def idle_seconds(room: dict) -> int:
+    """How long the room lives after the teacher's last activity: shorter while nobody has joined."""
+    return IDLE_SECONDS if room.get("students") else EMPTY_IDLE_SECONDS
 
 
 def touch(room: dict, now: float) -> None:
     """Move the expiry after a change: from the teacher's last activity (or the end of the class)."""
     room["expires"] = (now + CLOSED_SECONDS if is_closed(room)
-                       else float(room.get("active", room.get("created", now))) + IDLE_SECONDS)
+                       else float(room.get("active", room.get("created", now))) + idle_seconds(room))
 
 
 def is_closed(room: dict) -> bool:

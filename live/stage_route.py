@@ -21,6 +21,15 @@ server's event loop (a Redis that is away waits up to its timeout); at most one 
 at a time (the others wait for it), and the cache holds at most :data:`CACHE_ROOMS` rooms. So 300 students
 polling one room cost the store about three reads a second per process, whatever they send.
 
+Rate: each client has a token bucket (:class:`Buckets`): :data:`RATE` requests a second with bursts of
+:data:`BURST` per browser (its address and Streamlit's XSRF cookie, as :class:`live.limits.Client`; a page
+asks once a second), and :data:`ADDRESS_RATE` a second per network address whatever the cookie says (a
+lecture hall behind one address polls ~300 a second; a client inventing cookies stops there; IPv6 counts
+per /64, what one subscriber gets). Past its bucket a client gets ``429`` with ``Retry-After`` (whole
+seconds until a token is back) and nothing is computed. Before, one process answered 3,739 requests a
+second from one client. The address is the socket's peer, or what a trusted proxy says (uvicorn resolves
+``X-Forwarded-For`` only for the addresses in ``DTX_TRUSTED_PROXIES``, :func:`live.limits.trust_proxies`).
+
 It is an ASGI middleware (:class:`StageMiddleware`), mounted by app.py (``st.App(..., middleware=...)``, the
 outermost layer): a poll is answered before Starlette's routing and Streamlit's own middleware (session
 cookie, gzip), so it costs the server about what the HTTP parsing does (0.5-0.6 ms of CPU per student per
@@ -33,11 +42,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
+import math
+import re
 import threading
 import time
 import urllib.parse
 from typing import Callable
 
+from live import limits
 from live.rooms import ALPHABET, CODE_LENGTH, LiveError, RoomNotFound
 
 PATH = "/api/live/stage"
@@ -45,6 +58,8 @@ GONE, OFFLINE = "gone", "offline"
 CACHE_SECONDS = 0.3  # a step reaches the pages at most this much later; the store sees ~3 reads/s per room
 CACHE_ROOMS = 1024  # rooms kept in the cache at once (the store allows fewer live classes than this)
 KEY_CHARS = 32
+RATE, BURST = 4.0, 20.0  # per browser: a page asks once a second (a reload or two tabs: a few more)
+ADDRESS_RATE = 600.0  # per network address: two polls a second for a full room of 300 behind one address
 _HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
@@ -111,6 +126,68 @@ class StageVersions:
         return await asyncio.shield(pending)
 
 
+class Buckets:
+    """Token buckets by key: ``take(key)`` is 0 when the request may go on, else the seconds until it may.
+
+    Each key refills ``rate`` tokens a second up to ``burst``. At most ``keys`` keys are kept: when more come,
+    the full buckets (clients that stopped asking) are dropped, and if that leaves more than half all of them
+    (a flood of invented keys costs no memory and one scan per ``keys / 2`` new keys, only a fresh burst to
+    everyone).
+    """
+
+    def __init__(self, rate: float, burst: float, *, keys: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.keys, self.clock = float(rate), float(burst), int(keys), clock
+        self._buckets: dict[str, list[float]] = {}  # key -> [tokens, when counted]
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Buckets(rate={self.rate:g}/s, burst={self.burst:g}, keys={len(self._buckets)})"
+
+    def take(self, key: str) -> float:
+        now = self.clock()
+        with self._lock:
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                if len(self._buckets) >= self.keys:
+                    self._forget(now)
+                bucket = self._buckets[key] = [self.burst, now]
+            bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
+            bucket[1] = now
+            if bucket[0] >= 1.0:
+                bucket[0] -= 1.0
+                return 0.0
+            return (1.0 - bucket[0]) / self.rate
+
+    def _forget(self, now: float) -> None:
+        self._buckets = {k: b for k, b in self._buckets.items()
+                         if b[0] + (now - b[1]) * self.rate < self.burst}
+        if len(self._buckets) >= self.keys // 2:
+            self._buckets.clear()
+
+
+def client_keys(scope) -> tuple[str, str]:
+    """(address key, browser key) of a request: the peer's address (an IPv6 one by its /64) and the browser
+    (Streamlit's XSRF cookie, :func:`live.limits.browser_secret`) at that address."""
+    client = scope.get("client")
+    address = str(client[0]) if client else ""
+    if ":" in address:
+        try:
+            address = str(ipaddress.ip_network(f"{address}/64", strict=False))
+        except ValueError:
+            pass
+    cookie = ""
+    for name, value in scope.get("headers") or ():
+        if name == b"cookie":
+            cookie = _XSRF.search(value.decode("latin-1"))
+            cookie = cookie.group(1) if cookie else ""
+            break
+    return address, f"{address} {limits.browser_secret(cookie) or ''}"
+
+
+_XSRF = re.compile(r"(?:^|;)\s*_streamlit_xsrf=([^;]{1,200})")
+
+
 def _query(raw: bytes) -> tuple[str, str]:
     """(room, key) of a query string; ("", "") for anything longer or stranger than a page sends."""
     if len(raw) > 200:
@@ -130,17 +207,25 @@ class StageMiddleware:
     def __init__(self, app, store: Callable[[], object], secret: Callable[[], str]) -> None:
         self.app, self.secret = app, secret
         self.versions = StageVersions(store)
+        self.browsers, self.addresses = Buckets(RATE, BURST), Buckets(ADDRESS_RATE, ADDRESS_RATE)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["path"] != PATH:
             await self.app(scope, receive, send)
             return
-        code, key = _query(scope.get("query_string", b""))
-        if scope["method"] != "GET" or not key_matches(code, key, self.secret()):
-            status, body = 404, b"not found"
+        address, browser = client_keys(scope)
+        wait = self.addresses.take(address) or self.browsers.take(browser)
+        extra = []
+        if wait:
+            status, body = 429, b"too many requests"
+            extra = [(b"retry-after", str(max(1, math.ceil(wait))).encode())]
         else:
-            status, body = 200, (await self.versions.get(code)).encode()
+            code, key = _query(scope.get("query_string", b""))
+            if scope["method"] != "GET" or not key_matches(code, key, self.secret()):
+                status, body = 404, b"not found"
+            else:
+                status, body = 200, (await self.versions.get(code)).encode()
         await send({"type": "http.response.start", "status": status, "headers": [
             (b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-            *[(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()]]})
+            *[(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()], *extra]})
         await send({"type": "http.response.body", "body": body})

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from live import limits, roster, rooms
 from live.limits import Client
-from live.rooms import NotAllowed, RoomNotFound, TooManyRooms
+from live.rooms import LiveError, NotAllowed, RoomNotFound, TooManyRooms
 
 NOT_FOUND = "No class has that code (it may have ended or expired): check the code with your teacher."
 UNKNOWN = Client()
@@ -46,7 +46,8 @@ class RoomStore(ABC):
     # --------------------------------------------------------------------- what a store provides
     @abstractmethod
     def _insert(self, room: dict) -> bool:
-        """Store a new room unless its code is taken (False); raises TooManyRooms at the limit."""
+        """Store a new room unless its code is taken (False); raises what :meth:`_refuse_room` says when
+        the store is full or the room's ``teacher_address`` already holds its share."""
 
     @abstractmethod
     def load(self, code: str) -> dict:
@@ -77,6 +78,21 @@ class RoomStore(ABC):
         """Seconds left of the wait under ``key`` (0 when none)."""
 
     # ------------------------------------------------------------------------------ the limits
+    def _refuse_room(self, now: float, expiries: list[float], mine: list[float]) -> LiveError | None:
+        """Why a new room cannot be stored (None: it can): ``expiries`` of every live room, ``mine`` those of
+        the rooms of the new room's address. The sentence says when a place frees up: when the first of those
+        rooms ends by itself (its teacher gone: :func:`live.rooms.touch`), the soonest it can."""
+        share = limits.rooms_per_address(self.max_rooms)
+        if len(mine) >= share:
+            return TooManyTries(f"This network address already runs {len(mine):d} live classes, its share of this "
+                                f"server's {self.max_rooms:d}: end one of them, or start in "
+                                f"{limits.wait_text(min(mine) - now)}, when the first of them ends by itself.")
+        if len(expiries) >= self.max_rooms:
+            return TooManyRooms(f"This server already runs {self.max_rooms:d} live classes: a place frees up in "
+                                f"{limits.wait_text(min(expiries) - now)} at the latest, when the longest-idle "
+                                "class ends by itself (or sooner, when a teacher ends one).")
+        return None
+
     def _over(self, client: Client, what: str, window: float, allowed: dict[str, int]) -> str | None:
         """Count a request of ``client``; the kind of key ("browser", "address") that went over, if any."""
         over = None
@@ -103,15 +119,16 @@ class RoomStore(ABC):
     # ------------------------------------------------------------------------------ the actions
     def create(self, teacher_token: str, client: Client = UNKNOWN) -> str:
         over = self._over(client, "start", limits.START_WINDOW,
-                          {"browser": limits.STARTS_PER_BROWSER, "address": limits.STARTS_PER_ADDRESS})
+                          {"browser": limits.STARTS_PER_BROWSER, "address": limits.starts_per_address(self.max_rooms)})
         if over:
-            n = limits.STARTS_PER_BROWSER if over == "browser" else limits.STARTS_PER_ADDRESS
+            n = limits.STARTS_PER_BROWSER if over == "browser" else limits.starts_per_address(self.max_rooms)
+            left = max(self._held(f"start:{key}") for kind, key in client.keys() if kind == over)
             raise TooManyTries(f"This {'browser' if over == 'browser' else 'network address'} has started {n:d} "
                                f"live classes in the last {limits.START_WINDOW // 60:d} minutes: "
-                               "carry on with one of them, or try again later.")
+                               f"carry on with one of them, or start a new one in {limits.wait_text(left)}.")
         for _ in range(20):
             code = rooms.new_code()
-            if self._insert(rooms.new_room(code, teacher_token, self.clock(), client.browser)):
+            if self._insert(rooms.new_room(code, teacher_token, self.clock(), client.browser, client.address)):
                 return code
         raise TooManyRooms("No free class code was found; try again.")  # ~never: 10**9 codes
 
@@ -180,9 +197,12 @@ class MemoryStore(RoomStore):
             self._sweep(self.clock())
             if room["code"] in self._rooms:
                 return False
-            if len(self._rooms) >= self.max_rooms:
-                raise TooManyRooms(f"This server already runs {self.max_rooms} live classes: end one or "
-                                   "try again later.")
+            address = room.get("teacher_address")
+            refused = self._refuse_room(self.clock(), [float(r["expires"]) for r in self._rooms.values()],
+                                        [float(r["expires"]) for r in self._rooms.values()
+                                         if address and r.get("teacher_address") == address])
+            if refused is not None:
+                raise refused
             self._rooms[room["code"]] = room
             self._locks[room["code"]] = threading.Lock()
             return True

@@ -26,6 +26,7 @@ ds = state.current_dataset()
 panels.overview_panel(ds)
 for warning in target_warnings(ds):
     st.warning(md_escape(warning, limit=600), icon=":material/warning:")
+panels.giveaway_panel(ds)
 
 preview_tab, columns_tab, target_tab, split_tab = st.tabs(
     ["Preview", "Columns", "Target", "Train / test split"])

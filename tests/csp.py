@@ -1,4 +1,5 @@
-"""The proxy's Content-Security-Policy (deploy/nginx.conf) and the app's inline scripts.
+"""The proxy's Content-Security-Policy (deploy/dtx-site.inc, which deploy/nginx.conf includes) and the app's
+inline scripts.
 
 An inline ``<script>`` runs under the policy only when its body's SHA-256 is listed in ``script-src``.
 """
@@ -9,7 +10,7 @@ import base64
 import hashlib
 from pathlib import Path
 
-NGINX_CONF = Path(__file__).resolve().parents[1] / "deploy" / "nginx.conf"
+SITE_CONF = Path(__file__).resolve().parents[1] / "deploy" / "dtx-site.inc"
 
 
 def script_body(script_html: str) -> str:
@@ -19,6 +20,6 @@ def script_body(script_html: str) -> str:
 
 
 def proxy_allows(script_html: str) -> bool:
-    """Whether deploy/nginx.conf's policy lists the script's hash."""
+    """Whether the proxy's policy (deploy/dtx-site.inc) lists the script's hash."""
     digest = base64.b64encode(hashlib.sha256(script_body(script_html).encode()).digest()).decode()
-    return f"'sha256-{digest}'" in NGINX_CONF.read_text()
+    return f"'sha256-{digest}'" in SITE_CONF.read_text()

@@ -33,6 +33,8 @@ N_JOBS = "_w_n_jobs"  # 0 (automatic: all cores for big jobs) or the number of c
 MODEL = "model"  # engine ImportedModel opened on the Data page ("Open a model"), or absent
 MODEL_NAME = "model_name"  # the opened model's file name
 MODEL_MEMBER = "model_member"  # int: the member tree of MODEL the pages show (0 = the first)
+MODEL_CLASSES = "model_classes"  # (target, data labels, {model class: data label}) chosen on the Data page
+MODEL_COLUMNS = "model_columns"  # (model, data columns, target, ColumnMatch): the last column match made
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -215,12 +217,14 @@ def set_model(model, name: str) -> None:
     st.session_state[MODEL_NAME] = str(name)
     st.session_state[MODEL_MEMBER] = 0
     st.session_state[SELECTED_NODE] = 0
+    st.session_state.pop(MODEL_CLASSES, None)
+    st.session_state.pop(MODEL_COLUMNS, None)
     _bump_version()
 
 
 def close_model() -> None:
     """Close the open model: the pages go back to the tree grown here."""
-    for key in (MODEL, MODEL_NAME, MODEL_MEMBER):
+    for key in (MODEL, MODEL_NAME, MODEL_MEMBER, MODEL_CLASSES, MODEL_COLUMNS):
         st.session_state.pop(key, None)
     st.session_state[SELECTED_NODE] = 0
     _bump_version()
@@ -231,6 +235,22 @@ def model_member() -> int:
     model = current_model()
     k = int(st.session_state.get(MODEL_MEMBER, 0))
     return k if model is not None and 0 <= k < model.n_trees else 0
+
+
+def model_classes(target: str, labels: tuple[str, ...]) -> dict[str, str] | None:
+    """The open model's class -> data label mapping chosen for the target ``target`` whose labels are
+    ``labels`` (sorted), or None when none was chosen for them (another data set or target)."""
+    kept = st.session_state.get(MODEL_CLASSES)
+    if kept and kept[0] == target and kept[1] == tuple(labels):
+        return dict(kept[2])
+    return None
+
+
+def set_model_classes(target: str, labels: tuple[str, ...], mapping: dict[str, str]) -> None:
+    """Read the open model's classes as the data's labels by ``mapping`` (model class -> data label) while
+    the target ``target`` has the ``labels``; the pages' metrics and names follow (the version bumps)."""
+    st.session_state[MODEL_CLASSES] = (str(target), tuple(labels), dict(mapping))
+    _bump_version()
 
 
 def set_model_member(k: int) -> None:

@@ -14,8 +14,8 @@ default), so Plotly never sees it and the browser scrolls the page, unless
 Charts are found by what makes the wheel zoom, ``gd._context.scrollZoom`` of a Plotly graph div, so every
 tree diagram (``ui.tree_view``) is covered whatever its key, and no other chart is touched.
 
-The script is inline, so deploy/nginx.conf's Content-Security-Policy allows it by its hash (a test checks
-that they match). Each run of the script first removes the listeners of an earlier copy (a frame that
+The script is inline, so the proxy's Content-Security-Policy (deploy/dtx-site.inc) allows it by its hash (a
+test checks that they match). Each run of the script first removes the listeners of an earlier copy (a frame that
 React drew again), so there is only ever one set.
 """
 

@@ -148,9 +148,10 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         classes: tuple[str, ...] = ()
     else:
         y = col.labels_of(y) if natural[target] == "numeric" else y
-        labels = y.unique()  # distinct labels without a Python string per row
-        if len(labels) > limits.max_categories:
-            raise DataError(f"The target '{target}' has {len(labels):,} different values, too many classes "
+        many = col.distinct_count(y) if col.mostly_distinct(y) else 0  # an id chosen as the target: sorted
+        labels = y.unique() if many <= limits.max_categories else ()  # distinct labels, no Python string a row
+        if max(many, len(labels)) > limits.max_categories:
+            raise DataError(f"The target '{target}' has {max(many, len(labels)):,} different values, too many classes "
                             f"(at most {limits.max_categories:,}): choose regression or another target.")
         classes = tuple(sort_labels([str(v) for v in labels], natural[target] == "numeric"))
         if len(classes) == 1:
@@ -174,12 +175,15 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
         if kind != "ignore":
             values = col.as_kind(values, natural[name], kind, name, decimal_comma=decimal_comma)
         if kind == "categorical":
-            present = values.dropna().unique()
-            if len(present) > limits.max_categories and name not in overrides and col.is_identifier(
+            # a long column of mostly distinct texts is counted by sorting (not hashed whole) before its labels
+            many = col.distinct_count(values) if col.mostly_distinct(values) else 0
+            present = values.dropna().unique() if many <= limits.max_categories else ()
+            count = max(many, len(present))
+            if count > limits.max_categories and name not in overrides and col.is_identifier(
                     values, natural[name]):
                 kind = "ignore"
-            elif len(present) > limits.max_categories:
-                raise DataError(f"Column '{name}' has {len(present):,} categories; at most "
+            elif count > limits.max_categories:
+                raise DataError(f"Column '{name}' has {count:,} categories; at most "
                                 f"{limits.max_categories:,} are supported for a categorical feature — "
                                 "mark it numeric or ignore it.")
             else:
@@ -193,6 +197,63 @@ def build_parts(full: pd.DataFrame, natural: dict, *, target, overrides, task, l
                         "Mark a column numeric or categorical.")
     out = pd.DataFrame(data, index=frame.index, copy=False)  # shares unchanged columns with ``full``
     return Parts(out, target, task, classes, kinds, categories, overrides, tuple(notes))
+
+
+@dataclass(frozen=True)
+class Giveaway:
+    """A feature that gives a classification target away: each of its ``values`` distinct values is seen
+    with one class only; ``renamed``: it has as many values as there are classes (the target relabelled)."""
+
+    column: str
+    values: int
+    renamed: bool
+
+
+#: A feature gives the target away when every value it takes goes with one class and it either has at least
+#: GIVEAWAY_MIN_VALUES values seen on GIVEAWAY_ROWS_PER_VALUE rows each on average (so that purity is no
+#: accident: a measurement with a new value on every row is pure trivially), or one value per class.
+GIVEAWAY_MIN_VALUES = 10
+GIVEAWAY_ROWS_PER_VALUE = 2
+#: rows looked at first: a value seen with two classes among them settles a column without a pass over it
+GIVEAWAY_SAMPLE = 10_000
+
+
+def giveaways(frame: pd.DataFrame, kinds: dict, y: np.ndarray, n_classes: int) -> list[Giveaway]:
+    """The used features (``kinds`` not "ignore") of ``frame`` that give the target away (see :class:`Giveaway`).
+
+    ``y``: the class code of every row of ``frame`` (``Dataset.y``), ``n_classes`` the number of classes.
+    Gapminder with target ``continent``: ``country`` (142 values, each one continent) lets a tree reach test
+    accuracy 1.000 by memorising countries. Each column costs a look at its first rows, and a factorize of
+    the whole column only when those rows are pure; missing feature values are left out."""
+    if n_classes < 2:
+        return []
+    out = []
+    for name, kind in kinds.items():
+        if kind == "ignore" or name not in frame.columns:
+            continue
+        values = frame[name]
+        if len(values) > GIVEAWAY_SAMPLE:
+            head = _value_classes(values.iloc[:GIVEAWAY_SAMPLE], y[:GIVEAWAY_SAMPLE])
+            if head is None or len(head) > 0.9 * GIVEAWAY_SAMPLE:
+                continue  # impure already, or a value of its own on nearly every first row (a measurement)
+        found = _value_classes(values, y)
+        if found is None or len(found) < 2:
+            continue
+        renamed = len(found) == len(np.unique(found)) == n_classes
+        rows = int(values.notna().sum())
+        if renamed or (len(found) >= GIVEAWAY_MIN_VALUES and rows >= GIVEAWAY_ROWS_PER_VALUE * len(found)):
+            out.append(Giveaway(name, len(found), renamed))
+    return out
+
+
+def _value_classes(values: pd.Series, y: np.ndarray) -> np.ndarray | None:
+    """The class of each distinct present value when every value goes with one class, else None."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    present = codes >= 0
+    codes, y = codes[present], y[present]
+    cls = np.full(len(uniques), -1, dtype=np.int64)
+    cls[codes] = y  # one of each value's classes (repeated indices: one of them is kept)
+    return cls if np.array_equal(cls[codes], y) else None
 
 
 def _fraction(value, pname: str) -> float:

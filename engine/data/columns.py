@@ -9,6 +9,9 @@ Every column of a loaded table gets a *natural* form first (:func:`natural_colum
   semicolon-separated files, where ``1,234`` means 1.234), ``45%`` (read as 45);
 - booleans and all other text are categorical labels (strings, see :mod:`engine.data.schema`).
 
+Text is cleaned and parsed through its distinct values (a few per column, usually); a long column of mostly
+distinct texts (an id, names) is cleaned row by row instead, and counted by sorting, never hashed whole.
+
 Then :func:`feature_kind` and :func:`infer_task` apply the rules of the data contract:
 
 - a text column with a different value in every row (an id like ``D1..D14``) is ignored, because it
@@ -33,6 +36,8 @@ ID_MIN_ROWS = 6
 MAX_INT_CLASSES = 20
 #: A column "of a few labels", a likely target when none is named, has 2 to this many distinct values.
 MAX_GUESS_LABELS = 10
+#: Rows looked at first to tell a column of mostly distinct texts (see ``mostly_distinct``) and to bound counts.
+DISTINCT_SAMPLE = 10_000
 
 _US = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+"
 _EU = r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?|[+-]?,\d+"
@@ -67,29 +72,57 @@ def finite(values: pd.Series) -> tuple[pd.Series, int]:
     return (out.mask(inf) if inf.any() else out), int(inf.sum())
 
 
-def _unique_text(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
+def mostly_distinct(values: pd.Series) -> bool:
+    """A long column whose first :data:`DISTINCT_SAMPLE` rows are more than half distinct (ids, names, free
+    text): its distinct values are nearly its rows, so gathering them first saves no work, and costs a hash
+    table of ~100 bytes a row and a Python string per value (a 2M-row id column took 700 MB that way)."""
+    if len(values) <= DISTINCT_SAMPLE:
+        return False
+    return values.iloc[:DISTINCT_SAMPLE].nunique(dropna=True) > DISTINCT_SAMPLE // 2
+
+
+def _unique_text(values: pd.Series) -> tuple[np.ndarray | None, pd.Series]:
     """``(codes, uniques)``: codes (-1 = missing) into the distinct cleaned texts of ``values``.
 
     Cleaning (strip, missing markers) and parsing work on the distinct values only and are spread
     back with the codes, so a column of 100,000 rows with 5 categories costs 5 parses, not 100,000.
+    A column of mostly distinct values (:func:`mostly_distinct`) is cleaned row by row instead:
+    ``codes`` is then None and ``uniques`` is the cleaned column itself (NaN where missing).
     """
     codes, uniques, _ = _text_codes(values)
     return codes, uniques
 
 
-def _text_codes(values: pd.Series) -> tuple[np.ndarray, pd.Series, np.ndarray]:
-    """:func:`_unique_text`'s ``(codes, uniques)`` and the distinct raw texts (objects) they came from."""
+def _text_codes(values: pd.Series) -> tuple[np.ndarray | None, pd.Series, np.ndarray | None]:
+    """:func:`_unique_text`'s ``(codes, uniques)`` and the distinct raw texts (objects) they came from
+    (None for a column cleaned row by row)."""
+    if mostly_distinct(values):
+        return None, clean_text(values), None  # a clean "str" column comes back as it is (no copy)
     raw_codes, raw = pd.factorize(values, use_na_sentinel=True)
     raw = np.asarray(raw, dtype=object)
     cleaned = clean_text(pd.Series(raw, dtype=object))
     codes, uniques = pd.factorize(cleaned, use_na_sentinel=True)  # " a" and "a" merge here
-    codes = np.append(codes, -1)[raw_codes]
+    # the usual case, nothing merged or blanked, keeps the codes (no second array of a code per row)
+    same = len(codes) == len(raw) and np.array_equal(codes, np.arange(len(codes)))
+    codes = raw_codes if same else np.append(codes, -1)[raw_codes]
     return codes, pd.Series(np.asarray(uniques, dtype=object), dtype="str"), raw
 
 
-def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series, raw: np.ndarray) -> pd.Series:
+def _present(codes, uniques: pd.Series) -> pd.Series:
+    """The distinct texts, or the present rows of a column cleaned row by row (a copy only if some are missing)."""
+    return uniques if codes is not None or not uniques.hasnans else uniques.dropna()
+
+
+def _head(codes, uniques: pd.Series, k: int) -> pd.Series:
+    """The first ``k`` distinct texts, or (a column cleaned row by row) about the first ``k`` present rows."""
+    return uniques.iloc[:k] if codes is not None else uniques.iloc[:4 * k].dropna().iloc[:k]
+
+
+def _expand_text(codes: np.ndarray | None, uniques: pd.Series, values: pd.Series, raw) -> pd.Series:
     """The cleaned labels of every row of ``values`` (a text column), from its distinct cleaned texts
     ``uniques`` and its distinct raw texts ``raw`` (see :func:`_text_codes`)."""
+    if codes is None:
+        return uniques  # cleaned row by row
     if values.dtype == "str" and len(uniques) == len(raw):
         # no value changed and none merged (cleaning only strips and blanks markers, so equal counts mean
         # equal texts when every cleaned text is one of the raw ones): the column is already its labels
@@ -99,10 +132,17 @@ def _expand_text(codes: np.ndarray, uniques: pd.Series, values: pd.Series, raw: 
     return pd.Series(uniques.array.take(codes, allow_fill=True), index=values.index)
 
 
-def _spread(numbers: pd.Series, codes: np.ndarray, index) -> pd.Series:
-    table = np.append(pd.to_numeric(numbers, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan),
-                      np.nan)
-    return pd.Series(table[codes], index=index, dtype="float64")
+def _spread(numbers: pd.Series, codes: np.ndarray | None, index) -> pd.Series:
+    table = pd.to_numeric(numbers, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if codes is None:  # one number per row already
+        return pd.Series(table, index=index, dtype="float64")
+    return pd.Series(np.append(table, np.nan)[codes], index=index, dtype="float64")
+
+
+def _all_match(texts: pd.Series, pattern: str) -> bool:
+    """Whether every text fully matches ``pattern``; the first texts are looked at first, so most text
+    columns are refused without a pass over all of them."""
+    return bool(texts.iloc[:64].str.fullmatch(pattern).all() and texts.str.fullmatch(pattern).all())
 
 
 def _all_plain_numbers(uniques: pd.Series) -> bool:
@@ -123,11 +163,12 @@ def parse_numbers(text: pd.Series, *, decimal_comma: bool) -> tuple[pd.Series | 
 
 
 def _parse_uniques(codes, uniques: pd.Series, index, decimal_comma: bool) -> tuple[pd.Series | None, str]:
-    if uniques.empty:
+    present = _present(codes, uniques)  # the tests look at present texts; conversions keep every row
+    if present.empty:
         return None, ""
-    if _all_plain_numbers(uniques):
+    if _all_plain_numbers(present):
         return _spread(uniques, codes, index), "plain"
-    us, eu = uniques.str.fullmatch(_US).all(), uniques.str.fullmatch(_EU).all()
+    us, eu = _all_match(present, _US), _all_match(present, _EU)
     if us and eu:  # e.g. only "1,234"-like values: the file's convention decides
         us, eu = not decimal_comma, decimal_comma
     if eu:
@@ -135,12 +176,12 @@ def _parse_uniques(codes, uniques: pd.Series, index, decimal_comma: bool) -> tup
         return _spread(converted, codes, index), "decimal comma"
     if us:
         return _spread(uniques.str.replace(",", "", regex=False), codes, index), "thousands"
-    if uniques.str.fullmatch(_PERCENT).all():
+    if _all_match(present, _PERCENT):
         digits = uniques.str.replace("%", "", regex=False).str.strip()
-        if decimal_comma or not digits.str.contains(".", regex=False).any():
+        if decimal_comma or not digits.str.contains(".", regex=False, na=False).any():
             digits = digits.str.replace(",", ".", regex=False)
         number = pd.to_numeric(digits, errors="coerce")
-        if number.notna().all():
+        if (number.notna() | digits.isna()).all():
             return _spread(number, codes, index), "percent"
     return None, ""
 
@@ -151,12 +192,14 @@ def number_share(text: pd.Series, limit: int = 2000) -> tuple[float, str]:
 
 
 def _number_share(codes, uniques: pd.Series, limit: int = 2000) -> tuple[float, str]:
-    # estimated from the first ``limit`` distinct values: enough for a note or an error message
-    if uniques.empty:
+    # estimated from the first ``limit`` distinct values (or present rows, for a column cleaned row by row):
+    # enough for a note or an error message
+    head = _head(codes, uniques, limit)
+    if head.empty:
         return 0.0, ""
-    head = uniques.iloc[:limit]
     is_number = pd.to_numeric(head, errors="coerce").notna().to_numpy()
-    counts = np.bincount(codes[(codes >= 0) & (codes < len(head))], minlength=len(head))
+    counts = (np.bincount(codes[(codes >= 0) & (codes < len(head))], minlength=len(head)) if codes is not None
+              else np.ones(len(head), dtype=np.int64))
     bad = head[~is_number]
     return float(counts[is_number].sum() / max(counts.sum(), 1)), (str(bad.iloc[0]) if len(bad) else "")
 
@@ -191,13 +234,12 @@ def natural_column(values: pd.Series, name: str, *, decimal_comma: bool) -> tupl
         elif how == "thousands":
             notes.append(f"Column '{name}' holds numbers with thousands separators (1,234 is read as 1234).")
         return out, "numeric", notes
-    if len(uniques):
-        share, example = _number_share(codes, uniques)
-        if share >= 0.5:
-            notes.append(f"Column '{name}' mixes numbers with text (for example '{example}'), "
-                         "so it is treated as categorical; fix or blank those values to use it as numbers.")
-        elif uniques.iloc[:1000].str.fullmatch(_DATE).all():
-            notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
+    share, example = _number_share(codes, uniques)
+    if share >= 0.5:
+        notes.append(f"Column '{name}' mixes numbers with text (for example '{example}'), "
+                     "so it is treated as categorical; fix or blank those values to use it as numbers.")
+    elif example and _head(codes, uniques, 1000).str.fullmatch(_DATE).all():
+        notes.append(f"Column '{name}' holds dates; they are treated as categories (text).")
     return _expand_text(codes, uniques, values, raw), "categorical", notes
 
 
@@ -231,8 +273,36 @@ def is_identifier(values: pd.Series, natural: str) -> bool:
     if natural != "categorical" or len(values) < ID_MIN_ROWS:
         return False  # before counting: a numeric column costs no pass here
     n, present = len(values), int(values.notna().sum())
-    return (present >= 0.9 * n
-            and values.nunique(dropna=True) == present and number_share(values)[0] < 0.5)
+    if present < 0.9 * n or not all_distinct(values):
+        return False
+    # every value distinct: the share of numbers among the first 2,000 distinct values is that of the first
+    # 2,000 present rows (no need to gather the distinct values of the whole column)
+    return number_share(values.iloc[:2000 + n - present].dropna())[0] < 0.5
+
+
+def all_distinct(values: pd.Series) -> bool:
+    """Whether no two present values of ``values`` are equal (a repeat among the first rows answers at once)."""
+    present = values.dropna()
+    if present.iloc[:DISTINCT_SAMPLE].duplicated().any():
+        return False
+    return distinct_count(present) == len(present)
+
+
+def distinct_count(values: pd.Series) -> int:
+    """The number of distinct present values (``nunique``), within a few bytes a row for long text columns.
+
+    A long column of mostly distinct texts (ids, names) is sorted, 8 bytes a row, and its neighbours compared
+    a piece at a time; pandas' ``nunique`` would hash it, ~100 bytes a row in pyarrow's hash table."""
+    present = values.dropna()
+    if present.dtype != "str" or not mostly_distinct(present):
+        return int(present.nunique())
+    texts = present.array
+    order = texts.argsort()
+    repeats, step = 0, DISTINCT_SAMPLE * 16
+    for start in range(0, len(order) - 1, step):
+        piece = texts.take(order[start:start + step + 1])
+        repeats += int(np.count_nonzero(np.asarray(piece[1:] == piece[:-1], dtype=bool)))
+    return len(present) - repeats
 
 
 def is_row_number(values: pd.Series) -> bool:
@@ -279,8 +349,10 @@ def infer_task(values: pd.Series, natural: str) -> str:
 def holds_few_labels(values: pd.Series, natural: str, *, least: int = 1) -> bool:
     """A column of a few labels: text or yes/no with ``least`` to ``MAX_GUESS_LABELS`` distinct values, or
     numbers with at most two (a 0/1 outcome)."""
-    distinct = values.nunique(dropna=True)
-    return least <= distinct <= (2 if natural == "numeric" else MAX_GUESS_LABELS)
+    most = 2 if natural == "numeric" else MAX_GUESS_LABELS
+    if values.iloc[:DISTINCT_SAMPLE].nunique(dropna=True) > most:
+        return False  # more labels among the first rows already: no count over a long id or text column
+    return least <= values.nunique(dropna=True) <= most
 
 
 def _is_measurement(values: pd.Series, natural: str) -> bool:

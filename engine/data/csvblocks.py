@@ -50,11 +50,14 @@ def parse_blocks(data: bytes, kw: dict, lines: int | None = None, *, quoted: boo
                  ) -> pd.DataFrame | None:
     """The table parsed block by block, or None when a column's type differs between blocks.
 
-    Columns that are float64 in the first block are written straight into one float64 matrix
+    Columns that are float64 or int64 in the first block are written straight into one float64 matrix
     (Fortran order: each column contiguous) sized by the file's line count, so they are never held
     twice; the matrix is made read-only, which tells ``engine.data`` that its columns may be shared
-    as the learners' ``X`` without a copy (see ``dataset_build.columns_view``). Other columns are
-    kept per block and joined at the end (ints stay int64 unless a block has floats, as in one piece).
+    as the learners' ``X`` without a copy (see ``dataset_build.columns_view``). Whole numbers become
+    float64 here, where a one-piece parse gives int64: every number becomes float64 when the columns
+    are cleaned anyway (``columns.finite``), and an int64 column of 2M rows would be held three times
+    (parsed, cleaned, encoded), 48 MB for a column of two-digit numbers. Other columns are kept per
+    block and joined at the end.
     ``data``: bytes or a mapped file; ``quoted``: whether it holds a quote character (None: look).
     """
     lines = line_count(data) if lines is None else lines
@@ -81,7 +84,7 @@ def _assemble(blocks, lines: int, nrows: int) -> pd.DataFrame | None:
         n = len(arrays[names[0]])
         if matrix is None:
             order = names
-            slot = {c: j for j, c in enumerate(c for c in names if arrays[c].dtype == np.float64)}
+            slot = {c: j for j, c in enumerate(c for c in names if arrays[c].dtype.kind in "if")}
             # np.empty only reserves: rows past the end of the file are never touched, so never resident
             matrix = np.empty((max(capacity, n), len(slot)), dtype=np.float64, order="F")
         if filled + n > len(matrix):  # cannot happen (a row ends with a newline or the file)

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from engine.data.csvio import read_table
-from engine.data.build import build_parts, limits_of, natural_table, positions, split_positions
+from engine.data.build import (Giveaway, build_parts, giveaways, limits_of, natural_table, positions,
+                               split_positions)
 from engine.data.rows import class_codes, encoded_features, take_rows
 from engine.errors import ConfigError, DataError
 from engine.data.samples import SAMPLES, SampleInfo, sample_path
@@ -303,6 +304,15 @@ class Dataset:
                 y.flags.writeable = False
                 self._cache["y"] = y
         return self._cache["y"]
+
+    def giveaways(self) -> list[Giveaway]:
+        """Features that give a classification target away: each of their values goes with one class, and
+        they have many values or one per class (see :func:`engine.data.build.giveaways`); computed once."""
+        if "giveaways" not in self._cache:
+            found = () if self.task != "classification" else giveaways(self._frame, self._kinds, self.y,
+                                                                        len(self.classes))
+            self._cache["giveaways"] = tuple(found)
+        return list(self._cache["giveaways"])
 
     def encode(self, frame: pd.DataFrame) -> np.ndarray:
         """Encode another table with this data set's features (unknown categories -> NaN)."""

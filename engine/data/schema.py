@@ -15,6 +15,7 @@ The same rules turn a numeric target into class labels (``0 -> "0"``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,10 +39,39 @@ TASKS = ("classification", "regression")
 MISSING_MARKERS = frozenset({"", "na", "n/a", "n.a.", "?", "-", "--", "null", "nan", "#n/a", "<na>"})
 
 
+#: rows per slice when a long text column is checked for text to clean (see ``cleaned_text``)
+CLEAN_SLICE_ROWS = 1 << 18
+#: MISSING_MARKERS as one pattern, matched case-insensitively by pyarrow's regex engine (the markers are
+#: ASCII, so this equals ``lower() in MISSING_MARKERS`` without a lower-cased copy of the column)
+_MARKER_PATTERN = "|".join(re.escape(m) for m in sorted(MISSING_MARKERS))
+
+
 def clean_text(values: pd.Series) -> pd.Series:
     """Text values stripped of surrounding spaces, with missing markers (``NA``, ``?``, ...) as NaN."""
-    text = values.astype("str").str.strip()
-    return text.mask(text.str.lower().isin(MISSING_MARKERS))
+    return cleaned_text(values)[0]
+
+
+def cleaned_text(values: pd.Series) -> tuple[pd.Series, bool]:
+    """:func:`clean_text` of ``values`` and whether that changed any text (stripped or marked missing).
+
+    No lower-cased copy and no Python strings; a column longer than :data:`CLEAN_SLICE_ROWS` is first looked
+    at slice by slice, so a clean one (most are: the parser already read the usual missing markers) is
+    returned as it is, never holding a stripped copy of the whole column."""
+    text = values.astype("str")
+    if len(text) > CLEAN_SLICE_ROWS:
+        if not any(_cleaned(text.iloc[i:i + CLEAN_SLICE_ROWS])[1] for i in range(0, len(text), CLEAN_SLICE_ROWS)):
+            return text, False
+    return _cleaned(text)
+
+
+def _cleaned(text: pd.Series) -> tuple[pd.Series, bool]:
+    stripped = text.str.strip()
+    marker = stripped.str.fullmatch(_MARKER_PATTERN, case=False, na=False).to_numpy(dtype=bool)
+    if marker.any():
+        return stripped.mask(marker), True
+    # ``==`` of two string arrays: NaN compares unequal, so a missing value counts as unchanged
+    same = np.asarray(stripped.array == text.array, dtype=bool) | text.isna().to_numpy()
+    return stripped, not bool(same.all())
 
 
 def _label_of(value: Any) -> str:

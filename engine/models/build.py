@@ -21,6 +21,7 @@ from engine.models.checks import MAX_DEPTH, MAX_NODES
 from engine.split.records import Split
 from engine.tree.node import Node
 from engine.tree.store import Tree
+from engine.tree.surgery import refit
 
 
 def _column(name: str, values, n: int, dtype, default=None) -> np.ndarray:
@@ -91,7 +92,7 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
     True where a missing value goes left. ``values``: (n, width) leaf values (class shares in
     ``schema.classes`` order for a classification schema, else one number); an internal node's row may
     be NaN (it then gets the cover-weighted mean of its children). ``weight``: cover or sample weight
-    (default 1); ``count``: rows (default 0: unknown); ``gain``/``impurity`` where the file has them
+    (default: ``count`` when given, else 1); ``count``: rows (default 0: unknown); ``gain``/``impurity`` where the file has them
     (impurity default NaN: unknown). ``category_sets``: {node number: codes going left} for category
     tests (the feature must be categorical in ``schema``). ``where`` names the tree in error sentences.
     """
@@ -102,8 +103,8 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
     feature = _column("features", feature, n, np.int64, 0)
     threshold = _column("thresholds", threshold, n, float, 0.0)
     missing_left = _column("missing-value directions", missing_left, n, bool, True)
-    weight = _column("covers", weight, n, float, 1.0)
     count = _column("counts", count, n, np.int64, 0)
+    weight = _column("covers", weight, n, float, 1.0) if weight is not None or count is None else count.astype(float)
     gain = _column("gains", gain, n, float, 0.0)
     impurity = _column("impurities", impurity, n, float, np.nan)
     values = np.array(_column("values", values, n, float), dtype=float).reshape(n, -1)
@@ -168,6 +169,30 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
             prediction=prediction, criterion=criterion, split=split, children=children, gain=g,
             stop_reason=None if children else "leaf in the model file"))
     return Tree(tuple(nodes), schema, criterion)
+
+
+def refit_inner(tree: Tree, X, y) -> Tree:
+    """``tree`` with every node's rows counted from encoded rows ``X`` and targets ``y`` (``refit``, values
+    and predictions kept), then each inner node's value the mean of its leaves' values weighted by the rows
+    reaching them (class shares, a number or a boosted tree's score) and its prediction from that; leaves
+    and splits stay as in the file, so the tree predicts as before. For files that weigh no node (ONNX),
+    whose inner values are otherwise an unweighted mean. An inner node no row reaches keeps its value."""
+    fitted = refit(tree, X, y, keep_predictions=True)
+    values = {n.id: np.asarray(n.value, dtype=float) for n in fitted.walk()}
+    weight = {n.id: float(n.weight) for n in fitted.walk()}
+    changes = {}
+    for node in sorted(fitted.internal_nodes, key=lambda n: -n.depth):
+        w = np.array([weight[c] for c in node.children])
+        if w.sum() <= 0:
+            continue
+        v = (w[:, None] * np.stack([values[c] for c in node.children])).sum(axis=0) / w.sum()
+        values[node.id] = v
+        if tree.task == "classification":
+            prediction = tree.schema.classes[int(np.argmax(v))]
+        else:
+            prediction = float(v[0])
+        changes[node.id] = node.evolve(value=tuple(v.tolist()), prediction=prediction)
+    return fitted.replace_nodes(changes)
 
 
 def member_schema(schema: FeatureSchema, target: str = "score") -> FeatureSchema:

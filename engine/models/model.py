@@ -59,6 +59,7 @@ from engine.errors import DataError
 from engine.models.checks import KINDS, LINKS, check_model
 from engine.models.compiled import CompiledForest
 from engine.models.links import apply_link
+from engine.models.matching import ColumnMatch, match_columns
 from engine.tree.store import Tree
 
 __all__ = ["ImportedModel", "KINDS", "LINKS"]
@@ -74,7 +75,10 @@ class ImportedModel:
     (``base_score`` one margin per output column; ``tree_outputs[t]`` the column tree ``t`` adds to,
     default ``t % trees_per_round``); ``weights``: per-tree multiplier of its leaf value (additive) or
     vote weight (default 1 each); ``source``: the file format; ``objective``: the training objective as
-    the file names it; ``notes``: plain sentences about what was read.
+    the file names it; ``notes``: plain sentences about what was read; ``inner_values``: False when the
+    file weighs no node (ONNX keeps leaves only), so an inner node's shares or value, a mean of its
+    leaves that cannot be weighted, are not the model's (a data set's rows can count them:
+    :func:`engine.models.build.refit_inner`).
     """
 
     trees: tuple[Tree, ...]
@@ -88,6 +92,7 @@ class ImportedModel:
     source: str = ""
     objective: str = ""
     notes: tuple[str, ...] = ()
+    inner_values: bool = True
 
     def __post_init__(self):
         check_model(self)
@@ -142,9 +147,24 @@ class ImportedModel:
     def compiled(self):
         return CompiledForest(self.trees)
 
-    def encode(self, data) -> np.ndarray:
+    def match_columns(self, columns, target: str | None = None) -> ColumnMatch:
+        """Which of ``columns`` feeds each feature (:func:`engine.models.matching.match_columns`): by name,
+        by the library's renaming (LightGBM's ``_``), or by position when the model's names are generic."""
+        return match_columns(self.feature_names, columns, target)
+
+    def encode(self, data, columns: ColumnMatch | None = None) -> np.ndarray:
         """Float matrix (n, d) in ``feature_names`` order: a DataFrame/Series/dict is encoded with the
-        schema (category labels become codes), an array must already have the d columns in order."""
+        schema (category labels become codes), an array must already have the d columns in order.
+
+        A DataFrame is read through ``columns`` (a :class:`~engine.models.matching.ColumnMatch`), or when
+        it lacks some of the model's names through the match :meth:`match_columns` finds (the library's
+        renaming, or position for generic names and exactly d columns)."""
+        if isinstance(data, pd.DataFrame):
+            if columns is None and not set(self.feature_names) <= set(map(str, data.columns)):
+                found = self.match_columns(data.columns)
+                columns = found if found.ok else None
+            if columns is not None:
+                data = columns.frame(data)
         if isinstance(data, (pd.DataFrame, pd.Series, dict)):
             return self.schema.encode(data)
         return self.trees[0]._encode(data)        # an array: its checks are the trees' own (same columns)
@@ -170,8 +190,10 @@ class ImportedModel:
                 margin[:, k] += (vals[sel] * w[sel]).sum(axis=0)
         return margin
 
-    def _answer(self, data) -> np.ndarray:
+    def _answer(self, data, columns: ColumnMatch | None = None) -> np.ndarray:
         """Classification: (n, K) probabilities; regression: (n,) values."""
+        if columns is not None:
+            data = self.encode(data, columns)
         if self.kind == "additive":
             return apply_link(self.link, self.decision_function(data), self.task)
         vals = self.leaf_values(data)                               # (T, n, width)
@@ -188,15 +210,16 @@ class ImportedModel:
             return mean[:, 0]
         return mean / np.maximum(mean.sum(axis=1, keepdims=True), 1e-300)
 
-    def predict_proba(self, data) -> np.ndarray:
-        """(n, K) class probabilities in ``classes`` order (the original model's), classifiers only."""
+    def predict_proba(self, data, columns: ColumnMatch | None = None) -> np.ndarray:
+        """(n, K) class probabilities in ``classes`` order (the original model's), classifiers only;
+        ``columns``: how a DataFrame's columns feed the features (see :meth:`encode`)."""
         if self.task != "classification":
             raise DataError("Class probabilities exist only for classification models.")
-        return self._answer(data)
+        return self._answer(data, columns)
 
-    def predict(self, data) -> np.ndarray:
-        """Class labels (first class on ties) or predicted values."""
-        out = self._answer(data)
+    def predict(self, data, columns: ColumnMatch | None = None) -> np.ndarray:
+        """Class labels (first class on ties) or predicted values; ``columns`` as in :meth:`predict_proba`."""
+        out = self._answer(data, columns)
         if self.task == "regression":
             return out
         return np.asarray(self.classes, dtype=object)[np.argmax(out, axis=1)]

@@ -347,3 +347,37 @@ def test_the_column_summary_is_computed_once_per_data_set(data_page, monkeypatch
     ok(at)
     assert len(calls) == 2 and calls[1] is active(at)  # a new data set: summarised again
     assert "categorical" in list(at.dataframe[1].value["role"])
+
+
+def test_a_feature_that_gives_the_target_away_is_warned_about_and_can_be_ignored(data_page):
+    """Issue 36.8: gapminder with target continent; country (and its codes) name the continent."""
+    import plotly.express as px
+
+    csv = px.data.gapminder().rename(columns={"country": "country_*name*"}).to_csv(index=False).encode()
+    at = upload(data_page, "gapminder.csv", csv)
+    ok(at)
+    assert not [w for w in at.warning if "gives the target away" in w.value]  # guessed target: a regression
+    at.selectbox(key=panels.W_TARGET).set_value("continent")
+    submit(at, "Apply target")
+    ok(at)
+    warnings = [w.value for w in at.warning if "gives the target away" in w.value]
+    assert len(warnings) == 3
+    assert "country\\_\\*name\\*" in warnings[0] and "142 values" in warnings[0]  # the name escaped
+    assert "iso\\_alpha" in warnings[1] and "set its kind to ignore" in warnings[1]
+    button(at, "Ignore these 3 columns").click().run()
+    ok(at)
+    assert {active(at).kind(c) for c in ("country_*name*", "iso_alpha", "iso_num")} == {"ignore"}
+    assert not [w for w in at.warning if "gives the target away" in w.value]
+    assert active(at).target == "continent" and "year" in active(at).feature_names
+
+
+def test_no_giveaway_warning_on_the_tips_data(data_page):
+    import plotly.express as px
+
+    at = upload(data_page, "tips.csv", px.data.tips().to_csv(index=False).encode())
+    ok(at)
+    for target in ("sex", "day"):
+        at.selectbox(key=panels.W_TARGET).set_value(target)
+        submit(at, "Apply target")
+        ok(at)
+        assert active(at).target == target and not at.warning

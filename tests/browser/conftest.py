@@ -37,6 +37,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# Every browser of these tests is on this machine: one network address, which may otherwise hold only a tenth of
+# the server's live classes at once (live.limits.rooms_per_address); the tests start more than that.
+SAME_ADDRESS = {"DTX_ROOMS_PER_ADDRESS": "50"}
 SERVER_START_TIMEOUT = 90.0  # seconds; generous on a shared 2-core machine
 ACTION_TIMEOUT_MS = 60_000
 
@@ -80,7 +83,7 @@ def streamlit_server(env: dict[str, str] | None = None):
            "--browser.gatherUsageStats", "false"]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **env} if env else None)
+                                env={**os.environ, **SAME_ADDRESS, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT

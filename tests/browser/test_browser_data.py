@@ -126,3 +126,29 @@ def test_readme_screenshot(page, wait_idle):
     target = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
     page.screenshot(path=str(target))
     assert target.stat().st_size > 10_000
+
+
+def test_a_feature_that_gives_the_target_away_is_shown_and_ignored(page, wait_idle, screenshot, tmp_path):
+    """Issue 36.8: gapminder with continent last (so it is the target); country names the continent."""
+    import plotly.express as px
+
+    frame = px.data.gapminder()
+    csv = tmp_path / "gapminder.csv"
+    frame[[c for c in frame.columns if c != "continent"] + ["continent"]].to_csv(csv, index=False)
+    open_app(page, wait_idle)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    wait_idle(page)
+    page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+    expect(page.get_by_text(re.compile(r"Loaded .*gapminder"))).to_be_visible()
+    wait_idle(page)
+    warnings = page.get_by_test_id("stAlertContentWarning").filter(has_text="gives the target away")
+    expect(warnings).to_have_count(3)
+    expect(warnings.first).to_contain_text("country")
+    expect(warnings.nth(1)).to_contain_text("iso_alpha")  # the escaped underscore shows as itself
+    screenshot(page, "data-giveaway")
+    page.get_by_role("button", name="Ignore these 3 columns").click()
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(r"Now ignored: country, iso_alpha, iso_num"))).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentWarning").filter(has_text="gives the target away")).to_have_count(0)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    screenshot(page, "data-giveaway-ignored")

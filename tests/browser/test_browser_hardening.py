@@ -121,7 +121,8 @@ def proxied_replicas(tmp_path):
     proxy_port = _free_port()
     stack = ExitStack()
     redis_url, _ = stack.enter_context(redis_server())
-    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16), "DTX_REDIS_URL": redis_url}
+    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16), "DTX_REDIS_URL": redis_url,
+           "DTX_TRUSTED_PROXIES": "127.0.0.1"}  # as deploy/run_replicas.sh
     procs = []
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -142,17 +143,20 @@ def proxied_replicas(tmp_path):
         conf = conf.replace(servers[1], f"        server 127.0.0.1:{ports[1]} max_fails=3 fail_timeout=10s;")
         conf = conf.replace(servers[2], "")
         conf = conf.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{proxy_port};")
-        debug = "# add_header X-Dtx-Replica $upstream_addr always;"
-        assert debug in conf, "the replica header stays off in the shipped file"
-        conf = conf.replace(debug, debug[2:])  # this test asks which replica answered
         prefix = tmp_path / "nginx"
         prefix.mkdir()
+        tls_port, conf = _enable_tls(conf, prefix)
+        site = (ROOT / "deploy" / "dtx-site.inc").read_text(encoding="utf-8")
+        debug = "# add_header X-Dtx-Replica $upstream_addr always;"
+        assert debug in site, "the replica header stays off in the shipped file"
+        site = site.replace(debug, debug[2:])  # this test asks which replica answered
         (prefix / "nginx.conf").write_text(conf, encoding="utf-8")
+        (prefix / "dtx-site.inc").write_text(site, encoding="utf-8")
         procs.append(subprocess.Popen([nginx, "-p", str(prefix), "-c", "nginx.conf", "-g", "daemon off;"],
                                       stdout=open(logs / "nginx.log", "wb"), stderr=subprocess.STDOUT))
         url = f"http://127.0.0.1:{proxy_port}"
         _wait_healthy(url, procs[-1])
-        yield url, ports
+        yield url, ports, f"https://127.0.0.1:{tls_port}"
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -162,6 +166,25 @@ def proxied_replicas(tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
         stack.close()
+
+
+def _enable_tls(conf: str, prefix: Path) -> tuple[int, str]:
+    """The shipped TLS example (between its markers) uncommented, on a free port, with a fresh self-signed
+    certificate; returns (port, config)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        unavailable("The replica tests", "openssl is not installed (apt-get install openssl)")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-keyout", str(prefix / "key.pem"), "-out", str(prefix / "cert.pem")], check=True,
+                   capture_output=True, timeout=60)
+    begin, end = conf.index("# TLS-BEGIN"), conf.index("# TLS-END")
+    block = "\n".join(line.replace("# ", "", 1) for line in conf[begin:end].splitlines()[1:])
+    port = _free_port()
+    block = (block.replace("listen 443 ssl", f"listen 127.0.0.1:{port} ssl")
+             .replace("/etc/ssl/certs/dtx.pem", str(prefix / "cert.pem"))
+             .replace("/etc/ssl/private/dtx.key", str(prefix / "key.pem")))
+    assert "server {" in block and "include dtx-site.inc;" in block, block
+    return port, conf[:begin] + block + "\n" + conf[end:]
 
 
 def _replica_of(url: str, cookie: str | None = None) -> tuple[str, str | None]:
@@ -186,7 +209,7 @@ NO_DEVICES = ("camera", "microphone", "geolocation", "payment", "usb", "serial",
 
 
 def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas, browser, wait_idle, tmp_path):
-    url, ports = proxied_replicas
+    url, ports, _ = proxied_replicas
     # without the cookie: spread over both replicas (20 fresh keys all on one: chance 2 in a million)
     seen = {_replica_of(url)[0] for _ in range(20)}
     assert seen == {f"127.0.0.1:{p}" for p in ports}, seen
@@ -250,7 +273,7 @@ def _cookie_for(url: str, replica: str) -> str:
 
 
 def test_live_class_across_replicas_through_redis(proxied_replicas, browser, wait_idle, screenshot):
-    url, ports = proxied_replicas
+    url, ports, _ = proxied_replicas
     pages, contexts = [], []
     try:
         for port, viewport in zip(ports, ({"width": 1600, "height": 1100}, {"width": 390, "height": 844})):
@@ -313,7 +336,7 @@ def test_the_proxy_reuses_its_connections_to_a_replica(proxied_replicas):
 
     import psutil
 
-    url, ports = proxied_replicas
+    url, ports, _ = proxied_replicas
     replica = f"127.0.0.1:{ports[0]}"
     cookie = f"dtx_replica={_cookie_for(url, replica)}"
 
@@ -332,3 +355,123 @@ def test_the_proxy_reuses_its_connections_to_a_replica(proxied_replicas):
     finally:
         conn.close()
     assert closed_by_replica() - before < 5
+
+
+# ------------------------------------------------------------------ issue 40: who asks, how often, what leaks
+def _stage_polls(base: str, n: int, *, source: str = "127.0.0.1", spoof: bool = False,
+                 context=None) -> tuple[dict[int, int], list[str]]:
+    """``n`` stage-route requests on one connection from ``source`` (a loopback address of this machine),
+    each with made-up ``X-Forwarded-For``/``X-Real-IP`` when ``spoof``; the count of each status and the
+    Retry-After values seen."""
+    import http.client
+    import random
+
+    host, port = base.split("//")[1].split(":")
+    conn = (http.client.HTTPSConnection(host, int(port), timeout=10, context=context, source_address=(source, 0))
+            if base.startswith("https") else http.client.HTTPConnection(host, int(port), timeout=10,
+                                                                           source_address=(source, 0)))
+    statuses, waits = {}, []
+    try:
+        for _ in range(n):
+            made_up = f"198.51.{random.randrange(256)}.{random.randrange(256)}"
+            conn.request("GET", "/api/live/stage?room=ABCDEF&key=0",
+                         headers={"X-Forwarded-For": made_up, "X-Real-IP": made_up} if spoof else {})
+            resp = conn.getresponse()
+            resp.read()
+            statuses[resp.status] = statuses.get(resp.status, 0) + 1
+            if resp.status == 429:
+                waits.append(resp.headers.get("Retry-After"))
+    finally:
+        conn.close()
+    return statuses, waits
+
+
+def test_a_replica_counts_the_socket_whatever_headers_it_is_sent():
+    """Findings 10 and 11 straight to a replica's port (no proxy named: the default): made-up X-Forwarded-For
+    and X-Real-IP headers named a new client for every request (1,096 code guesses a minute), and the stage
+    route had no limit at all (3,739 requests a second). Now the socket's address counts, its bucket runs dry
+    after a burst (429 with Retry-After), and another address of this machine still gets answers."""
+    from tests.browser.conftest import streamlit_server
+
+    with streamlit_server({"DTX_TRUSTED_PROXIES": ""}) as url:
+        statuses, waits = _stage_polls(url, 60, spoof=True)
+        assert statuses.get(429, 0) >= 10 and set(statuses) == {404, 429}, statuses
+        assert all(w and w.isdigit() and int(w) >= 1 for w in waits), waits
+        assert _stage_polls(url, 5, source="127.0.0.2")[0] == {404: 5}  # a client of its own
+
+
+def test_behind_the_proxy_only_its_word_counts(proxied_replicas):
+    """Through nginx (named in DTX_TRUSTED_PROXIES, as deploy/run_replicas.sh does) the address is the one
+    nginx saw: headers the client made up do not spread it over many buckets, and another address is
+    another client."""
+    url, _, _ = proxied_replicas
+    statuses, _ = _stage_polls(url, 60, spoof=True)
+    assert statuses.get(429, 0) >= 10, statuses
+    assert _stage_polls(url, 5, source="127.0.0.2")[0] == {404: 5}
+
+
+def _answers(base: str, context=None) -> list[tuple[str, int, dict[str, list[str]], bytes]]:
+    """What the proxy answers to a browser's usual requests, a CORS preflight and the metrics page:
+    (request, status, headers by lower-case name)."""
+    import http.client
+
+    host, port = base.split("//")[1].split(":")
+    out = []
+    for method, path, headers in (("GET", "/", {}), ("GET", "/_stcore/health", {}),
+                                  ("OPTIONS", "/_stcore/upload_file/x/y", {"Origin": base,
+                                   "Access-Control-Request-Method": "PUT",
+                                   "Access-Control-Request-Headers": "x-xsrftoken"}),
+                                  ("OPTIONS", "/_stcore/health", {"Origin": "https://elsewhere.example"}),
+                                  ("GET", "/_stcore/metrics", {}), ("GET", "/_stcore/metrics/", {}),
+                                  ("GET", "/_stcore/%6detrics", {}), ("GET", "/no/such/page", {})):
+        conn = (http.client.HTTPSConnection(host, int(port), timeout=10, context=context)
+                if base.startswith("https") else http.client.HTTPConnection(host, int(port), timeout=10))
+        try:
+            conn.request(method, path, headers=headers)
+            resp = conn.getresponse()
+            body = resp.read()
+            seen: dict[str, list[str]] = {}
+            for name, value in resp.getheaders():
+                seen.setdefault(name.lower(), []).append(value)
+            out.append((f"{method} {path}", resp.status, seen, body))
+        finally:
+            conn.close()
+    return out
+
+
+def test_the_proxy_tells_no_internal_address_and_keeps_metrics_inside(proxied_replicas):
+    """Finding 12: the upload route's CORS preflight named a replica (http://localhost:<port>), and
+    /_stcore/metrics (session counts, caches) was open to anyone."""
+    url, ports, _ = proxied_replicas
+    internal = [f":{p}" for p in ports] + ["localhost", "127.0.0.1"]
+    for request, status, headers, body in _answers(url):
+        shown = {k: v for k, v in headers.items() if k != "x-dtx-replica"}  # the test's own debug header
+        assert not any(word in value for values in shown.values() for value in values for word in internal), \
+            (request, shown)
+        if "metrics" in request:
+            assert status == 404 and b"session" not in body, (request, status)
+    assert "access-control-allow-origin" not in dict((r, h) for r, _s, h, _b in _answers(url))[
+        "OPTIONS /_stcore/upload_file/x/y"]
+
+
+def test_over_tls_cookies_are_secure_and_browsers_are_told_https_only(proxied_replicas):
+    """Finding 12: no HSTS in the config, and the _streamlit_xsrf and dtx_replica cookies without Secure.
+    The shipped TLS example (uncommented, with a throw-away certificate) sends both; plain http sends no
+    HSTS (browsers ignore it there) and the same cookies without Secure (they would not be stored)."""
+    import ssl
+
+    url, _, tls_url = proxied_replicas
+    unverified = ssl.create_default_context()
+    unverified.check_hostname, unverified.verify_mode = False, ssl.CERT_NONE
+    tls = {r: (s, h) for r, s, h, _b in _answers(tls_url, unverified)}
+    status, headers = tls["GET /_stcore/health"]
+    assert status == 200 and headers["strict-transport-security"][0].startswith("max-age=31536000"), headers
+    cookies = {c.split("=", 1)[0]: c for c in headers["set-cookie"]}
+    assert set(cookies) >= {"_streamlit_xsrf", "dtx_replica"}, cookies
+    assert all("; Secure" in c or "; secure" in c for c in cookies.values()), cookies
+    assert all("strict-transport-security" in h for _s, h in tls.values())  # on every answer, errors too
+    plain = {r: h for r, _s, h, _b in _answers(url)}["GET /_stcore/health"]
+    assert "strict-transport-security" not in plain
+    assert not any("secure" in c.lower() for c in plain["set-cookie"]), plain["set-cookie"]
+    # the whole site over TLS: headers of deploy/dtx-site.inc, no internal address either
+    assert _stage_polls(tls_url, 3, context=unverified)[0] == {404: 3}

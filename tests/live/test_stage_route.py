@@ -14,7 +14,8 @@ import pytest
 
 from live import stage_route
 from live.rooms import StoreUnavailable
-from live.stage_route import GONE, OFFLINE, PATH, StageMiddleware, StageVersions, key_matches, poll_key, version_of
+from live.stage_route import (GONE, OFFLINE, PATH, Buckets, StageMiddleware, StageVersions, client_keys, key_matches,
+                               poll_key, version_of)
 from live.store import MemoryStore
 from tests.redis_server import redis_server
 
@@ -39,7 +40,8 @@ def route(store) -> StageMiddleware:
     return StageMiddleware(_elsewhere, store=lambda: store, secret=lambda: SECRET)
 
 
-def get(mw: StageMiddleware, query: str, path: str = PATH, method: str = "GET") -> tuple[int, dict, str]:
+def get(mw: StageMiddleware, query: str, path: str = PATH, method: str = "GET", *, peer: str = "127.0.0.1",
+        cookie: str | None = None) -> tuple[int, dict, str]:
     """One request through the middleware (raw ASGI: status, headers, body), with its cache emptied (each
     call is a new event loop, and a test wants a fresh read)."""
     mw.versions._known.clear()
@@ -55,7 +57,8 @@ def get(mw: StageMiddleware, query: str, path: str = PATH, method: str = "GET") 
             out["body"] += message.get("body", b"")
 
     scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-             "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000),
+             "headers": [(b"cookie", cookie.encode())] if cookie else [], "scheme": "http",
+             "server": ("127.0.0.1", 80), "client": (peer, 5000),
              "root_path": "", "http_version": "1.1"}
     run_async(mw(scope, receive, send))
     return out["status"], out["headers"], out["body"].decode()
@@ -166,3 +169,55 @@ def test_with_redis_a_step_made_by_another_process_changes_the_version_here(redi
     assert before.isdigit() and after.isdigit() and int(after) > int(before)
     store.client.flushdb()                                              # a Redis that lost its rooms
     assert get(mw, query)[2] == GONE
+
+
+def test_each_client_is_answered_from_its_own_bucket():
+    """Finding 11: one process answered 3,739 requests a second from one client. A browser gets a burst of
+    BURST and RATE a second after it (a page asks once a second), then 429 with Retry-After and nothing
+    computed; another browser at the same address, or another address, is not slowed."""
+    store = MemoryStore()
+    code = store.create("teacher")
+    mw = route(store)
+    query = f"room={code}&key={poll_key(code, SECRET)}"
+    ana = "_streamlit_xsrf=2|00010203|0a0b0c0d|1; dtx_replica=x"
+    assert stage_route.RATE >= 3 * 1  # well above a page's one poll a second
+    answered = [get(mw, query, cookie=ana) for _ in range(int(stage_route.BURST) + 5)]
+    assert [s for s, _h, _b in answered[:int(stage_route.BURST)]] == [200] * int(stage_route.BURST)
+    status, headers, body = answered[-1]
+    assert status == 429 and int(headers["retry-after"]) >= 1 and body == "too many requests"
+    assert get(mw, query, cookie="_streamlit_xsrf=2|00010203|0a0b0c0e|1")[0] == 200  # a classmate's browser
+    assert get(mw, query, cookie=ana, peer="198.51.100.9")[0] == 200                  # the same cookie elsewhere
+
+
+def test_a_client_inventing_cookies_stops_at_its_address_bucket():
+    now = [0.0]
+    mw = route(MemoryStore())
+    mw.addresses = Buckets(50, 50, clock=lambda: now[0])
+    statuses = [get(mw, "room=ABCDEF&key=0", cookie=f"_streamlit_xsrf=invented{i}")[0] for i in range(60)]
+    assert statuses.count(404) == 50 and statuses[-1] == 429
+    assert get(mw, "room=ABCDEF&key=0", peer="2001:db8::1")[0] == 404
+    now[0] += 1.0  # a second later the address has 50 more
+    assert get(mw, "room=ABCDEF&key=0")[0] == 404
+
+
+def test_buckets_refill_forget_idle_clients_and_stay_bounded():
+    now = [0.0]
+    b = Buckets(2, 4, keys=3, clock=lambda: now[0])
+    assert [b.take("a") for _ in range(4)] == [0.0] * 4
+    assert b.take("a") == pytest.approx(0.5)  # one token back in half a second at 2 a second
+    now[0] += 0.5
+    assert b.take("a") == 0.0
+    for key in ("b", "c", "d", "e"):
+        b.take(key)
+    assert len(b._buckets) <= 3
+    # IPv6 counts per /64 (one subscriber's prefix); the browser is the XSRF token, whatever its mask
+    one = client_keys({"client": ("2001:db8:1:2::5", 1), "headers": []})
+    two = client_keys({"client": ("2001:db8:1:2:ffff::9", 1), "headers": []})
+    assert one == two and one[0] == "2001:db8:1:2::/64"
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+    import os
+
+    token = os.urandom(16)
+    masked = [client_keys({"client": ("198.51.100.1", 1), "headers": [
+        (b"cookie", f"a=b; _streamlit_xsrf={generate_xsrf_token_string(token, 1)}".encode())]}) for _ in range(2)]
+    assert masked[0] == masked[1] and masked[0][1].endswith(token.hex())

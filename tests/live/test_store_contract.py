@@ -157,16 +157,17 @@ def test_rooms_expire_when_the_teacher_is_idle_and_close(make_store):
     clock = Clock()
     store = make_store(clock=clock)
     code = store.create("T")
+    store.join(code, "Ana")
     clock.now += rooms.IDLE_SECONDS - 5
     store.heartbeat(code, "T")  # the teacher's page checks in: the room lives on
     clock.now += rooms.IDLE_SECONDS - 5
     assert store.load(code)["code"] == code
-    store.join(code, "Ana")  # a student's change does not move the expiry
+    store.join(code, "Ben")  # a student's change does not move the expiry
     clock.now += 10
     with pytest.raises(RoomNotFound, match="expired"):
         store.load(code)
     with pytest.raises(RoomNotFound):
-        store.join(code, "Ben")
+        store.join(code, "Cy")
     assert store.count() == 0
     code = store.create("T")
     store.close(code, "T")
@@ -178,16 +179,92 @@ def test_rooms_expire_when_the_teacher_is_idle_and_close(make_store):
         store.load(code)
 
 
+def test_a_class_nobody_joined_ends_soon_after_its_teacher_left(make_store):
+    """Finding 9: started-and-forgotten classes held their places for an hour. A class with no student
+    ends EMPTY_IDLE_SECONDS after the teacher's page last checked in (the open page keeps it alive); once
+    a student has joined it lives the full IDLE_SECONDS."""
+    assert rooms.EMPTY_IDLE_SECONDS <= 10 * 60 < rooms.IDLE_SECONDS
+    clock = Clock()
+    store = make_store(clock=clock)
+    empty, taught = store.create("T"), store.create("U")
+    clock.now += rooms.EMPTY_IDLE_SECONDS - 5
+    store.heartbeat(empty, "T")  # the teacher's page is open: waiting for the class is fine
+    store.join(taught, "Ana")
+    clock.now += rooms.EMPTY_IDLE_SECONDS - 5
+    assert store.count() == 2 and store.load(empty)["code"] == empty
+    clock.now += 10  # the page of the empty class is gone for EMPTY_IDLE_SECONDS: it ends
+    with pytest.raises(RoomNotFound):
+        store.load(empty)
+    assert store.count() == 1 and store.load(taught)["students"]
+
+
 def test_room_limit(make_store):
     clock = Clock()
     store = make_store(max_rooms=3, clock=clock)
     for i in range(3):
         store.create(f"T{i}")
+        clock.now += 60
     with pytest.raises(TooManyRooms, match="3 live classes"):
         store.create("T4")
-    clock.now += rooms.IDLE_SECONDS + 1  # expired rooms free their places
+    clock.now += rooms.EMPTY_IDLE_SECONDS + 1  # expired rooms free their places
     store.create("T5")
     assert store.count() == 1
+
+
+def test_a_refused_teacher_is_told_when_a_place_frees_up(make_store):
+    """The refusal names an honest time: when the longest-idle class ends by itself (a full server), when
+    the address's first class ends (its share), or when the start window forgets the first start."""
+    clock = Clock()
+    store = make_store(max_rooms=3, clock=clock)
+    first = store.create("T0")
+    clock.now += 120
+    store.create("T1"), store.create("T2")
+    clock.now += 60  # the first class ends EMPTY_IDLE_SECONDS after it began: 7 min from now
+    with pytest.raises(TooManyRooms, match="frees up in about 7 min at the latest"):
+        store.create("T3", browser("late", "198.51.100.30"))
+    store.heartbeat(first, "T0")  # its teacher came back: now the second is the first to end
+    with pytest.raises(TooManyRooms, match="frees up in about 9 min"):
+        store.create("T3")
+    store = make_store(max_rooms=50, clock=clock)
+    school = "198.51.100.40"
+    for i in range(limits.rooms_per_address(50)):
+        store.create(f"S{i}", browser(f"teacher{i}", school))
+        clock.now += 60
+    with pytest.raises(TooManyTries, match=r"already runs 5 live classes, its share .* start in about 5 min"):
+        store.create("S", browser("one more", school))
+    store = make_store(clock=clock)
+    script = browser("script", "198.51.100.50")
+    for i in range(limits.STARTS_PER_BROWSER):
+        store.close(store.create(f"X{i}", script), f"X{i}")
+    with pytest.raises(TooManyTries, match=r"start a new one in about 60 min"):  # the window's first start
+        store.create("X", script)
+
+
+def test_the_operator_may_give_one_address_a_larger_share(monkeypatch):
+    """A server for one school, whose teachers all come from its one public address."""
+    monkeypatch.delenv(limits.ENV_ROOMS_PER_ADDRESS, raising=False)
+    assert limits.rooms_per_address(50) == 5 and limits.rooms_per_address(3) == 1
+    for value, share in (("50", 50), ("80", 50), ("0", 5), ("many", 5), ("12", 12)):
+        monkeypatch.setenv(limits.ENV_ROOMS_PER_ADDRESS, value)
+        assert limits.rooms_per_address(50) == share, value
+        assert limits.starts_per_address(50) == max(limits.STARTS_PER_ADDRESS, 2 * share)
+
+
+def test_five_addresses_cannot_fill_the_server(make_store):
+    """Finding 9: 10 starts per address and 50 places, so 5 addresses filled the server for an hour and every
+    other teacher was told "This server already runs 50 live classes". An address holds at most its share."""
+    store = make_store(max_rooms=rooms.MAX_ROOMS)
+    held = 0
+    for a in range(5):
+        for i in range(limits.STARTS_PER_ADDRESS):  # a new browser (no cookies) for every start
+            try:
+                store.create(f"H{a}-{i}", browser(f"hostile{a}-{i}", f"203.0.113.{a + 10}"))
+                held += 1
+            except TooManyTries as err:
+                assert "network address" in str(err)
+    assert held == store.count() == 5 * limits.rooms_per_address(rooms.MAX_ROOMS) <= rooms.MAX_ROOMS // 2
+    code = store.create("teacher", browser("a sixth teacher", "198.51.100.60"))
+    assert store.load(code)["teacher_address"] == browser("x", "198.51.100.60").address
 
 
 def test_concurrent_joins_and_answers_lose_nothing(make_store):

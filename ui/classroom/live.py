@@ -7,17 +7,20 @@
 - The teacher publishes a *snapshot* of the tree state (:func:`make_snapshot`: the tree as JSON, the
   node about to be split, the quiz question without its answer key, the status line); students turn it
   back into a tree (:func:`snapshot_tree`) and a question (:func:`snapshot_question`).
-- :func:`client` is who asks (:class:`live.limits.Client`): the network address (``st.context.ip_address``;
-  for a connection from this machine, as from deploy/nginx.conf's proxy, the ``X-Real-IP`` header that
-  nginx sets) and the browser (Streamlit's XSRF cookie, one per browser, never shown). The store's
-  limits count by it, and only the browser that started a class can take it back after a reload.
+- :func:`client` is who asks (:class:`live.limits.Client`): the network address (``st.context.ip_address``:
+  the socket's peer, or the ``X-Forwarded-For`` of a proxy named in ``DTX_TRUSTED_PROXIES``, see
+  :func:`live.limits.trust_proxies`; a peer on this machine, which Streamlit reports as none, is the
+  loopback address) and the browser (Streamlit's XSRF cookie, one per browser, never shown). The store's
+  limits count by it, and only the browser that started a class can take it back after a reload. Headers
+  a client sends itself (``X-Real-IP``, a forged ``X-Forwarded-For``) are never read here: before, any
+  connection from this machine could name its own address in ``X-Real-IP`` (1,096 code guesses a minute
+  straight to a replica port).
 - :func:`join_address` is the student page's address for a code (``DTX_PUBLIC_URL`` when set, else the
   address the teacher's browser uses), :func:`qr_png` its QR code.
 """
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 import io
 import json
@@ -31,7 +34,8 @@ import streamlit as st
 
 from engine.teach.quiz import QuizQuestion
 from engine.tree.serialize import tree_from_json, tree_to_json
-from live.limits import Client
+from live import limits
+from live.limits import Client, browser_secret
 from live.rooms import LiveError, StoreUnavailable
 from live.backend import get_store
 from live import stage_route
@@ -59,28 +63,14 @@ def poll_key(code: str) -> str:
 
 def stage_middleware() -> list:
     """What app.py serves beside the app: the stage route (:mod:`live.stage_route`) for the join page's
-    script, from the same store and for keys made with the same secret as the pages."""
+    script, from the same store and for keys made with the same secret as the pages. Called as app.py builds
+    its ``st.App``, before the server starts: it also sets which proxies the server believes
+    (:func:`live.limits.trust_proxies`)."""
     from starlette.middleware import Middleware
 
+    limits.trust_proxies()
+
     return [Middleware(stage_route.StageMiddleware, store=store, secret=cookie_secret)]
-
-
-def browser_secret(cookie: str | None) -> str | None:
-    """The browser's XSRF token inside Streamlit's cookie (``2|mask|masked token|time``: the mask
-    changes from one page load to the next, the token does not)."""
-    value = (cookie or "").strip("\"' ")
-    if not value:
-        return None
-    parts = value.split("|")
-    if len(parts) == 4 and parts[0] == "2":
-        try:
-            mask, masked = binascii.a2b_hex(parts[1]), binascii.a2b_hex(parts[2])
-        except (binascii.Error, ValueError):
-            return None
-        if not mask:
-            return None
-        return bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked)).hex() or None
-    return value
 
 
 def client() -> Client:
@@ -91,8 +81,8 @@ def client() -> Client:
         return value.strip() if isinstance(value, str) else ""
 
     address = text(ctx.ip_address)
-    if not address:  # a connection from this machine: a local browser, or the proxy beside the app
-        address = text(ctx.headers.get("X-Real-IP")) or text(ctx.headers.get("X-Forwarded-For")).split(",")[-1].strip()
+    if not address and text(ctx.headers.get("Host")):  # a real connection whose peer is on this machine
+        address = limits.LOOPBACK
     return Client.of(address or None, browser_secret(text(ctx.cookies.get(XSRF_COOKIE)) or None))
 
 

@@ -6,7 +6,8 @@
   score go, and their browser cannot join this class again under another nickname until the teacher
   unlocks (the switch, or **Let removed students back**).
 - :func:`idle_note` says how long a forgotten class lives (``live.rooms.IDLE_SECONDS`` after the
-  teacher's page was last open); the panel shows it under the QR code.
+  teacher's page was last open, ``live.rooms.EMPTY_IDLE_SECONDS`` while nobody has joined); the panel
+  shows it under the QR code.
 
 Nicknames are user text: the table (``st.dataframe``) and the picker show them literally, cleaned of
 invisible and direction characters (:func:`live.nicknames.clean`).
@@ -56,7 +57,8 @@ def _remove(me: dict) -> None:
 
 
 def idle_note() -> str:
-    return f"Ends by itself {rooms.IDLE_SECONDS // 60:d} min after this page was last open."
+    return (f"Ends by itself {rooms.IDLE_SECONDS // 60:d} min after this page was last open "
+            f"({rooms.EMPTY_IDLE_SECONDS // 60:d} min while no student has joined).")
 
 
 def render_roster(room: dict, me: dict, read_only: bool) -> None:

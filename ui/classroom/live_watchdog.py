@@ -31,8 +31,8 @@ route, or a key from another secret) presses every WATCHDOG_SECONDS * WATCHDOG_B
 follows, slowly. ``window.__dtxFollow`` counts the polls, presses and their reasons (for tests and
 benchmarks).
 
-The script is inline, so deploy/nginx.conf's Content-Security-Policy allows it by its hash (a test checks
-that they match); it reaches only this server (``connect-src 'self'``).
+The script is inline, so the proxy's Content-Security-Policy (deploy/dtx-site.inc) allows it by its hash (a
+test checks that they match); it reaches only this server (``connect-src 'self'``).
 """
 
 from __future__ import annotations

@@ -145,6 +145,17 @@ def _apply_split() -> None:
     _guard(action)
 
 
+def _ignore_giveaways() -> None:
+    def action():
+        ds = state.current_dataset()
+        names = [g.column for g in ds.giveaways()]
+        if names:
+            state.replace_dataset(ds.with_kinds({name: "ignore" for name in names}))
+            listed = ", ".join(shorten(n, 30) for n in names)
+            flash("success", f"Now ignored: {md_escape(listed)}. {RESET_NOTE}")
+    _guard(action)
+
+
 def _restore() -> None:
     def action():
         state.restore_loaded_dataset()
@@ -236,6 +247,34 @@ def overview_panel(ds) -> None:
         with st.expander(f"{len(notes) - 4:,} more notes from loading"):
             for note in notes[4:]:
                 st.text(note)
+
+
+def giveaway_sentences(ds) -> list[str]:
+    """One Markdown sentence per feature that gives the target away (``Dataset.giveaways``), names escaped."""
+    target = md_escape(shorten(ds.target, 40))
+    out = []
+    for g in ds.giveaways():
+        name = md_escape(shorten(g.column, 60))
+        if g.renamed:
+            out.append(f"Column **{name}** is the target **{target}** under other names: each of its {g.values:,} "
+                       "values stands for one class, so a tree that splits on it learns nothing. Drop it from "
+                       "the file, or set its kind to ignore on the Columns tab.")
+        else:
+            out.append(f"Column **{name}** gives the target away: each of its {g.values:,} values goes with one "
+                       f"**{target}** only, so a tree can reach a perfect test score by memorising it and say "
+                       "nothing about rows with new values. Drop it from the file, or set its kind to ignore "
+                       "on the Columns tab.")
+    return out
+
+
+def giveaway_panel(ds) -> None:
+    """Warnings about features that give the target away, with a button that ignores them all."""
+    sentences = giveaway_sentences(ds)
+    for sentence in sentences:
+        st.warning(sentence, icon=":material/warning:")
+    if sentences:
+        st.button("Ignore " + ("this column" if len(sentences) == 1 else f"these {len(sentences)} columns"),
+                  on_click=_ignore_giveaways, key="_w_data_ignore_giveaways", icon=":material/block:")
 
 
 def kinds_form(ds) -> None:

@@ -2,7 +2,9 @@
 
 The Data page opens the file (:mod:`~ui.model.opening`: ``engine.load_model`` on the uploaded bytes, kept in
 the session through ``ui.state.MODEL``); :mod:`~ui.model.common` matches its columns with the active data
-set and picks the member tree ("Tree k of N", with the round and class of boosted models);
+set (by name, the library's renaming or position) and reads its classes as the data's labels;
+:mod:`~ui.model.classes` lets the Data page change that reading and warns when another agrees far better;
+``common`` also picks the member tree ("Tree k of N", with the round and class of boosted models);
 :mod:`~ui.model.grow_view` draws that tree with the planned diagram and a node inspector (Grow page);
 :mod:`~ui.model.breakdown` shows one row's contributions as a waterfall or the members' votes (Ensembles);
 :mod:`~ui.model.rules_view` the chosen tree's rules and a typed row's path (Rules); :mod:`~ui.model.regions`

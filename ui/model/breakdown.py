@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.ensembles.votes import VoteBreakdown
 from engine.models import contributions, member_votes
 from engine.viz.ensemble_figs import vote_figure
 from ui import state
@@ -53,7 +54,10 @@ def render_contributions(model, row) -> None:
             "identity": "the margin is the prediction"}.get(c.link, c.link)
     answer = names.get(c.prediction, c.prediction) if isinstance(c.prediction, str) else f"{c.prediction:.6g}"
     st.markdown(f"The model predicts **{md_escape(shorten(str(answer), 60))}**: {md_escape(link)}.")
-    st.dataframe(answer_table(c), hide_index=True, width="stretch")
+    table = answer_table(c)
+    if "class" in table.columns:
+        table["class"] = table["class"].map(lambda k: names.get(k, k))
+    st.dataframe(table, hide_index=True, width="stretch")
     if len(steps) - 1 > 40:
         st.caption("More than 40 trees: consecutive trees are drawn as one bar each block (their sum); the table "
                    "below lists every tree.")
@@ -63,8 +67,19 @@ def render_contributions(model, row) -> None:
                                     for k in ("leaf_value", "weight", "contribution", "running_sum")})
 
 
+def named_votes(vb: VoteBreakdown, names: dict) -> VoteBreakdown:
+    """``vb`` with the model's classes shown as the data's labels (``names``: model class -> label)."""
+    if all(k == v for k, v in names.items()) or vb.task != "classification":
+        return vb
+    members = vb.members.assign(prediction=vb.members["prediction"].map(lambda c: names.get(c, c)))
+    members = members.rename(columns={f"p({c})": f"p({v})" for c, v in names.items()})
+    tally = vb.tally.assign(**{"class": vb.tally["class"].map(lambda c: names.get(c, c))})
+    return VoteBreakdown(members, tally, names.get(vb.winner, vb.winner), vb.task)
+
+
 def render_votes(model, row) -> None:
-    vb = member_votes(model, row)
+    names = class_names(model, state.current_dataset())
+    vb = named_votes(member_votes(model, row), names)
     left, right = st.columns([3, 2], gap="large")
     left.plotly_chart(vote_figure(vb), key="model_vote_chart", width="stretch")
     with right:
@@ -75,7 +90,7 @@ def render_votes(model, row) -> None:
         kind = "the mean of the members' class distributions" if model.kind == "soft_vote" else "a majority vote"
         st.caption("The model combines its members by " + kind + ".")
     if model.task == "classification":
-        st.plotly_chart(member_distribution_figure(vb.members, model.classes), key="model_member_dist",
+        st.plotly_chart(member_distribution_figure(vb.members, [names[c] for c in model.classes]), key="model_member_dist",
                         width="stretch")
     st.dataframe(vb.members, hide_index=True, height=260, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn(format="%.3f")})

@@ -69,14 +69,57 @@ def current_tree(model):
 
 
 # ------------------------------------------------------------------------------------------------ data
+def column_match(model, ds):
+    """How the data set ``ds``'s columns feed the model's features (``engine.models.matching``): by name,
+    by the library's renaming, or by position when the model names them generically (target left out).
+    Remembered for the model, the columns and the target (a page asks several times a run)."""
+    columns = tuple(map(str, ds.frame.columns))
+    kept = st.session_state.get(state.MODEL_COLUMNS)
+    if kept is None or kept[0] is not model or kept[1:3] != (columns, ds.target):
+        kept = (model, columns, ds.target, model.match_columns(columns, ds.target))
+        st.session_state[state.MODEL_COLUMNS] = kept
+    return kept[3]
+
+
 def missing_columns(model, ds) -> list[str]:
     """The model's feature columns the data set ``ds`` does not have (in the model's order)."""
-    have = set(map(str, ds.frame.columns))
-    return [c for c in model.feature_names if c not in have]
+    return list(column_match(model, ds).missing)
 
 
 def data_matches(model, ds) -> bool:
-    return not missing_columns(model, ds)
+    return column_match(model, ds).ok
+
+
+def model_frame(model, ds, rows=None) -> pd.DataFrame:
+    """The data set's feature columns under the model's names, in its order (``rows``: positions, default
+    all); the data set must match the model (:func:`data_matches`)."""
+    frame = ds.frame if rows is None else ds.frame.iloc[rows]
+    return column_match(model, ds).frame(frame)
+
+
+def data_labels(ds) -> tuple[str, ...]:
+    """The target's distinct labels as text, sorted."""
+    return tuple(sorted(set(ds.frame[ds.target].astype(str))))
+
+
+def default_classes(model, labels) -> dict[str, str] | None:
+    """Model class -> data label as the training libraries number them: the class itself when every label
+    is one of the model's classes (scikit-learn keeps its labels), else, when the model numbers its K
+    classes 0..K-1 (XGBoost, LightGBM) or there are K labels, the labels in sorted order (scikit-learn's
+    LabelEncoder, which LightGBM's and XGBoost's scikit-learn interfaces use); None when they cannot fit."""
+    classes = list(model.classes)
+    if set(labels) <= set(classes):
+        return {c: c for c in classes}
+    if len(labels) == len(classes):
+        return dict(zip(classes, sorted(labels)))
+    return None
+
+
+def class_map(model, ds) -> dict[str, str] | None:
+    """The model class -> data label mapping in use: the one chosen on the Data page for this target and
+    labels, else :func:`default_classes`."""
+    labels = data_labels(ds)
+    return state.model_classes(ds.target, labels) or default_classes(model, labels)
 
 
 def data_targets(model, ds) -> tuple[np.ndarray, str]:
@@ -90,32 +133,30 @@ def data_targets(model, ds) -> tuple[np.ndarray, str]:
                             "pick a numeric target on the Data page.")
         return y, ""
     labels = values.astype(str).to_numpy(dtype=object)
-    seen = sorted(set(labels))
     classes = list(model.classes)
-    if set(seen) <= set(classes):
+    mapping = class_map(model, ds)
+    if mapping is None:
+        seen = data_labels(ds)
+        raise DataError(f"The target '{shorten(ds.target, 40)}' holds {len(seen):,} values that are not the "
+                        f"model's {len(classes):,} classes ({', '.join(shorten(c, 15) for c in classes[:8])}); "
+                        "pick the target the model was trained on.")
+    inverse = {v: c for c, v in mapping.items()}
+    if all(c == v for c, v in mapping.items()):
         return labels, ""
-    if classes == [str(k) for k in range(len(classes))] and len(seen) == len(classes):
-        mapping = {c: str(k) for k, c in enumerate(seen)}
-        return np.asarray([mapping[v] for v in labels], dtype=object), (
-            "The model names its classes 0 to " + str(len(classes) - 1) + "; they are read as the target's "
-            "values in sorted order (as scikit-learn's LabelEncoder numbers them): "
-            + ", ".join(f"{k} = {shorten(c, 20)}" for k, c in enumerate(seen[:10])) + ".")
-    raise DataError(f"The target '{shorten(ds.target, 40)}' holds {len(seen):,} values that are not the model's "
-                    f"{len(classes):,} classes ({', '.join(shorten(c, 15) for c in classes[:8])}); pick the "
-                    "target the model was trained on.")
+    y = pd.Series(labels).map(inverse).to_numpy(dtype=object)
+    pairs = ", ".join(f"{shorten(c, 15)} = {shorten(v, 20)}" for c, v in list(mapping.items())[:10])
+    if state.model_classes(ds.target, data_labels(ds)) is None:
+        return y, (f"The model names its classes {', '.join(shorten(c, 15) for c in classes[:10])}; they are read "
+                   f"as the target's values in sorted order (as scikit-learn's LabelEncoder numbers them): {pairs}. "
+                   "The Data page can change this.")
+    return y, f"The model's classes are read as the target's values chosen on the Data page: {pairs}."
 
 
 def class_names(model, ds=None) -> dict[str, str]:
-    """Model class -> the label shown (the data's label when the model numbers its classes 0..K-1)."""
+    """Model class -> the label shown (the data's label for it when the data set matches the model)."""
     names = {c: c for c in model.classes}
-    if ds is not None and data_matches(model, ds) and model.task == "classification":
-        try:
-            y, note = data_targets(model, ds)
-        except DataError:
-            return names
-        if note:
-            seen = sorted(set(ds.frame[ds.target].astype(str)))
-            names = {str(k): c for k, c in enumerate(seen)}
+    if ds is not None and model.task == "classification" and data_matches(model, ds):
+        names.update(class_map(model, ds) or {})
     return names
 
 
@@ -124,7 +165,7 @@ def default_row(model, ds=None) -> dict:
     """Starting values for a typed row: the data's typical row when it has the model's columns; otherwise
     the median of the thresholds each feature is tested at (0 when never tested), a category's first label."""
     if ds is not None and data_matches(model, ds):
-        return typical_row(model.schema, ds.frame)
+        return typical_row(model.schema, model_frame(model, ds))
     thresholds: dict[int, list[float]] = {}
     for tree in model.trees[:200]:
         for node in tree.internal_nodes:
@@ -190,5 +231,5 @@ def pick_row(model, ds, *, key: str = "_w_model_q") -> tuple[pd.DataFrame, str]:
     if int(st.session_state.get(W_ROW, 0) or 0) >= n:
         st.session_state[W_ROW] = 0
     pos = int(st.columns([1, 2])[0].number_input(f"Row (0 to {n - 1} of the data set)", 0, n - 1, key=W_ROW))
-    row = ds.frame.iloc[[pos]]
-    return row[list(model.feature_names)], f"row {pos} of the data set ({ds.target} = {row[ds.target].iloc[0]})"
+    label = ds.frame[ds.target].iloc[pos]
+    return model_frame(model, ds, [pos]), f"row {pos} of the data set ({ds.target} = {label})"

@@ -33,7 +33,10 @@ def chart_key(t: int) -> str:
 
 
 def value_text(model, tree, node) -> str:
-    """The node's value as the file gives it: class shares, a number, or a boosted tree's leaf score."""
+    """The node's value as the file gives it: class shares, a number, or a boosted tree's leaf score; an
+    inner node of a file that weighs no node (ONNX) has none until a data set's rows count it."""
+    if not node.is_leaf and not model.inner_values and node.n_node_samples == 0:
+        return "not in the file (it has no row counts; open the CSV the model was trained on)"
     if model.kind == "additive":
         return f"score {format_number(round(float(node.value[0]), 6))}"
     if tree.task == "regression":
@@ -94,7 +97,7 @@ def render_inspector(model, tree, t: int) -> None:
     if model.kind == "additive":
         st.caption("A boosted tree's leaf holds a score, not a class: the model adds the scores of one tree a "
                    "round (per class) and turns the sum into its answer (see the Ensembles page).")
-    elif tree.task == "classification" and not node.is_leaf:
+    elif tree.task == "classification" and not node.is_leaf and (model.inner_values or node.n_node_samples):
         st.plotly_chart(class_distribution_figure(tree, sel, height=300), key="model_class_dist", width="stretch")
     with_data.render_node_data(model, tree, sel)
 
@@ -110,6 +113,9 @@ def render_page(model) -> None:
     cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {tree.n_nodes:,} nodes, {tree.n_leaves:,} "
                      f"leaves, depth {tree.depth:d}")
     tree = with_data.data_tree(model, tree, t)  # counts and purity from the data set when it matches
+    if not model.inner_values and not with_data.matching(model):
+        st.caption("The file keeps no row counts: an inner box's colour and weight are not the model's class shares "
+                   "(only the leaves are); open the CSV the model was trained on to count them.")
     diagram, side = areas(presenter=False, wide=False)
     sel = _selected(tree)
     with diagram:

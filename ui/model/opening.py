@@ -16,7 +16,8 @@ from engine import load_model
 from engine.models.load import READERS
 from engine.errors import EngineError
 from ui import state
-from ui.model.common import member_label, missing_columns
+from ui.model.classes import class_panel
+from ui.model.common import column_match, member_label
 from ui.widgets import flash, md_escape, shorten
 
 W_MODEL_UPLOAD = "_w_data_model_upload"
@@ -62,10 +63,12 @@ def describe(model) -> str:
 def match_sentence(model, ds) -> tuple[str, str]:
     """(kind, sentence) saying whether the data set ``ds`` has the model's columns: ``("success", ...)``
     or ``("warning", ...)`` with the missing columns listed (Markdown: the column names are escaped)."""
-    missing = missing_columns(model, ds)
+    match = column_match(model, ds)
+    missing = match.missing
     if not missing:
+        how = f" {md_escape(match.sentence())}" if match.how != "names" else ""
         return "success", (f"The data set has all {len(model.feature_names):,} of the model's columns: its rows "
-                           f"feed the data-driven views (node counts, metrics, pruning, gain tables).")
+                           f"feed the data-driven views (node counts, metrics, pruning, gain tables).{how}")
     shown = ", ".join(md_escape(shorten(c, 30)) for c in missing[:12]) + (" ..." if len(missing) > 12 else "")
     return "warning", (f"The data set lacks {len(missing):,} of the model's {len(model.feature_names):,} columns "
                        f"({shown}), so only the model's own views work; open a CSV with these columns for the rest.")
@@ -93,5 +96,6 @@ def model_panel() -> None:
         st.caption(md_escape(note))
     kind, sentence = match_sentence(model, state.current_dataset())
     getattr(st, kind)(sentence)
+    class_panel(model)
     st.button("Close the model", key="_w_data_model_close", on_click=_close, icon=":material/close:",
               help="The pages go back to the tree grown here from the data set.")

@@ -18,7 +18,7 @@ from engine.viz.ensemble_figs import decision_grid
 from engine.viz.regions import sample_rows
 from ui import state
 from ui.feature_table import row_frame, tested_first
-from ui.model.common import class_names, data_matches, data_targets, split_counts, typed_row
+from ui.model.common import class_names, data_matches, data_targets, model_frame, split_counts, typed_row
 from ui.model.figures import region_map_figure
 from ui.widgets import md_escape, shorten
 
@@ -102,7 +102,7 @@ def render_regions(model) -> None:
                "to see how the regions move.")
     held = typed_row(model, ds, key="_w_model_reg_q", expanded=len(model.feature_names) <= 12).iloc[0].to_dict()
     matching = data_matches(model, ds)
-    frame = ds.frame if matching else span_frame(model, x, y, held)
+    frame = model_frame(model, ds) if matching else span_frame(model, x, y, held)
     points = None
     names = class_names(model, ds)  # the data's labels for a model that numbers its classes 0..K-1
     if matching:
@@ -111,8 +111,8 @@ def render_regions(model) -> None:
         except DataError as err:
             st.caption(f"Rows not drawn: {md_escape(err)}")
         else:
-            xs = pd.to_numeric(ds.frame[x], errors="coerce").to_numpy(dtype=float)
-            ys = pd.to_numeric(ds.frame[y], errors="coerce").to_numpy(dtype=float)
+            xs = pd.to_numeric(frame[x], errors="coerce").to_numpy(dtype=float)
+            ys = pd.to_numeric(frame[y], errors="coerce").to_numpy(dtype=float)
             known = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
             rows = known[sample_rows(known.size, MAX_POINTS, state.current_seed())]
             points = (xs[rows], ys[rows], np.asarray([names.get(v, v) for v in np.asarray(labels)[rows]], dtype=object))

@@ -18,7 +18,8 @@ from engine.tree.surgery import node_rows, refit
 from ui import state
 from ui.grow.inspector import gain_table_view
 from ui.grow.views import memo
-from ui.model.common import data_matches, data_targets
+from engine.models.build import refit_inner
+from ui.model.common import column_match, data_matches, data_targets
 from ui.widgets import md_escape
 
 
@@ -33,7 +34,7 @@ def rows_and_targets(model):
     ds = state.current_dataset()
 
     def compute():
-        X = model.encode(ds.frame)
+        X = model.encode(ds.frame, column_match(model, ds))
         y, note = data_targets(model, ds)
         keep = np.isfinite(y.astype(float)) if model.task == "regression" else np.ones(len(y), dtype=bool)
         return X[keep], y[keep], note
@@ -42,13 +43,16 @@ def rows_and_targets(model):
 
 def refitted(model, tree, t: int):
     """Member ``t`` with every node's rows, counts and impurity from the data set (values and predictions
-    as in the file). A boosted tree's leaves hold scores, not targets: only its rows are counted."""
+    as in the file). A boosted tree's leaves hold scores, not targets: only its rows are counted. A file
+    that weighs no node (ONNX) gets its inner values from its leaves weighted by the rows reaching them."""
     def compute():
         X, y, _ = rows_and_targets(model)
-        if model.kind == "additive" or tree.task != model.task:
-            fitted = refit(tree, X, np.zeros(len(X)), keep_predictions=True)
-            return fitted.replace_nodes({n.id: n.evolve(impurity=float("nan")) for n in fitted.walk()})
-        return refit(tree, X, y, keep_predictions=True)
+        scores = model.kind == "additive" or tree.task != model.task
+        target = np.zeros(len(X)) if scores else y
+        fitted = refit(tree, X, target, keep_predictions=True) if model.inner_values else refit_inner(tree, X, target)
+        if scores:
+            fitted = fitted.replace_nodes({n.id: n.evolve(impurity=float("nan")) for n in fitted.walk()})
+        return fitted
     return memo(("model_refit", id(model), t), compute)
 
 
@@ -77,7 +81,7 @@ def node_gain_table(model, tree, node_id: int):
             if model.task == "regression" else np.arange(len(ds))
         part = ds.subset(known[rows])
         try:
-            part = part.with_features([f for f in model.feature_names if f != ds.target])
+            part = part.with_features([c for c in column_match(model, ds).columns if c != ds.target])
         except EngineError:
             pass  # some of the model's columns are not features here (ignored, or the target): use the data's
         return Grower(part, state.current_config()).gain_table(0)

@@ -202,6 +202,20 @@ def _trees(attrs: dict, schema: FeatureSchema, double: bool, leaf_prefix: str, w
                       category_sets=sets, root=roots[0]), vals
 
 
+NO_COUNTS = ("The ONNX file gives no row counts or covers, so an inner node's class shares or value are not "
+             "known from the file; open the CSV the model was trained on to count them from its rows.")
+
+
+def _no_counts(read):
+    """An ONNX tree ensemble stores only its leaves' weights: mark the model's inner values unknown."""
+    def wrapped(data: bytes) -> ImportedModel:
+        out = read(data)
+        return replace(out, inner_values=False, notes=(*out.notes, NO_COUNTS))
+    wrapped.__doc__, wrapped.__name__ = read.__doc__, read.__name__
+    return wrapped
+
+
+@_no_counts
 def read_onnx(data: bytes) -> ImportedModel:
     """The ImportedModel of an ONNX tree-ensemble file (see the module docstring for what is read)."""
     model, node = _parse(data)

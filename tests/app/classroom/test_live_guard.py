@@ -95,7 +95,8 @@ def test_the_panel_says_when_a_forgotten_class_ends():
     t, code = start_class()
     minutes = rooms.IDLE_SECONDS // 60
     assert 45 <= minutes <= 90
-    assert any(f"Ends by itself {minutes:d} min after this page was last open" in c
+    assert any(f"Ends by itself {minutes:d} min after this page was last open "
+               f"({rooms.EMPTY_IDLE_SECONDS // 60:d} min while no student has joined)" in c
                for c in texts(t, "caption"))
     assert params_of(t)["class"] == code
 
@@ -112,3 +113,22 @@ def test_wrong_codes_typed_on_a_shared_address_do_not_stop_a_class_in_progress()
     assert any("Too many wrong class codes" in e for e in texts(late, "error"))
     ok(ana.run())
     assert "You: Ana · score 0 of 0" in texts(ana, "text") and not ana.error
+
+
+def test_an_address_holding_its_share_is_told_when_it_can_start_again():
+    """Finding 9 through the page: an address holds at most a tenth of the server's classes; its next teacher
+    reads why and when (the first of its classes ends by itself 10 min after its page was last open, while
+    nobody has joined), and a teacher elsewhere still starts one."""
+    share = limits.rooms_per_address(rooms.MAX_ROOMS)
+    for i in range(share):
+        t = teacher(browser=f"teacher {i}", address="203.0.113.70")
+        t.button(key="_w_live_start").click().run()
+        assert "_live_teacher" in ok(t).session_state
+    late = teacher(browser="one more", address="203.0.113.70")
+    late.button(key="_w_live_start").click().run()
+    assert "_live_teacher" not in ok(late).session_state
+    assert any(f"already runs {share:d} live classes, its share of this server's {rooms.MAX_ROOMS:d}" in e
+               and "start in about 10 min" in e for e in texts(late, "error")), texts(late, "error")
+    elsewhere = teacher(browser="another school", address="198.51.100.70")
+    elsewhere.button(key="_w_live_start").click().run()
+    assert "_live_teacher" in ok(elsewhere).session_state

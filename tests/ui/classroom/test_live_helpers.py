@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -74,23 +76,36 @@ def test_the_browser_is_known_by_its_xsrf_token_whatever_the_mask():
     assert live.browser_secret(None) is None and live.browser_secret("2|zz|zz|1") is None
 
 
-def test_proxy_headers_count_only_for_a_connection_from_this_machine(monkeypatch):
-    """deploy/nginx.conf (beside the app) sets X-Real-IP to the real peer; Streamlit reports a loopback
-    peer as no address. A direct connection from elsewhere is counted by its own address, and the
-    headers it sends are ignored (anyone can send them)."""
+def test_headers_a_client_sends_never_name_its_address(monkeypatch):
+    """Finding 10: ``X-Real-IP`` was believed from any connection of this machine, so a script straight to a
+    replica's port named a new address for every try. Only the server's own view counts: the peer, or what a
+    trusted proxy said (uvicorn resolves that into ``ip_address``); a peer on this machine is the loopback
+    address, whatever it sends."""
     from types import SimpleNamespace
 
-    from live.limits import Client
+    from live.limits import LOOPBACK, Client
 
     def seen(ip, headers):
         monkeypatch.setattr(live, "st", SimpleNamespace(context=SimpleNamespace(
             ip_address=ip, headers=headers, cookies={live.XSRF_COOKIE: "plain-token"})))
         return live.client()
 
-    assert seen(None, {"X-Real-IP": "198.51.100.7"}) == Client.of("198.51.100.7", "plain-token")
-    assert seen(None, {"X-Forwarded-For": "10.0.0.1, 198.51.100.8"}).address == Client.of("198.51.100.8", None).address
-    assert seen("203.0.113.4", {"X-Real-IP": "198.51.100.7"}).address == Client.of("203.0.113.4", None).address
-    assert seen(None, {}) == Client.of(None, "plain-token")
+    host = {"Host": "127.0.0.1:8501"}
+    assert seen(None, {**host, "X-Real-IP": "198.51.100.7"}) == Client.of(LOOPBACK, "plain-token")
+    forwarded = seen(None, {**host, "X-Forwarded-For": "10.0.0.1, 198.51.100.8"})
+    assert forwarded.address == Client.of(LOOPBACK, None).address
+    assert seen("203.0.113.4", {**host, "X-Real-IP": "198.51.100.7"}).address == Client.of("203.0.113.4", None).address
+    assert seen(None, {}) == Client.of(None, "plain-token")  # no connection at all (a test run): unknown
+
+
+def test_the_server_believes_forwarded_addresses_only_from_named_proxies(monkeypatch):
+    from live import limits
+
+    monkeypatch.delenv(limits.ENV_TRUSTED_PROXIES, raising=False)
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")  # uvicorn's own default: any local connection
+    assert limits.trust_proxies() == "" and os.environ["FORWARDED_ALLOW_IPS"] == ""
+    monkeypatch.setenv(limits.ENV_TRUSTED_PROXIES, " 127.0.0.1 , 10.0.0.0/8,")
+    assert limits.trust_proxies() == "127.0.0.1,10.0.0.0/8" == os.environ["FORWARDED_ALLOW_IPS"]
 
 
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
