@@ -123,7 +123,7 @@ with side_col:
             classroom.render_narrated_log(grower, sw.lang)
     with tabs[2]:
         if tabs[2].open is not False:
-            query.render_query_form(grower.dataset)
+            query.render_query_form(grower.dataset, tree)
             query.render_query_result(tree, grower.dataset)
     with tabs[3]:
         if tabs[3].open is not False:

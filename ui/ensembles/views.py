@@ -19,6 +19,7 @@ from engine.split.wording import plural
 from engine.viz import ensemble_figs as figs
 from engine.viz.regions import region_figure
 from ui import tree_view
+from ui.feature_table import FEW, row_frame, split_counts, value_table
 from ui.widgets import md_escape, shorten
 
 MEMO = "_ens_memo"
@@ -58,15 +59,23 @@ def member_diagram(tree, *, path=None) -> None:
 
 
 # ------------------------------------------------------------------------------------------ vote
-def _query_row(train) -> pd.DataFrame:
+def _query_row(train, ens) -> pd.DataFrame:
     base = figs.typical_row(train.schema, train.frame)
-    values = {}
+    names, kinds = train.feature_names, train.schema.kinds
     with st.expander("Query point values", expanded=True):
+        if len(names) > FEW:
+            categories = {n: list(train.schema.categories[j]) for j, n in enumerate(names) if kinds[j] != "numeric"}
+            tests = memo(("tests", ens), lambda: split_counts([m.tree for m in ens.members], names))
+            values = value_table(names, kinds, categories, base, key="_w_ens_q", tests=tests,
+                                 tester="the members' splits", number_format="%.4g",
+                                 default_text="the training rows' typical value (median, or most frequent label)")
+            return row_frame(names, kinds, values)
+        values = {}
         cols = st.columns(4)
-        for j, name in enumerate(train.feature_names):
+        for j, name in enumerate(names):
             key = f"_w_ens_q_{j}"
             box = cols[j % 4]
-            if train.schema.kinds[j] == "numeric":
+            if kinds[j] == "numeric":
                 values[name] = box.number_input(md_escape(name), value=float(base[name]), key=key, format="%.4g")
             else:
                 cats = list(train.schema.categories[j])
@@ -76,7 +85,7 @@ def _query_row(train) -> pd.DataFrame:
     return pd.DataFrame([values])
 
 
-def pick_row(split) -> tuple[pd.DataFrame, str]:
+def pick_row(split, ens) -> tuple[pd.DataFrame, str]:
     """(one-row frame, description) chosen by the user: a test row, a training row or a query point."""
     has_test = split.test is not None and len(split.test) > 0
     options = [s for s in SOURCES if s != "test" or has_test]
@@ -84,7 +93,7 @@ def pick_row(split) -> tuple[pd.DataFrame, str]:
         st.session_state[W_SOURCE] = options[0]
     source = st.segmented_control("Vote on", options, format_func=SOURCES.get, key=W_SOURCE, required=True)
     if source == "query":
-        return _query_row(split.train), "the query point"
+        return _query_row(split.train, ens), "the query point"
     data = split.test if source == "test" else split.train
     n = len(data)
     if st.session_state.get(W_ROW, 0) >= n:
@@ -97,7 +106,7 @@ def pick_row(split) -> tuple[pd.DataFrame, str]:
 
 
 def render_vote(ens, split) -> None:
-    row, what = pick_row(split)
+    row, what = pick_row(split, ens)
     vb = ensembles.vote_breakdown(ens, row)
     st.caption(f"How the {ens.n_members:d} members vote on {md_escape(what)}.")
     st.dataframe(row, hide_index=True)

@@ -1,7 +1,8 @@
 """Query point: type (or copy from a training row) one value per feature and follow it down the tree.
 
 The form has a number input per numeric feature (empty = missing) and a select box per categorical
-feature (with "(missing)"). A missing value goes down every branch with the branch's share of the
+feature (with "(missing)"); above ``FEW`` features it is one table instead (a row per feature, the ones the
+tree tests first, :func:`ui.feature_table.value_table`), which draws 1,000 features as fast as four. A missing value goes down every branch with the branch's share of the
 training rows (C4.5), so the prediction mixes several leaves; the text path follows the largest branch.
 The active query is kept in session state with the data version it was made for, so a new data set
 drops it.
@@ -17,12 +18,15 @@ import streamlit as st
 
 from engine.split.records import format_number
 from ui import state
+from ui.feature_table import FEW, edited_values, split_counts, value_table
 from ui.widgets import md_escape, shorten
 
 QUERY = "_grow_query"  # (data_version, {feature: value or None})
 W_ROW = "_w_grow_q_row"
 FORM_VERSION = "_grow_q_version"  # data version the form widgets were filled for
 W_PREFIX = "_w_grow_q_f"
+W_TABLE = "_w_grow_q_table"  # the table of many features (its key also holds a serial, bumped by each fill)
+TABLE_BASE = "_grow_q_table_base"  # (data version, {feature: value} the table starts from, serial)
 MISSING = "(missing)"
 MAX_COLUMNS = 4
 
@@ -79,7 +83,24 @@ def _widget_key(i: int) -> str:
     return f"{W_PREFIX}{i}"
 
 
+def _many(ds) -> bool:
+    return len(ds.feature_names) > FEW
+
+
+def _table_args(ds, tree) -> tuple:
+    """(names, kinds, categories, tests) of the table of many features."""
+    names = list(ds.feature_names)
+    kinds = [ds.kind(f) for f in names]
+    labels = ds.categories  # a copy on each access: read once
+    categories = {f: list(labels[f]) for f, k in zip(names, kinds) if k != "numeric"}
+    return names, kinds, categories, split_counts([tree], names) if tree is not None else {}
+
+
 def _fill(ds, values: dict) -> None:
+    if _many(ds):  # the table starts again from these values (a new key: the old edits are dropped)
+        old = st.session_state.get(TABLE_BASE)
+        st.session_state[TABLE_BASE] = (state.data_version(), dict(values), (old[2] + 1) if old else 0)
+        return
     for i, f in enumerate(ds.feature_names):
         v = values[f]
         st.session_state[_widget_key(i)] = (MISSING if v is None else v) if ds.kind(f) != "numeric" else v
@@ -89,7 +110,13 @@ def _fill_from_row(ds) -> None:
     _fill(ds, row_values(ds, int(st.session_state.get(W_ROW) or 0)))
 
 
-def _submit(ds) -> None:
+def _submit(ds, tree=None) -> None:
+    if _many(ds):
+        _, base, serial = st.session_state[TABLE_BASE]
+        names, kinds, categories, tests = _table_args(ds, tree)
+        values = edited_values(names, kinds, categories, base, key=f"{W_TABLE}{serial}", tests=tests)
+        st.session_state[QUERY] = (state.data_version(), values)
+        return
     values = {}
     for i, f in enumerate(ds.feature_names):
         v = st.session_state.get(_widget_key(i))
@@ -101,9 +128,17 @@ def clear_query() -> None:
     st.session_state.pop(QUERY, None)
 
 
-def render_query_form(ds) -> None:
-    """The query form (prefilled from a training row the first time)."""
-    if _widget_key(0) not in st.session_state or st.session_state.get(FORM_VERSION) != state.data_version():
+def _form_is_stale(ds) -> bool:
+    if _many(ds):
+        stored = st.session_state.get(TABLE_BASE)
+        return not stored or stored[0] != state.data_version()
+    return _widget_key(0) not in st.session_state or st.session_state.get(FORM_VERSION) != state.data_version()
+
+
+def render_query_form(ds, tree=None) -> None:
+    """The query form (prefilled from a training row the first time); ``tree``: the tree whose tested
+    features the table of many features lists first."""
+    if _form_is_stale(ds):
         if not 0 <= int(st.session_state.get(W_ROW) or 0) < len(ds):
             st.session_state[W_ROW] = 0
         _fill(ds, current_query(ds) or row_values(ds, 0))
@@ -112,16 +147,22 @@ def render_query_form(ds) -> None:
     c1.number_input("Training row", min_value=0, max_value=len(ds) - 1, step=1, key=W_ROW)
     c2.button("Copy this row into the form", on_click=_fill_from_row, args=(ds,), key="_w_grow_q_fill")
     with st.form("grow_query_form", border=True):
-        cols = st.columns(min(MAX_COLUMNS, max(1, len(ds.feature_names))))
-        for i, f in enumerate(ds.feature_names):
-            col = cols[i % len(cols)]
-            label = md_escape(shorten(f, 40))  # widget labels are Markdown: show the name literally
-            if ds.kind(f) == "numeric":
-                col.number_input(label, value=None, key=_widget_key(i), format="%.6g",
-                                 placeholder="missing", help="Leave empty for a missing value.")
-            else:
-                col.selectbox(label, [*ds.categories[f], MISSING], key=_widget_key(i))
-        st.form_submit_button("Predict", type="primary", on_click=_submit, args=(ds,),
+        if _many(ds):
+            _, base, serial = st.session_state[TABLE_BASE]
+            names, kinds, categories, tests = _table_args(ds, tree)
+            value_table(names, kinds, categories, base, key=f"{W_TABLE}{serial}", tests=tests,
+                        default_text="the training row copied in (or the last query)")
+        else:
+            cols = st.columns(min(MAX_COLUMNS, max(1, len(ds.feature_names))))
+            for i, f in enumerate(ds.feature_names):
+                col = cols[i % len(cols)]
+                label = md_escape(shorten(f, 40))  # widget labels are Markdown: show the name literally
+                if ds.kind(f) == "numeric":
+                    col.number_input(label, value=None, key=_widget_key(i), format="%.6g",
+                                     placeholder="missing", help="Leave empty for a missing value.")
+                else:
+                    col.selectbox(label, [*ds.categories[f], MISSING], key=_widget_key(i))
+        st.form_submit_button("Predict", type="primary", on_click=_submit, args=(ds, tree),
                               icon=":material/travel_explore:")
 
 

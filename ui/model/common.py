@@ -16,6 +16,7 @@ from engine.errors import DataError
 from engine.models.checks import output_names
 from engine.viz.regions import typical_row
 from ui import state
+from ui.feature_table import FEW, row_frame, value_table
 from ui.widgets import md_escape, shorten
 
 W_MEMBER = "_w_model_member"
@@ -180,22 +181,41 @@ def default_row(model, ds=None) -> dict:
     return row
 
 
+def split_counts(model) -> dict[str, int]:
+    """``{feature: number of splits testing it}`` over all the model's trees (untested features left out),
+    counted from the flat routing tables the model predicts with (built once per model)."""
+    forest = model.compiled
+    counts = np.bincount(forest.feature[~forest.is_leaf], minlength=len(model.feature_names))
+    return {model.feature_names[j]: int(counts[j]) for j in np.flatnonzero(counts)}
+
+
 def typed_row(model, ds=None, *, key: str = "_w_model_q", expanded: bool = True) -> pd.DataFrame:
-    """Inputs for every feature of the model (numbers or a category); the one-row frame they make."""
+    """Inputs for every feature of the model (numbers or a category); the one-row frame they make. Up to
+    ``FEW`` features: a box each; more: one table (:func:`ui.feature_table.value_table`), the features
+    the model's splits test first (the others cannot change its answer)."""
     base = default_row(model, ds)
-    values = {}
+    names, kinds = model.feature_names, model.schema.kinds
     with st.expander("Row values", expanded=expanded):
+        if len(names) > FEW:
+            categories = {n: list(model.schema.categories[j]) for j, n in enumerate(names) if kinds[j] != "numeric"}
+            default = ("the data set's typical value (median, or most frequent label)" if ds is not None and
+                       data_matches(model, ds) else "the median of the thresholds they are tested at (0 when never "
+                       "tested" + ("; a category's first label)" if categories else ")"))
+            return row_frame(names, kinds, value_table(names, kinds, categories, base, key=key,
+                                                       tests=split_counts(model), tester="the model's splits",
+                                                       default_text=default))
+        values = {}
         cols = st.columns(4)
-        for j, name in enumerate(model.feature_names):
+        for j, name in enumerate(names):
             box = cols[j % 4]
             label = md_escape(shorten(name, 40))
-            if model.schema.kinds[j] == "numeric":
+            if kinds[j] == "numeric":
                 values[name] = box.number_input(label, value=float(base[name]), key=f"{key}_{j}", format="%.6g")
             else:
                 cats = list(model.schema.categories[j])
                 values[name] = box.selectbox(label, cats, index=cats.index(base[name]) if base[name] in cats else 0,
                                              key=f"{key}_{j}")
-    return pd.DataFrame([values], columns=list(model.feature_names))
+    return pd.DataFrame([values], columns=list(names))
 
 
 def pick_row(model, ds, *, key: str = "_w_model_q") -> tuple[pd.DataFrame, str]:

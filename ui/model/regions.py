@@ -17,32 +17,43 @@ from engine.errors import DataError, EngineError
 from engine.viz.ensemble_figs import decision_grid
 from engine.viz.regions import sample_rows
 from ui import state
-from ui.model.common import class_names, data_matches, data_targets, model_frame, typed_row
+from ui.feature_table import row_frame, tested_first
+from ui.model.common import class_names, data_matches, data_targets, model_frame, split_counts, typed_row
 from ui.model.figures import region_map_figure
 from ui.widgets import md_escape, shorten
 
 W_X, W_Y = "_w_model_reg_x", "_w_model_reg_y"
 RESOLUTION = 80  # grid points per axis (6,400 rows predicted by every tree at once)
 MAX_POINTS = 3000
+BLOCK_CELLS = 1 << 20  # grid cells (rows x features) predicted at a time: 8 MB of floats
 
 
 class ModelGrid:
     """What ``decision_grid`` asks of an ensemble, answered by an ImportedModel with ``held`` values for the
     features other than ``x`` and ``y``: ``member_outputs`` gives the probabilities (or values),
-    ``tally`` passes them on, ``combine`` gives the values (regression)."""
+    ``tally`` passes them on, ``combine`` gives the values (regression).
+
+    The grid it is given needs only the ``x`` and ``y`` columns: the held row is encoded once and the grid
+    is predicted in blocks of about :data:`BLOCK_CELLS` cells, so a model of 10,000 features costs a few
+    MB here, not the 512 MB of a 6,400 x 10,000 frame."""
 
     def __init__(self, model, held: dict, x: str, y: str):
         self.model, self.held, self.axes = model, dict(held), (x, y)
         self.schema, self.task, self.classes = model.schema, model.task, model.classes
 
     def member_outputs(self, grid: pd.DataFrame, upto=None) -> np.ndarray:
-        rows = grid.copy()
-        for name, value in self.held.items():
-            if name not in self.axes:
-                rows[name] = value
-        if self.task == "classification":
-            return self.model.predict_proba(rows)
-        return np.asarray(self.model.predict(rows), dtype=float)
+        model = self.model
+        row = model.encode(row_frame(model.feature_names, model.schema.kinds, self.held))[0]
+        cols = [model.feature_names.index(a) for a in self.axes]
+        axes = np.column_stack([pd.to_numeric(grid[a]).to_numpy(dtype=float) for a in self.axes])
+        step = max(1, BLOCK_CELLS // max(row.size, 1))
+        out = []
+        for start in range(0, len(axes), step):
+            block = np.repeat(row[None, :], min(step, len(axes) - start), axis=0)
+            block[:, cols] = axes[start:start + step]
+            out.append(model.predict_proba(block) if self.task == "classification"
+                       else np.asarray(model.predict(block), dtype=float))
+        return np.concatenate(out)
 
     def tally(self, outputs, upto=None):
         return outputs
@@ -53,28 +64,23 @@ class ModelGrid:
 
 def numeric_features(model) -> list[str]:
     """The model's numeric features, the ones its trees test most often first (the default axes)."""
-    tests = np.zeros(len(model.feature_names))
-    for tree in model.trees[:500]:
-        for node in tree.internal_nodes:
-            tests[node.split.feature_index] += 1
-    order = np.argsort(-tests, kind="stable")
-    return [model.feature_names[j] for j in order if model.schema.kinds[j] == "numeric"]
+    kind = dict(zip(model.feature_names, model.schema.kinds))
+    return [n for n in tested_first(model.feature_names, split_counts(model)) if kind[n] == "numeric"]
 
 
 def span_frame(model, x: str, y: str, held: dict) -> pd.DataFrame:
-    """Two rows spanning the thresholds the model tests ``x`` and ``y`` at (padded), for a map without data."""
+    """Two rows of ``x`` and ``y`` spanning the thresholds the model tests them at (padded), for a map
+    without data (the other features are the held row's: :class:`ModelGrid` adds them)."""
     cols = {}
     for name in (x, y):
         j = model.feature_names.index(name)
         t = [n.split.threshold for tree in model.trees for n in tree.internal_nodes
              if n.split.feature_index == j and n.split.kind == "threshold" and np.isfinite(n.split.threshold)]
-        lo, hi = (min(t), max(t)) if t else (float(held[name]) - 1, float(held[name]) + 1)
+        at = float(held[name]) if np.isfinite(held[name]) else 0.0  # a held value may be missing
+        lo, hi = (min(t), max(t)) if t else (at - 1, at + 1)
         pad = 0.15 * (hi - lo) if hi > lo else 1.0
         cols[name] = [lo - pad, hi + pad]
-    frame = pd.DataFrame({k: [v, v] for k, v in held.items()})
-    for name, values in cols.items():
-        frame[name] = values
-    return frame
+    return pd.DataFrame(cols)
 
 
 def render_regions(model) -> None:
@@ -111,8 +117,8 @@ def render_regions(model) -> None:
             rows = known[sample_rows(known.size, MAX_POINTS, state.current_seed())]
             points = (xs[rows], ys[rows], np.asarray([names.get(v, v) for v in np.asarray(labels)[rows]], dtype=object))
     try:
-        gx, gy, win, strength = decision_grid(ModelGrid(model, held, x, y), frame, x, y, base=held,
-                                              resolution=RESOLUTION)
+        gx, gy, win, strength = decision_grid(ModelGrid(model, held, x, y), frame, x, y,
+                                              base={x: held[x], y: held[y]}, resolution=RESOLUTION)
     except EngineError as err:
         st.error(md_escape(str(err).replace("ensemble", "model")))
         return
