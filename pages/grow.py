@@ -94,7 +94,7 @@ with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
                          big=sw.presenter, wide=wide)
     classroom.render_narration(grower, sw.lang)
-    if tree.leaves and any(n.stop_reason for n in tree.leaves):
+    if views.stop_reason_legend(tree):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))
 with region_col:

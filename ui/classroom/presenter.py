@@ -147,11 +147,20 @@ def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[s
     return out
 
 
+LATEST = "_narration_latest"  # (grower, steps, tree fingerprint, language, data version) -> the latest sentence
+
+
 def latest_narration(grower, lang: str = "en") -> str | None:
-    """The sentence(s) of the latest step, or None before the first step."""
+    """The sentence(s) of the latest step, or None before the first step; remembered until the tree or the
+    language changes (its cache key hashes the whole history: ~0.1 s on every click after 6,000 steps)."""
     if not grower.history:
         return None
-    return " ".join(narrations(grower, lang, last=1)[-1]) or None
+    key = (id(grower), id(grower.history[-1]), len(grower.history), grower.n_steps, grower.tree.fingerprint, lang,
+           state.data_version())
+    kept = st.session_state.get(LATEST)
+    if not (isinstance(kept, tuple) and kept[0] == key):
+        kept = st.session_state[LATEST] = (key, " ".join(narrations(grower, lang, last=1)[-1]) or None)
+    return kept[1]
 
 
 def render_narration(grower, lang: str = "en") -> None:

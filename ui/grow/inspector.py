@@ -65,8 +65,13 @@ def child_table(split: Split, classes, task: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def node_choices(tree) -> dict[int, str]:
+    """``{node id: node_label}`` in walk order, remembered per tree (12,000 labels took ~0.2 s a click)."""
+    return views.memo(("node_choices", tree_fingerprint(tree)), lambda: {n.id: node_label(n) for n in tree.walk()})
+
+
 def _sync_node(tree, key: str) -> int:
-    ids = [n.id for n in tree.walk()]
+    ids = node_choices(tree)
     sel = state.selected_node()
     if sel not in ids:
         sel = 0
@@ -148,8 +153,8 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
     sel = _sync_node(tree, key)
     if st.session_state.get(views.DRAWN_SELECTED, sel) != sel:
         st.rerun()  # chosen here (the fragment reran alone): redraw the page so the diagram outlines it
-    st.selectbox("Node", [n.id for n in tree.walk()], key=key, on_change=_on_node, args=(key,),
-                 format_func=lambda i: node_label(tree.nodes[i]),
+    choices = node_choices(tree)
+    st.selectbox("Node", list(choices), key=key, on_change=_on_node, args=(key,), format_func=choices.__getitem__,
                  help="Or click a box in the diagram, or a point in the region plot to pick the leaf it falls in.")
     node = tree.node(sel)
     pred = node.prediction if isinstance(node.prediction, str) else format_number(round(node.prediction, 4))
