@@ -15,7 +15,7 @@ import streamlit as st
 
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.dot import dot_source
-from engine.viz.tree_figure import tree_figure
+from engine.viz.tree_figure import MODEBAR_PX, tree_figure
 from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
 from ui.charts import overlay_shapes
@@ -61,7 +61,8 @@ TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under
 DIAGRAM_WIDTH, WIDE_WIDTH = 520, 900
 PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
 DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
-PRESENTER_HEIGHT = 620  # presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header
+# presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header, plus the mode bar's strip
+PRESENTER_HEIGHT = 620 + MODEBAR_PX
 
 
 def diagram_source(tree, **kw) -> str:
