@@ -28,17 +28,20 @@ if state.current_model() is not None:  # a model trained elsewhere: its trees in
     with friendly_errors("grow: model"):
         model_grow.render_page(state.current_model())
     st.stop()
-heading = st.container()  # the title, filled once the switches are known: presenter view starts with the tree
+# one row for the title and the classroom switches, the caption in the title's help: the tree starts in the
+# upper half of a 1366 x 768 window (it started at ~500 px under a title, a caption and the switches' row)
+heading, bar = (st.columns([1, 6], vertical_alignment="center") if not classroom.switches().presenter
+                else (st.container(), st.container()))  # presenter view: no title, the tree first
 share.apply_link_once()
 
 split = state.current_split()
 train = split.train
-sw = classroom.classroom_bar()  # presenter view, quiz, narration language (may come from the URL)
+with bar:  # presenter view, quiz, narration language (may come from the URL); the page's instructions in a tooltip
+    sw = classroom.classroom_bar(intro="Press **Step** to split one node, or **Play** to watch the tree grow. Click "
+                                       "a box: the inspector beside the diagram shows its gain table and arithmetic; "
+                                       "you can force another split or collapse a subtree.")
 if not sw.presenter:
     heading.title("Grow")
-    heading.caption("Press **Step** to split one node, or **Play** to watch the tree grow. Click a box: the "
-                    "inspector beside the diagram shows its gain table and arithmetic; you can force another split "
-                    "or collapse a subtree.")
 if not sw.presenter:
     settings.settings_panel(train.task, has_validation=split.validation is not None and len(split.validation) > 0)
 
@@ -94,7 +97,7 @@ with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
                          big=sw.presenter, wide=wide)
     classroom.render_narration(grower, sw.lang)
-    if tree.leaves and any(n.stop_reason for n in tree.leaves):
+    if views.stop_reason_legend(tree):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))
 with region_col:

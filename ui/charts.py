@@ -1,12 +1,17 @@
-"""Plotly figures for the Data page: class balance (classification) and target histogram (regression).
+"""Plotly figures for the Data page: class balance (classification) and target histogram (regression), and
+:func:`overlay_shapes`, which draws light shapes onto a chart the browser already shows (the Grow page's
+selected region) without sending the chart again.
 
-Pure functions from a Dataset to a ``go.Figure``; the page decides how to show them.
+The figures are pure functions from a Dataset to a ``go.Figure``; the page decides how to show them.
 """
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import plotly.graph_objects as go
+import streamlit as st
 
 from engine.viz.regions import escape, short_label
 from ui.summaries import class_counts
@@ -77,3 +82,46 @@ def target_figure(ds) -> go.Figure:
     if ds.task == "classification":
         return class_balance_figure(ds)
     return target_histogram_figure(ds)
+
+
+#: A page script that draws layout shapes onto a chart the browser already shows, through Plotly's own
+#: relayout (the mode bar's handler, as ui.tree_view.ZOOM_KEEPER does): a light change such as the outline
+#: of the selected region then reaches the browser as a few numbers, and the chart (thousands of points)
+#: is neither resent nor redrawn. ``window.__dtxOverlays`` maps a container's CSS selector to its shapes;
+#: a new plot in that container (after a Step the chart is a new element) gets them too.
+OVERLAY_JS = """<script>
+(() => {
+  const want = window.__dtxOverlays = window.__dtxOverlays || {};
+  want[%(sel)s] = %(shapes)s;
+  const apply = (gd, sel) => {
+    const key = JSON.stringify(want[sel]);
+    if (!gd._fullLayout || gd.__dtxOverlay === key) return;
+    const bar = gd._fullLayout._modeBar;
+    const button = bar && bar.buttons.flat().find(b => b && b.name === "zoomIn2d");
+    if (!button) return;
+    const names = new Set(want[sel].map(s => s.name));
+    const kept = (gd.layout.shapes || []).filter(s => !names.has(s.name) && !(s.name || "").startsWith("overlay:"));
+    gd.__dtxOverlay = key;
+    button.click(gd, {currentTarget: {getAttribute: n => (n === "data-attr" ? "shapes" : kept.concat(want[sel])),
+                                      setAttribute: () => {}}});
+  };
+  const scan = () => Object.keys(want).forEach(sel => {
+    const gd = document.querySelector(sel + " .js-plotly-plot");
+    if (gd) apply(gd, sel);
+  });
+  if (!window.__dtxOverlayObserver) {
+    window.__dtxOverlayObserver = new MutationObserver(scan);
+    window.__dtxOverlayObserver.observe(document.body, {childList: true, subtree: true});
+  }
+  scan();
+})();
+</script>"""
+
+
+def overlay_shapes(container_key: str, shapes: list[dict]) -> None:
+    """Draw ``shapes`` (Plotly layout shapes: numbers and fixed names only, no user text) onto the chart in
+    ``st.container(key=container_key)``, replacing the shapes of the same names this function drew before;
+    the chart itself is not sent again (see :data:`OVERLAY_JS`)."""
+    names = [{**s, "name": f"overlay:{s.get('name', '')}"} for s in shapes]
+    st.html(OVERLAY_JS % {"sel": json.dumps(f".st-key-{container_key}"), "shapes": json.dumps(names)},
+            unsafe_allow_javascript=True, width="content")

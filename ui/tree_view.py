@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.viz.tree_figure import FONT_PX, FOLD, clicked_node, tree_figure
+from engine.viz.tree_figure import FONT_PX, FOLD, MODEBAR_PX, clicked_node, tree_figure
 from engine.viz.tree_labels import branch_label, short
 from engine.viz.tree_layout import plan_view, subtree_sizes, trail_to
 from ui.widgets import md_escape
@@ -189,8 +189,9 @@ def show_figure(fig, *, key: str, tree=None, on_node=None, config=None):
 def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, big: bool = False,
              compact: bool = False, show_ids: bool = True, keep=None):
     """The view plan of the chart ``key`` (its focus, folds; ``keep``: a node id that must be drawn — the
-    focus moves up to its parent if it is not)."""
-    kw = dict(width=width, height=height, font=FONT_PX[big], compact=compact or big, show_ids=show_ids,
+    focus moves up to its parent if it is not). ``height`` is the chart's: the plan leaves the mode bar's
+    strip (:data:`engine.viz.tree_figure.MODEBAR_PX`) free above the boxes."""
+    kw = dict(width=width, height=height - MODEBAR_PX, font=FONT_PX[big], compact=compact or big, show_ids=show_ids,
               fold=folded_ids(key))
     valid = keep is not None and 0 <= keep < len(tree.nodes) and tree.nodes[keep] is not None
     kw["prefer"] = trail_to(tree, keep) if valid else ()  # its path is opened first: drawn from the focus if it fits

@@ -3,7 +3,8 @@
 ``node`` (:class:`Node`), ``store`` (:class:`Tree`: structure, prediction, rules, regions),
 ``build`` (nodes from row statistics, shared by the growers), ``paths`` (rules and regions),
 ``decode`` and ``serialize`` (validated dict/JSON round trip), ``edit`` (cut, raise, relabel) and
-``surgery`` (route rows, refit numbers, compare trees) for pruning. A tree never changes: every
+``surgery`` (route rows, refit numbers, compare trees) for pruning, ``region_grid`` (a region plot's
+sample of rows and merged leaf rectangles on a grid). A tree never changes: every
 edit returns a new one with the same node ids.
 """
 

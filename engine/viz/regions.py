@@ -3,9 +3,12 @@
 ``region_figure`` draws each leaf's rectangle (``Tree.regions``) clipped to the data range plus a 5%
 margin, tinted with the leaf's class colour (regression: its value on the sequential scale), and the
 rows on top, one trace per class with colour + marker symbol and the row position in ``customdata``
-(so ``st.plotly_chart(on_select=...)`` can tell which rows were picked). Above 5,000 points it uses
-WebGL; above ``max_points`` it draws a deterministic sample (``numpy.random.default_rng(seed)``) and
-says so.
+(so ``st.plotly_chart(on_select=...)`` can tell which rows were picked). Above ``max_points`` (default
+:data:`MAX_POINTS`) it draws a deterministic sample spread over classes and parts of the plot
+(:func:`engine.tree.region_grid.stratified_rows`) and says so ("showing 3,000 of 20,000 rows"); above 5,000
+drawn points it uses WebGL. Above :data:`SHAPE_LIMIT` leaves the rectangles are merged per colour on a grid
+of about a pixel (:func:`engine.tree.region_grid.merge_rectangles`): a fully grown tree's thousands of leaves
+become a few hundred rectangles, and the highlighted node's region is one outline.
 
 User text (feature names, class labels, category values) is escaped with :func:`escape` before it reaches
 Plotly, which draws a subset of HTML (``<a href>`` as a live link, ``<b>``, ``<i>``, ``<br>``, ``<span
@@ -25,6 +28,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from engine.errors import DataError
+from engine.tree.region_grid import grid_edges, merge_rectangles, stratified_rows
 
 from engine.viz import palette
 
@@ -60,10 +64,12 @@ def vline(x: float, *, line: dict, text: str | None = None) -> tuple[list[dict],
                                       "y": 1, "yanchor": "bottom", "yref": "y domain"}]
     return [shape], notes
 
-__all__ = ["region_figure", "region_points", "RegionPoints", "regression_fit_figure", "escape", "short_label", "sample_rows", "FONT"]
+__all__ = ["region_figure", "region_points", "RegionPoints", "region_layer", "RegionLayer", "highlight_shapes", "regression_fit_figure", "escape", "short_label", "sample_rows", "FONT"]
 
 FONT = {"size": 15}
 WEBGL_POINTS = 5000
+#: rows drawn at most by default: more add no picture (points cover points) but megabytes the browser redraws
+MAX_POINTS = 3000
 
 
 def escape(text) -> str:
@@ -191,22 +197,61 @@ def _outline(rects) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
-def _region_traces(tree, rects, vmin, vmax) -> list[dict]:
-    """Many regions as one filled trace per colour (classes, or value shades) and one outline trace."""
+def _region_traces(tree, rects, vmin, vmax, box) -> list[dict]:
+    """Many regions as one filled trace per colour (classes, or value shades) and one outline trace, each
+    merged on a grid of about a pixel (the union of a colour's rectangles; every border stretch once)."""
     colors = palette.class_colors(tree.schema.classes)
     by_color: dict[str, list] = {}
     for rect in rects:
-        by_color.setdefault(_region_color(tree, rect[0], colors, vmin, vmax, TRACE_SHADES), []).append(rect)
+        by_color.setdefault(_region_color(tree, rect[0], colors, vmin, vmax, TRACE_SHADES), []).append(rect[1:])
     traces = []
     for color, group in by_color.items():
-        xs, ys = _outline(group)
+        xs, ys = _outline([(None, *r) for r in merge_rectangles(np.array(group), box)])
         traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "none", "fill": "toself",
                        "fillcolor": palette.rgba(color, 0.22), "hoverinfo": "skip", "showlegend": False,
                        "name": "regions"})
-    xs, ys = _outline(rects)
+    xs, ys = grid_edges(np.array([r[1:] for r in rects], dtype=float), box)
     traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines", "hoverinfo": "skip", "showlegend": False,
                    "line": {"color": "#8A8A8A", "width": 0.6}, "name": "region borders"})
     return traces
+
+
+@dataclass(frozen=True, eq=False)
+class RegionLayer:
+    """A tree's leaf regions over two features, clipped to a plot's box: ``rects`` as (region, x0, x1, y0, y1),
+    the value range of a regression tree, and above :data:`SHAPE_LIMIT` rectangles their merged traces. It
+    depends on the tree and the box only, so a page keeps it while the highlight or the query point changes."""
+
+    regions: list
+    rects: list
+    vmin: float
+    vmax: float
+    traces: tuple
+
+    def __repr__(self) -> str:
+        return f"RegionLayer(regions={len(self.regions):,}, merged traces={len(self.traces)})"
+
+
+def highlight_shapes(layer: RegionLayer, leaves) -> list[dict]:
+    """One thick border round the rectangles of ``leaves`` (the leaves of one node fill its rectangle), as a
+    layout shape named "highlighted region"; [] when none of them is drawn."""
+    wanted = set(leaves)
+    hot = np.array([r[1:] for r in layer.rects if r[0].leaf in wanted], dtype=float).reshape(-1, 4)
+    if not hot.size:
+        return []
+    return [{"type": "rect", "layer": "above", "x0": float(hot[:, 0].min()), "x1": float(hot[:, 1].max()),
+             "y0": float(hot[:, 2].min()), "y1": float(hot[:, 3].max()), "fillcolor": "rgba(0,0,0,0)",
+             "name": "highlighted region", "line": {"color": palette.HIGHLIGHT, "width": 3.5}}]
+
+
+def region_layer(tree, x: str, y: str, box) -> RegionLayer:
+    """The :class:`RegionLayer` of ``tree`` over ``x`` and ``y`` in ``box`` (x0, x1, y0, y1)."""
+    regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
+    vals = [float(r.value[0]) for r in regions] if tree.task == "regression" else []
+    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
+    rects = list(_rectangles(regions, box))
+    traces = tuple(_region_traces(tree, rects, vmin, vmax, box)) if len(rects) > SHAPE_LIMIT else ()
+    return RegionLayer(regions, rects, vmin, vmax, traces)
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,7 +270,7 @@ class RegionPoints:
         return f"RegionPoints(traces={len(self.traces)}, shown={self.n_shown:,} of {self.n_known:,})"
 
 
-def region_points(tree, frame: pd.DataFrame, labels, x: str, y: str, *, max_points: int = 20000, seed: int = 0,
+def region_points(tree, frame: pd.DataFrame, labels, x: str, y: str, *, max_points: int = MAX_POINTS, seed: int = 0,
                   label_name: str | None = None) -> RegionPoints:
     """The point traces of :func:`region_figure` (same arguments). Of ``tree`` only the task and the
     class list are read, so the result serves every tree grown on the same rows."""
@@ -235,9 +280,13 @@ def region_points(tree, frame: pd.DataFrame, labels, x: str, y: str, *, max_poin
         raise DataError(f"Got {len(labels)} labels for {n} rows: give one label per row.")
     box = (*_bounds(xs), *_bounds(ys))
     known = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
-    shown = known[sample_rows(known.size, max_points, seed)]
-    gl = shown.size > WEBGL_POINTS
     regression = tree.task == "regression"
+    if max_points < 1:
+        raise DataError("max_points must be at least 1.")
+    strata = (np.zeros(known.size, dtype=np.int64) if labels is None or regression
+              else pd.factorize(np.asarray(labels, dtype=object)[known])[0])
+    shown = known[stratified_rows(xs[known], ys[known], strata, box, max_points, seed=seed)]
+    gl = shown.size > WEBGL_POINTS
     label_title = escape(label_name) if label_name else ("value" if regression else "class")
     traces = []
     hover = (f"{escape(x)} = %{{x}}<br>{escape(y)} = %{{y}}<br>row %{{customdata[0]}}")
@@ -270,26 +319,29 @@ def region_points(tree, frame: pd.DataFrame, labels, x: str, y: str, *, max_poin
 
 
 def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highlight_leaves=(), query=None,
-                  max_points: int = 20000, seed: int = 0, show_leaf_ids: bool = True,
+                  max_points: int = MAX_POINTS, seed: int = 0, show_leaf_ids: bool = True,
                   label_name: str | None = None, height: int = 560, dragmode: str = "select",
-                  points: RegionPoints | None = None) -> go.Figure:
+                  points: RegionPoints | None = None, layer: RegionLayer | None = None) -> go.Figure:
     """Leaf rectangles of ``tree`` over features ``x`` and ``y`` with the rows of ``frame`` on top.
 
     labels: the rows' classes (or regression targets), same length as ``frame``; None draws grey points.
-    highlight_leaves: leaf ids drawn with a thick black border (the region the last step split).
+    highlight_leaves: leaf ids drawn with a thick black border (the region the last step split); above
+    :data:`SHAPE_LIMIT` leaves one border round them all (the leaves of one node fill its rectangle).
     query: ``{feature: value}`` drawn as a big star at ``(query[x], query[y])``.
     label_name: the target's name, for the legend / colour-bar title (default "class" / "value").
     dragmode: Plotly's drag tool ("select"; "zoom" lets a click select a point in Streamlit).
     points: :func:`region_points` of the same rows, kept from an earlier tree of the same data (then
     ``labels``, ``max_points`` and ``seed`` are not read); by default computed here.
+    layer: :func:`region_layer` of this tree over ``points.box``, kept while only the highlight or the
+    query changes (a click in the app); by default computed here.
     """
-    regions = tree.regions(x, y)  # raises DataError unless both are numeric features of the tree
     if points is None:
         points = region_points(tree, frame, labels, x, y, max_points=max_points, seed=seed, label_name=label_name)
     box = points.box
+    if layer is None:
+        layer = region_layer(tree, x, y, box)
+    regions, rects, vmin, vmax = layer.regions, layer.rects, layer.vmin, layer.vmax
     regression = tree.task == "regression"
-    vals = [float(r.value[0]) for r in regions] if regression else []
-    vmin, vmax = (min(vals), max(vals)) if vals else (0.0, 1.0)
     label_title = escape(label_name) if label_name else ("value" if regression else "class")
     traces = [{**t, "marker": {**t["marker"], "cmin": vmin, "cmax": vmax}} if "colorscale" in t["marker"] else t
               for t in points.traces]
@@ -311,18 +363,15 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
                        "marker": {"symbol": "star", "size": 24, "color": palette.PATH,
                                   "line": {"color": "black", "width": 1.5}}})
 
-    rects = list(_rectangles(regions, box))
-    if len(rects) > SHAPE_LIMIT:            # many leaves: a few filled traces under the points, shapes only
-        traces = _region_traces(tree, rects, vmin, vmax) + traces      # for the highlighted ones
-        shapes = _region_shapes(tree, [r for r in rects if r[0].leaf in set(highlight_leaves)],
-                                set(highlight_leaves), vmin, vmax)
-        for shape in shapes:
-            shape["fillcolor"] = "rgba(0,0,0,0)"
+    if layer.traces:            # many leaves: a few merged traces under the points, one shape
+        traces = list(layer.traces) + traces    # round the highlighted leaves
+        shapes = highlight_shapes(layer, highlight_leaves)
     else:
         shapes = _region_shapes(tree, rects, set(highlight_leaves), vmin, vmax)
     notes = []
-    if len(rects) > SHAPE_LIMIT and regression:
-        notes.append(f"{len(rects):,} regions, coloured in {TRACE_SHADES} shades of the value scale")
+    if len(rects) > SHAPE_LIMIT:
+        notes.append(f"{len(rects):,} regions in {TRACE_SHADES} shades of the value scale, merged"
+                     if regression else f"{len(rects):,} leaf regions, merged per class")
     if any(r.other_conditions for r in regions):
         notes.append(f"The tree also splits on other features: rectangles show only the splits on "
                      f"{short_label(x)} and {short_label(y)}, so rows in one rectangle may land in different leaves.")

@@ -42,6 +42,10 @@ from engine.viz.tree_layout import plan_view
 __all__ = ["tree_figure", "clicked_node", "FOLD", "NODE", "FONT_PX", "WIDTH", "HEIGHT"]
 
 NODE, FOLD = 0, 1  # second column of customdata: a node's box, or a folded subtree's "+k nodes" box
+#: px above the plot kept free for Plotly's mode bar (it draws over the plot's top right corner, and sat on the
+#: root box of a narrow diagram such as Prune's before/after, or of a zoomed one); the planner's height is
+#: the chart's minus this strip (ui.tree_view.plan_for)
+MODEBAR_PX = 28
 VALIDATE_BELOW = 400  # Plotly validates the figures of fewer boxes (a big one: ~0.1 ms a box, so not)
 FONT_PX = {False: 11, True: 16}  # normal, presenter
 WIDTH, HEIGHT = 640, 640  # default budget in CSS px
@@ -65,7 +69,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
                 compact=False, show_ids=True, big=False, uirevision="tree", title=None):
     """The view of ``tree`` below ``focus`` as a ``plotly.graph_objects.Figure`` (see the module docstring).
 
-    width, height: the budget in CSS px (the chart must get at least ``width``: its x axis spans it);
+    width, height: the budget in CSS px (the chart must get at least ``width``: its x axis spans it; the boxes
+    are planned for ``height`` minus the mode bar's strip :data:`MODEBAR_PX`, kept free above them);
     fit_height: the figure only as tall as the levels drawn (else ``height``, which keeps the axes, and so
     the user's zoom, the same across Steps). fold: node ids never opened. plan: a
     :class:`~engine.viz.tree_layout.ViewPlan` made already (the other sizing arguments are then unused).
@@ -76,7 +81,7 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     """
     font = FONT_PX[big]
     if plan is None:
-        plan = plan_view(tree, focus=focus, width=width, height=height, font=font, compact=compact or big,
+        plan = plan_view(tree, focus=focus, width=width, height=height - MODEBAR_PX, font=font, compact=compact or big,
                          show_ids=show_ids, fold=fold)
     size = plan.size
     items, x, top = plan.items, plan.x, plan.top
@@ -159,7 +164,7 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     fig_h = float(plan.height)
     if fit_height:
         fig_h = min(fig_h, (int(plan.level.max()) + 1) * size.level_h + size.gap_x)
-    top_margin = int(font * 2.2) if title else 0
+    top_margin = max(int(font * 2.2) if title else 0, MODEBAR_PX)
     layout = dict(
         height=int(np.ceil(fig_h)) + top_margin, margin=dict(l=0, r=0, t=top_margin, b=0), showlegend=False,
         barmode="overlay", dragmode="pan", hovermode="closest", clickmode="event+select", uirevision=uirevision,

@@ -43,3 +43,72 @@ def test_a_click_on_a_box_shows_its_gain_table_beside_the_diagram(browser, app_u
         screenshot(page, f"grow-inspector-beside-diagram-{width}", full_page=False)
     finally:
         context.close()
+
+
+# ------------------------------------------------------------------ the tree first (issue 36 item 8)
+def _context(browser, app_url, width, height):
+    context = browser.new_context(viewport={"width": width, "height": height}, base_url=app_url)
+    context.set_default_timeout(60_000)
+    return context, context.new_page()
+
+
+def test_the_tree_starts_in_the_upper_half_of_a_1366x768_window(browser, app_url, wait_idle, screenshot):
+    """Title, switches, settings and buttons filled two thirds of the window: the root box sat at the bottom edge
+    (the diagram began at ~500 px)."""
+    context, page = _context(browser, app_url, 1366, 768)
+    try:
+        page.goto("/grow?data=iris&cfg=alg:cart&step=3")
+        wait_idle(page)
+        expect(page.locator(DIAGRAM).first).to_be_visible()
+        root = next(b for b in boxes(page)["boxes"] if b["id"] == 0)["b"]
+        screenshot(page, "grow-tree-first-1366", full_page=False)
+        assert page.evaluate(MAIN) == 0
+        assert page.locator(DIAGRAM).first.bounding_box()["y"] <= 360
+        assert root["top"] <= 768 * 0.5 and root["bottom"] <= 768, root  # the root box in the upper half
+        expect(page.get_by_role("heading", name="Grow")).to_be_visible()
+        expect(page.locator(".st-key-_w_grow_step button")).to_be_in_viewport()
+    finally:
+        context.close()
+
+
+# the chart's mode bar and the part of each box the plot shows (a zoomed box is clipped to the plot area)
+MODEBAR_JS = """(sel) => {
+  const gd = document.querySelector(sel + ' .js-plotly-plot');
+  const bar = gd.querySelector('.modebar').getBoundingClientRect();
+  const g = gd.getBoundingClientRect(), s = gd._fullLayout._size;
+  const area = {left: g.left + s.l, right: g.left + s.l + s.w, top: g.top + s.t, bottom: g.top + s.t + s.h};
+  const boxes = [...gd.querySelectorAll('g.barlayer g.trace.bars g.point path')].map(p => p.getBoundingClientRect())
+    .map(r => ({left: Math.max(r.left, area.left), right: Math.min(r.right, area.right),
+                top: Math.max(r.top, area.top), bottom: Math.min(r.bottom, area.bottom)}))
+    .filter(r => r.right > r.left && r.bottom > r.top);
+  return {bar: {left: bar.left, right: bar.right, top: bar.top, bottom: bar.bottom}, boxes};
+}"""
+
+
+def _covered(view) -> list:
+    bar = view["bar"]
+    return [b for b in view["boxes"] if b["left"] < bar["right"] and b["right"] > bar["left"]
+            and b["top"] < bar["bottom"] and b["bottom"] > bar["top"]]
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (1920, 1080)])
+def test_the_mode_bar_covers_no_box_in_a_zoomed_diagram(browser, app_url, wait_idle, screenshot, width, height):
+    context, page = _context(browser, app_url, width, height)
+    try:
+        page.goto("/grow?data=iris&cfg=alg:cart&step=3")
+        wait_idle(page)
+        chart = page.locator(DIAGRAM).first
+        chart.scroll_into_view_if_needed()
+        chart.hover()
+        views = [page.evaluate(MODEBAR_JS, DIAGRAM)]
+        for _ in range(2):  # zoom in twice (around the centre): the root box moves up towards the mode bar
+            chart.locator(".modebar-btn[data-title='Zoom in']").click()
+            page.wait_for_timeout(400)
+            chart.hover()
+            views.append(page.evaluate(MODEBAR_JS, DIAGRAM))
+        screenshot(page, f"grow-modebar-zoomed-{width}", full_page=False)
+        assert all(v["boxes"] for v in views)
+        assert [_covered(v) for v in views] == [[]] * len(views), views
+    finally:
+        context.close()
+

@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from engine.viz.tree_figure import MODEBAR_PX
+
 expect.set_options(timeout=60_000)  # a shared 2-core machine: the app may take a while to answer
 
 DIAGRAM = ".st-key-grow_diagram [data-testid='stPlotlyChart']"
@@ -165,7 +167,8 @@ def test_presenter_view_on_ski_grown_to_the_end(browser, app_url, wait_idle, scr
         box_h = sorted(b["b"]["bottom"] - b["b"]["top"] for b in view["boxes"])[0]
         print(f"presenter {width}x{height}: boxes from {top:.0f} to {bottom:.0f} px, box height {box_h:.0f} px")
         screenshot(page, f"tree-presenter-ski-{width}x{height}", full_page=False)
-        assert top < 190 and bottom <= height, (top, bottom)  # one compact header row above (~167 px)
+        # one compact header row above (~167 px), and the mode bar's strip (it sat on the root box)
+        assert top < 190 + MODEBAR_PX and bottom <= height, (top, bottom)
         assert page.evaluate("window.scrollY") == 0
     finally:
         context.close()

@@ -171,8 +171,8 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
 def toolbar(grower, *, compact: bool = False) -> None:
     """Step, Step ×5, Grow to end, Undo, Reset, Play/Pause with its pace; then the status line.
 
-    ``compact`` (presenter view) hides the pace's label (its value says "1 s per step"), so the row is one
-    button high and the tree starts higher on a projector."""
+    The pace's label is folded into its value ("1 s per step"), so the row is one button high and the tree
+    starts higher. ``compact``: presenter view (kept for callers; the row is the same)."""
     done, empty = grower.done, grower.n_steps == 0
     mark = drawn_mark(grower)
     cols = st.columns([1, 1, 1.3, 1.2, 1.3, 1.1, 1.3], vertical_alignment="bottom")  # Undo, Reset: + key hints
@@ -193,10 +193,10 @@ def toolbar(grower, *, compact: bool = False) -> None:
         cols[5].button("Play", key=P + "play", shortcut="P", disabled=done, on_click=_set_playing, args=(True, mark),
                        width="stretch", icon=":material/play_arrow:")
     st.session_state.setdefault(W_PACE, 1.0)
-    # the same options' text in both views: when it changed with presenter view, the browser reset the
-    # slider to its first option (0.5 s) and kept it there
-    cols[6].select_slider("Play pace", PACES, key=W_PACE, format_func=pace_text,
-                          label_visibility="collapsed" if compact else "visible")
+    # the same options' text in both views (when it changed with presenter view, the browser reset the slider to
+    # its first option, 0.5 s, and kept it there); the label is folded into the value, so the row is one button high
+    cols[6].select_slider("Play pace", PACES, key=W_PACE, format_func=pace_text, label_visibility="collapsed",
+                          help="Seconds per step while Play runs.")
     if st.session_state.get(PLAYING):
         _ticker(float(st.session_state[W_PACE]))
 

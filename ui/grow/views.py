@@ -15,9 +15,10 @@ import streamlit as st
 
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.dot import dot_source
-from engine.viz.tree_figure import tree_figure
+from engine.viz.tree_figure import MODEBAR_PX, tree_figure
 from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
+from ui.charts import overlay_shapes
 from ui.widgets import md_escape, shorten
 
 MEMO = "_grow_memo"
@@ -60,7 +61,8 @@ TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under
 DIAGRAM_WIDTH, WIDE_WIDTH = 520, 900
 PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
 DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
-PRESENTER_HEIGHT = 620  # presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header
+# presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header, plus the mode bar's strip
+PRESENTER_HEIGHT = 620 + MODEBAR_PX
 
 
 def diagram_source(tree, **kw) -> str:
@@ -191,14 +193,24 @@ def render_step_log(grower, *, height: int | None = None) -> pd.DataFrame:
 
 
 def stop_reason_legend(tree) -> str:
-    """The stop reasons used by the tree's leaves, as ``reason: phrase`` lines."""
-    used = sorted({n.stop_reason for n in tree.leaves if n.stop_reason})
-    return "\n".join(f"{r.replace('_', ' ')}: {STOP_REASONS.get(r, r)}" for r in used)
+    """The stop reasons used by the tree's leaves, as ``reason: phrase`` lines ("" when none stopped yet);
+    remembered per tree (a walk of 12,000 nodes on every click)."""
+    def legend():
+        used = sorted({n.stop_reason for n in tree.leaves if n.stop_reason})
+        return "\n".join(f"{r.replace('_', ' ')}: {STOP_REASONS.get(r, r)}" for r in used)
+    return memo(("stop_legend", tree_fingerprint(tree)), legend)
+
+
+def split_features(tree) -> frozenset:
+    """The features the tree's splits test, remembered per tree."""
+    return memo(("split_features", tree_fingerprint(tree)),
+                lambda: frozenset(n.split.feature for n in tree.internal_nodes))
 
 
 # -------------------------------------------------------------------------------- region plot
 W_X, W_Y, W_VIEW = "_w_grow_x", "_w_grow_y", "_w_grow_view"
 REGION_KEY = "grow_regions"
+REGION_BOX = "grow_region_box"  # the container of the region plot (its highlight is drawn into it)
 REGION_HEIGHT = 500  # pixels: the plot and the diagram fit one screen under the toolbar
 REGION_HEIGHT_BIG = 640  # presenter view
 
@@ -307,7 +319,8 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
 
     ``big``: presenter view (taller plot, larger text).
     """
-    from engine.viz.regions import region_figure, region_points, regression_fit_figure
+    from engine.viz.regions import (highlight_shapes, region_figure, region_layer, region_points,
+                                    regression_fit_figure)
 
     tree, ds = grower.tree, grower.dataset
     full = state.current_split().train
@@ -346,29 +359,34 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
     hl = subtree_leaves(tree, highlight)
     seed = state.current_seed()
 
-    def figure():
-        # the rows do not change while the tree grows: their traces are kept across Steps (the grower's
-        # Dataset is one object until the data, split, settings or grower change, which moves the
-        # memo's data version on; ds.frame is a new shallow copy on every access, so not its id)
-        points = memo(("region_points", id(ds), x, y, seed, tree.task), lambda: region_points(
-            tree, ds.frame, np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y,
-            x, y, seed=seed))
-        return presenter_figure(region_figure(
-            tree, ds.frame, None, x, y, highlight_leaves=hl, query=query, seed=seed, points=points,
-            height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big)
-
-    fig = memo(("regions", fp, x, y, hl, qkey, big), figure)
-    st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
-                    selection_mode=("points", "box"), width="stretch")
-    st.caption("Click a point (or drag a box) to inspect its leaf. Thick border: the region of the node in the "
-               "inspector (the root: of the last split).")
+    # the rows do not change while the tree grows: their traces are kept across Steps (the grower's Dataset is
+    # one object until the data, split, settings or grower change, which moves the memo's data version on;
+    # ds.frame is a new shallow copy on every access, so not its id). A sample spread over classes and parts
+    # of the plot above MAX_POINTS rows: more add no picture, only megabytes the browser redraws on a click.
+    points = memo(("region_points", id(ds), x, y, seed, tree.task), lambda: region_points(
+        tree, ds.frame, np.asarray(ds.classes, dtype=object)[ds.y] if tree.task == "classification" else ds.y,
+        x, y, seed=seed))
+    # the leaf regions (merged on a grid when there are many) are kept while only the highlight moves (a click)
+    layer = memo(("region_layer", fp, x, y, points.box), lambda: region_layer(tree, x, y, points.box))
+    # the figure does not change with the selection: a click on a box does not resend or redraw its points;
+    # the outline of the selected node's region is drawn onto the chart the browser has (ui.charts.overlay_shapes)
+    fig = memo(("regions", fp, x, y, qkey, big), lambda: presenter_figure(region_figure(
+        tree, ds.frame, None, x, y, query=query, seed=seed, points=points, layer=layer,
+        height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big))
+    with st.container(key=REGION_BOX):
+        st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
+                        selection_mode=("points", "box"), width="stretch")
+        overlay_shapes(REGION_BOX, highlight_shapes(layer, hl))
+    sample = (f"Showing {points.n_shown:,} of {points.n_known:,} rows, a sample spread over the classes and the "
+              "plot. " if points.n_shown < points.n_known else "")
+    st.caption(sample + "Click a point (or drag a box) to inspect its leaf. Thick border: the region of the node "
+               "in the inspector (the root: of the last split).")
     if two_features:
         st.info(f"Two-feature mode: this tree grows on {md_escape(two_features[0])} and "
                 f"{md_escape(two_features[1])} only.", icon=":material/filter_2:")
         st.button("Use all features again", on_click=set_two_features, args=(None,), key="_w_grow_all_feats")
-    elif set(tree.feature_importances) - {x, y} and any(
-            n.split.feature not in (x, y) for n in tree.internal_nodes):
-        others = sorted({n.split.feature for n in tree.internal_nodes} - {x, y})
+    elif split_features(tree) - {x, y}:
+        others = sorted(split_features(tree) - {x, y})
         st.caption(f"The tree also tests {md_escape(', '.join(shorten(o, 40) for o in others[:6]))}"
                    + (" …" if len(others) > 6 else "") + ": the rectangles only show its tests on these two axes.")
         st.button(f"Grow on {md_escape(shorten(x, 20))} and {md_escape(shorten(y, 20))} only", on_click=set_two_features,

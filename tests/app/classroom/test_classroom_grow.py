@@ -82,7 +82,7 @@ def test_presenter_lesson_hides_the_controls_and_keeps_the_buttons():
     assert SETTINGS in [e.label for e in at.expander] and at.tabs
     assert [t.value for t in at.title] == ["Grow"]
     pace = at.select_slider(key="_w_grow_pace")
-    assert pace.label_visibility.value == pace.label_visibility.VISIBLE and "1 s per step" in pace.options
+    assert pace.label_visibility.value == pace.label_visibility.COLLAPSED and "1 s per step" in pace.options
 
 
 def test_presenter_view_keeps_the_play_pace():

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import engine
-from engine.viz.tree_figure import FOLD, NODE, tree_figure
+from engine.viz.tree_figure import FOLD, MODEBAR_PX, NODE, tree_figure
 from engine.viz.tree_labels import branch_label, fit, text_px
 from engine.viz.tree_layout import plan_view, subtree_sizes, trail_to
 
@@ -62,10 +62,11 @@ def check_readable(tree, fig, plan):
                                                 (True, 1100, 520)])
 def test_every_box_of_a_wine_view_carries_its_text(wine_tree, big, width, height):
     fig = tree_figure(wine_tree, big=big, width=width, height=height)
-    plan = plan_view(wine_tree, width=width, height=height, font=16 if big else 11, compact=big)
+    plan = plan_view(wine_tree, width=width, height=height - MODEBAR_PX, font=16 if big else 11, compact=big)
     check_readable(wine_tree, fig, plan)
     assert (16 if big else 11) <= trace(fig, "box text").textfont.size
     assert fig.layout.xaxis.range[1] == width and fig.layout.height == height  # fits the budget
+    assert fig.layout.margin.t == MODEBAR_PX  # the mode bar's strip: no box under it
 
 
 def test_long_feature_names_are_wrapped_not_blank(wine_tree):
