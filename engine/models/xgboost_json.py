@@ -32,6 +32,7 @@ from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.checks import MAX_NODES
+from engine.models.limits import MAX_CLASSES, MAX_FEATURES, check_json_size, count
 from engine.models.model import ImportedModel
 from engine.models.ubjson import loads as ubjson_loads
 
@@ -68,6 +69,7 @@ def is_ubjson(data: bytes) -> bool:
 
 
 def read_json(data: bytes) -> ImportedModel:
+    check_json_size(data, "XGBoost JSON model file")
     try:
         doc = json.loads(_head(data).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -131,11 +133,11 @@ def from_document(doc, source: str) -> ImportedModel:
                         f"(gbtree, dart) can be explored.")
     model = booster["model"]
     raw_trees = model["trees"]
-    n_feat = int(params["num_feature"])
+    n_feat = count(params["num_feature"], MAX_FEATURES, "input columns")
     names = [str(n) for n in learner.get("feature_names") or []] or [f"f{i}" for i in range(n_feat)]
     if len(names) != n_feat or n_feat < 1:
         raise DataError("The XGBoost model file is damaged: it names a different number of features than it uses.")
-    n_class = int(params.get("num_class", 0) or 0)
+    n_class = count(params.get("num_class", 0) or 0, MAX_CLASSES, "classes")
     K = n_class if link == "softmax" else 1
     if link == "softmax" and n_class < 2:
         raise DataError("The XGBoost multi-class model file is damaged: it has fewer than two classes.")
