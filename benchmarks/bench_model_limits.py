@@ -1,8 +1,9 @@
 """Peak memory and time of opening (or refusing) the hostile model files of issue 40, each in a fresh
 subprocess capped at 4 GB of address space.
 
-Figures: the child's peak resident memory (``VmHWM``, reset after the file's bytes are read) above its
-resident memory just before ``load_model``, in MB, its CPU seconds and wall seconds, and the first words of
+Figures: the child's peak resident memory (``VmHWM``, reset after the file's bytes are read and the
+format libraries onnx, skops and scikit-learn are imported, as in a server that has opened a model) above
+its resident memory just before ``load_model``, in MB, its CPU seconds and wall seconds, and the first words of
 the outcome. The files come from :mod:`tests.hardening.hostile_models`.
 
 Run: ``python benchmarks/bench_model_limits.py [case ...] [--root DIR]`` (``--root`` runs another checkout's
@@ -49,6 +50,7 @@ def vm(key):
         if line.startswith(key):
             return int(line.split()[1]) / 1024
 
+import onnx, skops.io, sklearn.ensemble, sklearn.tree  # noqa: E401,F401 - loaded as a server has them
 data = open(sys.argv[2], "rb").read()
 open("/proc/self/clear_refs", "w").write("5")
 before = vm("VmRSS")

@@ -32,6 +32,7 @@ from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.checks import MAX_NODES
+from engine.models.formats.floats import f32_lt_bound
 from engine.models.limits import MAX_CLASSES, MAX_FEATURES, check_json_size, count
 from engine.models.model import ImportedModel
 from engine.models.ubjson import loads as ubjson_loads
@@ -174,9 +175,8 @@ def _tree(raw: dict, schema: FeatureSchema, i: int):
     if cond.shape != left.shape:
         raise DataError(f"The XGBoost model file is damaged: {where}'s arrays have different lengths.")
     leaf = left < 0
-    with np.errstate(invalid="ignore"):
-        threshold = np.array([0.0 if is_leaf or math.isnan(c) else left_bound(c)
-                              for c, is_leaf in zip(cond.tolist(), leaf.tolist())])
+    with np.errstate(invalid="ignore", over="ignore"):
+        threshold = np.where(leaf | np.isnan(cond), 0.0, f32_lt_bound(cond))   # left_bound of each, at once
     threshold[~leaf & np.isnan(cond)] = np.nan           # refused by the builder, with the node named
     values = np.where(leaf, cond, np.nan)
     return tree_from_arrays(schema=schema, left=left, right=right, feature=raw["split_indices"],
