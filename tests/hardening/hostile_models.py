@@ -49,9 +49,10 @@ def _skops_tree() -> bytes:
     return sio.dumps(DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, X[:, 0]))
 
 
-def skops_bomb(megabytes: int = 1024) -> bytes:
+def skops_bomb(megabytes: int = 1024, declared: int | None = None) -> bytes:
     """A skops tree whose first array member is replaced by a .npy of ``megabytes`` MB of zeros, deflated
-    (~1 KB per MB): its header declares that shape, so skops reads all of it."""
+    (~1 KB per MB): its header declares that shape, so skops reads all of it. ``declared``: the unpacked
+    size the zip's central directory then claims for that member (a lie; ``megabytes`` < 2048)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(_skops_tree())) as src, zipfile.ZipFile(out, "w") as dst:
         infos = src.infolist()
@@ -66,11 +67,17 @@ def skops_bomb(megabytes: int = 1024) -> bytes:
             bomb = zipfile.ZipInfo(target)
             bomb.compress_type = zipfile.ZIP_DEFLATED
             block = bytes(1 << 20)
-            with dst.open(bomb, "w", force_zip64=True) as f:
+            with dst.open(bomb, "w", force_zip64=declared is None) as f:
                 f.write(head.getvalue())
                 for _ in range(megabytes):
                     f.write(block)
-    return out.getvalue()
+    data = bytearray(out.getvalue())
+    if declared is not None:                 # the central directory entry's uncompressed size (offset 24)
+        at = data.index(b"PK\x01\x02")
+        while not data[at + 46:].startswith(target.encode()):
+            at = data.index(b"PK\x01\x02", at + 4)
+        data[at + 24:at + 28] = declared.to_bytes(4, "little")
+    return bytes(data)
 
 
 def skops_features(n: int = 10**7) -> bytes:

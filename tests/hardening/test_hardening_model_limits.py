@@ -67,6 +67,12 @@ def test_a_skops_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
     refused_in_a_child(tmp_path, H.skops_bomb(512), "unpacks to more than 256 MB")
 
 
+def test_a_skops_member_whose_zip_entry_understates_its_size_is_never_inflated_past_it(tmp_path):
+    """The central directory says 1,000 bytes; the deflated stream holds 300 MB. Reading stops at the
+    declared size (the CRC then fails): a sentence, never the 300 MB."""
+    refused_in_a_child(tmp_path, H.skops_bomb(300, declared=1000), "damaged or cut short")
+
+
 def test_a_skops_array_whose_header_declares_more_than_its_bytes_is_refused():
     import io
     import zipfile
