@@ -34,7 +34,8 @@ from engine.data.schema import FeatureSchema, clean_text
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.checks import MAX_NODES
-from engine.models.limits import MAX_CATEGORIES, MAX_CATEGORY_LABELS, MAX_FEATURES, check_json_size, count
+from engine.models.limits import (MAX_CATEGORIES, MAX_CATEGORY_LABELS, MAX_FEATURES, MAX_VALUES, check_json_size,
+                                  count)
 from engine.models.model import ImportedModel
 
 IDENTITY = {"regression", "regression_l2", "regression_l1", "huber", "fair", "quantile", "mape", "lambdarank",
@@ -42,6 +43,7 @@ IDENTITY = {"regression", "regression_l2", "regression_l1", "huber", "fair", "qu
 EXP = {"poisson", "gamma", "tweedie"}
 ZERO = 1e-35                     # LightGBM's kZeroThreshold
 MAX_CATEGORY = MAX_CATEGORIES
+MAX_LINES = 2_000_000            # LightGBM writes ~20 lines a tree: 100,000 trees
 
 
 def sniff(data: bytes) -> bool:
@@ -89,6 +91,8 @@ def _ints(block: dict, key: str, n: int) -> np.ndarray:
 
 def _array(block: dict, key: str, n: int | None, dtype) -> np.ndarray:
     text = block.get(key, "")
+    if isinstance(text, str) and text.count(" ") > (MAX_VALUES if n is None else 2 * n + 16):
+        raise _damaged(f"a tree lists more {key} values than it has nodes")        # refused before split()
     try:
         arr = np.array(text.split(), dtype=dtype) if isinstance(text, str) and text else np.zeros(0, dtype)
     except (ValueError, OverflowError):
@@ -120,6 +124,9 @@ def _link(objective: str, n_class: int):
 
 
 def read(data: bytes) -> ImportedModel:
+    if data.count(b"\n") > MAX_LINES:
+        raise DataError(f"The LightGBM model file has more than {MAX_LINES:,} lines, more than any model the "
+                        "explorer opens has; it was not read.")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -9,6 +9,8 @@ benchmarks; the real figures are printed by ``python benchmarks/bench_model_limi
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import engine
@@ -124,6 +126,19 @@ def test_a_lightgbm_file_claiming_a_billion_category_labels_is_refused():
     text = text.replace("0:1:2", "0:99999")
     with pytest.raises(DataError, match="category labels"):
         engine.load_model(text.encode())
+
+
+def test_a_lightgbm_line_of_millions_of_values_is_refused_before_it_is_split(tmp_path, monkeypatch):
+    """A two-leaf tree whose leaf_value line holds 20 million numbers (40 MB). The text reader copies a line
+    a few times (decode, split into lines, strip, partition: ~150 MB here, within the file's size limit);
+    what must not happen is the 20 million strings and floats (old: ~+480 MB)."""
+    text = H.lightgbm_categorical(2, 1).replace(b"leaf_value=0.1 -0.1", b"leaf_value=" + b"0 " * 20_000_000)
+    monkeypatch.setattr(sys.modules[__name__], "MB", 5 * len(text) / 2**20)
+    refused_in_a_child(tmp_path, text, "more leaf_value values than it has nodes")
+
+
+def test_a_lightgbm_file_of_a_hundred_million_lines_is_refused_before_it_is_split(tmp_path):
+    refused_in_a_child(tmp_path, H.lightgbm_categorical(2, 1) + b"\n" * 100_000_000, "lines")
 
 
 # ---- finding 5: the pickle sniff ------------------------------------------------------------------------
