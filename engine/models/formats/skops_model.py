@@ -6,8 +6,8 @@ names and every type skops itself calls untrusted, and refuses the file with one
 is outside :data:`TRUSTED` (the tree estimators below and the pieces they are made of), or if the
 object at the top is not one of :data:`ESTIMATORS`. Even before that, the zip's members are unpacked
 under a cap into a stored copy (:mod:`~engine.models.formats.zipped`), which is all skops ever reads.
-Only then does ``skops.io.loads`` run, with exactly those types trusted. A pickle inside a zip, or a zip that is not a skops file, is refused the same way.
-The estimator becomes an :class:`~engine.models.model.ImportedModel` in
+Only then does ``skops.io.loads`` run, with exactly those types trusted. A pickle inside a zip, or a zip
+that is not a skops file, is refused the same way. The estimator becomes an :class:`~engine.models.model.ImportedModel` in
 :mod:`~engine.models.formats.sklearn_trees`.
 """
 
