@@ -7,8 +7,8 @@ is outside :data:`TRUSTED` (the tree estimators below and the pieces they are ma
 object at the top is not one of :data:`ESTIMATORS`. Even before that, the zip's members are unpacked
 under a cap into a stored copy (:mod:`~engine.models.formats.zipped`), which is all skops ever reads.
 Only then does ``skops.io.loads`` run, with exactly those types trusted. A pickle inside a zip, or a zip
-that is not a skops file, is refused the same way. The estimator becomes an :class:`~engine.models.model.ImportedModel` in
-:mod:`~engine.models.formats.sklearn_trees`.
+that is not a skops file, is refused the same way. The estimator becomes an
+:class:`~engine.models.model.ImportedModel` in :mod:`~engine.models.formats.sklearn_trees`.
 """
 
 from __future__ import annotations
