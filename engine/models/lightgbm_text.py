@@ -47,7 +47,7 @@ MAX_LINES = 2_000_000            # LightGBM writes ~20 lines a tree: 100,000 tre
 
 
 def sniff(data: bytes) -> bool:
-    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:200]
+    head = data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")[:200]   # a prefix: never copy the file
     return head.startswith(b"tree\n") or head.startswith(b"tree\r\n")
 
 
