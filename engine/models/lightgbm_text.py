@@ -34,17 +34,20 @@ from engine.data.schema import FeatureSchema, clean_text
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.checks import MAX_NODES
+from engine.models.limits import (MAX_CATEGORIES, MAX_CATEGORY_LABELS, MAX_FEATURES, MAX_VALUES, check_json_size,
+                                  count)
 from engine.models.model import ImportedModel
 
 IDENTITY = {"regression", "regression_l2", "regression_l1", "huber", "fair", "quantile", "mape", "lambdarank",
             "rank_xendcg"}
 EXP = {"poisson", "gamma", "tweedie"}
 ZERO = 1e-35                     # LightGBM's kZeroThreshold
-MAX_CATEGORY = 100_000
+MAX_CATEGORY = MAX_CATEGORIES
+MAX_LINES = 2_000_000            # LightGBM writes ~20 lines a tree: 100,000 trees
 
 
 def sniff(data: bytes) -> bool:
-    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:200]
+    head = data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")[:200]   # a prefix: never copy the file
     return head.startswith(b"tree\n") or head.startswith(b"tree\r\n")
 
 
@@ -66,6 +69,7 @@ def _sections(text: str):
         elif line == "end of trees":
             part, current = "after", {}
         elif line.startswith("pandas_categorical:"):
+            check_json_size(line, "LightGBM model's pandas_categorical line")
             try:
                 pandas_cat = json.loads(line[len("pandas_categorical:"):])
             except json.JSONDecodeError:
@@ -87,6 +91,8 @@ def _ints(block: dict, key: str, n: int) -> np.ndarray:
 
 def _array(block: dict, key: str, n: int | None, dtype) -> np.ndarray:
     text = block.get(key, "")
+    if isinstance(text, str) and text.count(" ") > (MAX_VALUES if n is None else 2 * n + 16):
+        raise _damaged(f"a tree lists more {key} values than it has nodes")        # refused before split()
     try:
         arr = np.array(text.split(), dtype=dtype) if isinstance(text, str) and text else np.zeros(0, dtype)
     except (ValueError, OverflowError):
@@ -118,6 +124,9 @@ def _link(objective: str, n_class: int):
 
 
 def read(data: bytes) -> ImportedModel:
+    if data.count(b"\n") > MAX_LINES:
+        raise DataError(f"The LightGBM model file has more than {MAX_LINES:,} lines, more than any model the "
+                        "explorer opens has; it was not read.")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -125,7 +134,8 @@ def read(data: bytes) -> ImportedModel:
     header, blocks, params, pandas_cat = _sections(text)
     n_class = int(header.get("num_class", 1))
     per_round = int(header.get("num_tree_per_iteration", 1))
-    n_feat = int(header["max_feature_idx"]) + 1
+    n_feat = count(count(header["max_feature_idx"], MAX_FEATURES, "feature indices", minimum=-1) + 1, MAX_FEATURES,
+                   "input columns")
     if not 1 <= per_round <= 10_000 or not 1 <= n_class <= 10_000:
         raise _damaged(f"it says {n_class} classes and {per_round} trees per round")
     names = header.get("feature_names", "").split()
@@ -179,17 +189,24 @@ def _schema(names, header, blocks, params, pandas_cat, task, n_class) -> Feature
         raise _damaged("its pandas_categorical labels do not match its category features")
     categories = [()] * n_feat
     infos = header.get("feature_infos", "").split()
+    tops = _max_codes(blocks) if pandas_cat is None else {}
+    sizes = []
+    for k, j in enumerate(cat_features):                  # every count checked before any label is made
+        if pandas_cat is not None:
+            sizes.append(len(pandas_cat[k]) if isinstance(pandas_cat[k], list) else 0)
+            continue
+        top = max(tops.get(j, 0), max((int(v) for v in infos[j].split(":") if v.lstrip("-").isdigit()),
+                                      default=0) if j < len(infos) else 0)
+        if top >= MAX_CATEGORY:
+            raise DataError(f"Feature '{names[j]}' has category codes up to {top:,}; the explorer opens at most "
+                            f"{MAX_CATEGORY:,} categories per feature.")
+        sizes.append(top + 1)
+    count(sum(sizes), MAX_CATEGORY_LABELS, "category labels")
     for k, j in enumerate(cat_features):
         if pandas_cat is not None:
-            labels = tuple(clean_text(pd.Series(pandas_cat[k], dtype=object)).tolist())
+            categories[j] = tuple(clean_text(pd.Series(pandas_cat[k], dtype=object)).tolist())
         else:
-            top = max(_max_code(blocks, j), max((int(v) for v in infos[j].split(":") if v.lstrip("-").isdigit()),
-                                                default=0) if j < len(infos) else 0)
-            if top >= MAX_CATEGORY:
-                raise DataError(f"Feature '{names[j]}' has category codes up to {top:,}; the explorer opens at most "
-                                f"{MAX_CATEGORY:,} categories per feature.")
-            labels = tuple(str(c) for c in range(top + 1))
-        categories[j] = labels
+            categories[j] = tuple(str(c) for c in range(sizes[k]))
     kinds = tuple("categorical" if categories[j] else "numeric" for j in range(n_feat))
     classes = tuple(str(c) for c in range(max(n_class, 2))) if task == "classification" else ()
     return FeatureSchema(feature_names=tuple(names), kinds=kinds, categories=tuple(categories), target="target",
@@ -216,16 +233,18 @@ def _codes(bounds, words, idx: int) -> tuple[int, ...]:
     return tuple(np.flatnonzero(bits.ravel()).tolist())
 
 
-def _max_code(blocks, j: int) -> int:
-    top = 0
+def _max_codes(blocks) -> dict[int, int]:
+    """{feature: the largest category code any split of ``blocks`` sends left}, in one pass over the trees."""
+    top: dict[int, int] = {}
     for b in blocks:
         if int(b.get("num_cat", 0)) == 0:
             continue
         n = int(b["num_leaves"]) - 1
         feat, kinds, thr = _ints(b, "split_feature", n), _ints(b, "decision_type", n), _array(b, "threshold", n, float)
         bounds, words = _bitsets(b, n)
-        for i in np.flatnonzero(((kinds & 1) == 1) & (feat == j)):
-            top = max(top, max(_codes(bounds, words, int(thr[i])), default=0))
+        for i in np.flatnonzero((kinds & 1) == 1):
+            j = int(feat[i])
+            top[j] = max(top.get(j, 0), max(_codes(bounds, words, int(thr[i])), default=0))
     return top
 
 

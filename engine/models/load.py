@@ -68,7 +68,7 @@ def read_source(source) -> bytes:
         raise DataError("A model is opened from a file path, the file's bytes, or an open file.")
     if len(data) > MAX_BYTES:
         raise DataError(f"The model file is larger than {MAX_BYTES // 2**20} MB, the most the explorer opens.")
-    if not data.strip():
+    if not data or data.isspace():                 # no copy of the file (strip() made one)
         raise DataError("The model file is empty.")
     return data
 

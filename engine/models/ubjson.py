@@ -8,7 +8,10 @@ element type (``$``) and count (``#``) up front; otherwise it ends with ``]`` or
 arrays (XGBoost writes its per-node arrays so) are returned as numpy arrays, read in one step.
 
 Everything is checked against the bytes that are there: a count larger than what is left, an unknown
-marker or nesting deeper than 64 levels raises DataError (a truncated or damaged file).
+marker or nesting deeper than 64 levels raises DataError (a truncated or damaged file). The decoded
+document is bounded too: more than :data:`~engine.models.limits.MAX_CONTAINERS` arrays and objects, or
+more than :data:`MAX_ITEMS` values outside typed number arrays (a ``[$Z#`` array of nulls costs no
+bytes per value), raises DataError as soon as the count is passed, long before memory is taken.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import DataError
+from engine.models.limits import MAX_CONTAINERS
 
 _NUMBERS = {b"i": ">i1", b"U": ">u1", b"I": ">i2", b"l": ">i4", b"L": ">i8", b"d": ">f4", b"D": ">f8"}
 MAX_NESTING = 64
+MAX_ITEMS = 4 * MAX_CONTAINERS     # XGBoost writes its per-node arrays typed: the other values are few
 
 
 def _damaged(what: str) -> DataError:
@@ -29,6 +34,7 @@ class _Decoder:
     def __init__(self, data: bytes):
         self.data = data
         self.pos = 0
+        self.containers = self.items = 0
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
@@ -38,9 +44,14 @@ class _Decoder:
         return out
 
     def marker(self) -> bytes:
-        m = self.take(1)
-        while m == b"N":
-            m = self.take(1)
+        data, pos = self.data, self.pos
+        m = data[pos:pos + 1]
+        while m == b"N":                              # no-ops between values
+            pos += 1
+            m = data[pos:pos + 1]
+        if not m:
+            raise _damaged("it ends in the middle of a value")
+        self.pos = pos + 1
         return m
 
     def number(self, m: bytes):
@@ -79,7 +90,14 @@ class _Decoder:
             return self.container(m == b"{", depth + 1)
         raise _damaged(f"unknown marker {m!r} at byte {self.pos - 1}")
 
+    def _too_big(self) -> DataError:
+        return DataError(f"The UBJSON model file holds more than {MAX_CONTAINERS:,} lists and objects or "
+                         f"{MAX_ITEMS:,} values, more than any model the explorer opens has; it was not read.")
+
     def container(self, is_object: bool, depth: int):
+        self.containers += 1
+        if self.containers > MAX_CONTAINERS:
+            raise self._too_big()
         typ, count = None, None
         m = self.marker()
         if m == b"$":
@@ -103,6 +121,9 @@ class _Decoder:
                 if m == close:
                     break
                 self.pos -= 1
+            self.items += 1
+            if self.items > MAX_ITEMS:
+                raise self._too_big()
             key = self.string() if is_object else None
             item = self.value(typ if typ is not None else self.marker(), depth)
             if is_object:

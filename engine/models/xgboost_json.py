@@ -32,6 +32,8 @@ from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.checks import MAX_NODES
+from engine.models.formats.floats import f32_lt_bound
+from engine.models.limits import MAX_CLASSES, MAX_FEATURES, check_json_size, count
 from engine.models.model import ImportedModel
 from engine.models.ubjson import loads as ubjson_loads
 
@@ -59,7 +61,7 @@ def _head(data: bytes) -> bytes:
 
 
 def is_json(data: bytes) -> bool:
-    head = _head(data)[:4096]
+    head = _head(data[:65536])[:4096]              # sniff a prefix: never copy the file
     return head.startswith(b"{") and head[1:].lstrip().startswith(b'"') and b'"learner"' in head
 
 
@@ -68,6 +70,7 @@ def is_ubjson(data: bytes) -> bool:
 
 
 def read_json(data: bytes) -> ImportedModel:
+    check_json_size(data, "XGBoost JSON model file")
     try:
         doc = json.loads(_head(data).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -131,11 +134,11 @@ def from_document(doc, source: str) -> ImportedModel:
                         f"(gbtree, dart) can be explored.")
     model = booster["model"]
     raw_trees = model["trees"]
-    n_feat = int(params["num_feature"])
+    n_feat = count(params["num_feature"], MAX_FEATURES, "input columns")
     names = [str(n) for n in learner.get("feature_names") or []] or [f"f{i}" for i in range(n_feat)]
     if len(names) != n_feat or n_feat < 1:
         raise DataError("The XGBoost model file is damaged: it names a different number of features than it uses.")
-    n_class = int(params.get("num_class", 0) or 0)
+    n_class = count(params.get("num_class", 0) or 0, MAX_CLASSES, "classes")
     K = n_class if link == "softmax" else 1
     if link == "softmax" and n_class < 2:
         raise DataError("The XGBoost multi-class model file is damaged: it has fewer than two classes.")
@@ -172,9 +175,8 @@ def _tree(raw: dict, schema: FeatureSchema, i: int):
     if cond.shape != left.shape:
         raise DataError(f"The XGBoost model file is damaged: {where}'s arrays have different lengths.")
     leaf = left < 0
-    with np.errstate(invalid="ignore"):
-        threshold = np.array([0.0 if is_leaf or math.isnan(c) else left_bound(c)
-                              for c, is_leaf in zip(cond.tolist(), leaf.tolist())])
+    with np.errstate(invalid="ignore", over="ignore"):
+        threshold = np.where(leaf | np.isnan(cond), 0.0, f32_lt_bound(cond))   # left_bound of each, at once
     threshold[~leaf & np.isnan(cond)] = np.nan           # refused by the builder, with the node named
     values = np.where(leaf, cond, np.nan)
     return tree_from_arrays(schema=schema, left=left, right=right, feature=raw["split_indices"],

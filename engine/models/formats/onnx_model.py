@@ -36,12 +36,13 @@ from engine.data.schema import FeatureSchema
 from engine.errors import ConfigError, DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.formats.floats import f32_leq_bound, f32_lt_bound, f64_lt_bound
+from engine.models.formats.onnx_tensors import check_attributes, check_model
+from engine.models.limits import MAX_CATEGORY_LABELS, MAX_FEATURES, check_json_size, count
 from engine.models.model import ImportedModel
 
 __all__ = ["is_onnx", "read_onnx"]
 
 ENSEMBLES = ("TreeEnsembleClassifier", "TreeEnsembleRegressor")
-MAX_FEATURES = 100_000               # input columns the explorer opens
 OURS = "decision-tree-explorer"      # this app's files add a graph for missing values (read from the operator)
 PASSIVE = {"Cast", "ZipMap", "Identity", "ArgMax", "Gather", "Mul", "Reshape", "Flatten"}
 TRUE_LEFT = {"BRANCH_LEQ": True, "BRANCH_LT": True, "BRANCH_EQ": True,
@@ -86,6 +87,7 @@ def _parse(data: bytes):
         model = onnx.load_from_string(data)
     except Exception:                                      # protobuf's DecodeError and friends
         raise DataError("The ONNX model file is damaged or cut short: it could not be read as a whole.") from None
+    check_model(model)                                     # no tensor outside the file, none larger than it
     ensembles = [n for n in model.graph.node if n.op_type in ENSEMBLES and n.domain == "ai.onnx.ml"]
     if len(ensembles) != 1:
         raise DataError("This ONNX model holds no TreeEnsembleClassifier or TreeEnsembleRegressor operator, "
@@ -95,6 +97,7 @@ def _parse(data: bytes):
     if others and model.producer_name != OURS:
         raise DataError(f"This ONNX model does more than run a tree ensemble (it also uses {', '.join(others[:4])}), "
                         "so its trees alone would not predict as the file does.")
+    check_attributes(ensembles[0])
     return model, ensembles[0]
 
 
@@ -114,6 +117,7 @@ def _schema(model, n_features: int, task: str, classes: tuple[str, ...]) -> Feat
     names = [f"x{j}" for j in range(n_features)]
     kinds, cats = ["numeric"] * n_features, [()] * n_features
     if "features" in meta:
+        check_json_size(meta["features"], "ONNX model's feature list")
         try:
             features = json.loads(meta["features"])
             names = [str(f["name"]) for f in features]
@@ -121,6 +125,8 @@ def _schema(model, n_features: int, task: str, classes: tuple[str, ...]) -> Feat
             cats = [tuple(str(c) for c in f["categories"]) for f in features]
         except (ValueError, KeyError, TypeError):
             raise DataError("The ONNX model's feature list (metadata 'features') is damaged.") from None
+        count(len(names), MAX_FEATURES, "input columns")
+        count(sum(map(len, cats)), MAX_CATEGORY_LABELS, "category labels")
         if len(names) < n_features:
             raise DataError("The ONNX model tests more features than its feature list names.")
     return FeatureSchema(feature_names=tuple(names), kinds=tuple(kinds), categories=tuple(cats),
@@ -230,7 +236,7 @@ def read_onnx(data: bytes) -> ImportedModel:
     if n_features > max(width, 1) and (width or n_features > MAX_FEATURES):
         raise DataError(f"The ONNX model tests feature number {n_features - 1:,}, but its input has "
                         f"{width or MAX_FEATURES:,} columns at most.")
-    n_features = max(n_features, min(width, MAX_FEATURES))
+    n_features = count(max(n_features, width), MAX_FEATURES, "input columns")
     if node.op_type == "TreeEnsembleRegressor":
         return _regressor(model, attrs, post, base, double, n_features)
     labels = attrs.get("classlabels_strings") or [str(int(c)) for c in attrs.get("classlabels_int64s", [])]

@@ -26,6 +26,7 @@ from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.models.build import member_schema, tree_from_arrays
 from engine.models.formats.floats import f32_leq_bound
+from engine.models.limits import MAX_CLASSES, MAX_FEATURES, count
 from engine.models.model import ImportedModel
 
 __all__ = ["convert"]
@@ -43,7 +44,8 @@ def _label(value) -> str:
 
 
 def _schema(est, task: str) -> FeatureSchema:
-    n = int(getattr(est, "n_features_in_", 0))
+    n = count(getattr(est, "n_features_in_", 0), MAX_FEATURES, "input columns")
+    count(len(getattr(est, "classes_", ())), MAX_CLASSES, "classes")
     names = getattr(est, "feature_names_in_", None)
     names = tuple(str(v) for v in names) if names is not None else tuple(f"x{j}" for j in range(n))
     classes = tuple(_label(c) for c in est.classes_) if task == "classification" else ()

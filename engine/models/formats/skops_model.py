@@ -4,10 +4,11 @@ A skops file is a zip holding ``schema.json`` (the object tree: each object's mo
 skops rebuilds it) and ``.npy`` arrays. Before anything is loaded, the reader lists every type the schema
 names and every type skops itself calls untrusted, and refuses the file with one sentence if any of them
 is outside :data:`TRUSTED` (the tree estimators below and the pieces they are made of), or if the
-object at the top is not one of :data:`ESTIMATORS`. Only then does ``skops.io.loads`` run, with exactly
-those types trusted. A pickle inside a zip, or a zip that is not a skops file, is refused the same way.
-The estimator becomes an :class:`~engine.models.model.ImportedModel` in
-:mod:`~engine.models.formats.sklearn_trees`.
+object at the top is not one of :data:`ESTIMATORS`. Even before that, the zip's members are unpacked
+under a cap into a stored copy (:mod:`~engine.models.formats.zipped`), which is all skops ever reads.
+Only then does ``skops.io.loads`` run, with exactly those types trusted. A pickle inside a zip, or a zip
+that is not a skops file, is refused the same way. The estimator becomes an
+:class:`~engine.models.model.ImportedModel` in :mod:`~engine.models.formats.sklearn_trees`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import zipfile
 
 from engine.errors import ConfigError, DataError
 from engine.models.formats.sklearn_trees import convert
+from engine.models.formats.zipped import unpacked_copy
+from engine.models.limits import check_json_size
 from engine.models.model import ImportedModel
 
 __all__ = ["is_skops", "read_skops", "TRUSTED", "ESTIMATORS"]
@@ -68,7 +71,9 @@ def _schema(data: bytes) -> dict:
             info = z.getinfo("schema.json")
             if info.file_size > 64 * 2**20:
                 raise DataError("The skops file's schema is larger than 64 MB, more than the explorer reads.")
-            schema = json.loads(z.read("schema.json"))
+            text = z.read("schema.json")
+            check_json_size(text, "skops file's schema")
+            schema = json.loads(text)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError):
         raise DataError("The skops model file is damaged or cut short: it could not be read as a whole.") from None
     if not isinstance(schema, dict):
@@ -118,6 +123,7 @@ def check_trusted(data: bytes) -> set[str]:
 
 def read_skops(data: bytes) -> ImportedModel:
     """The ImportedModel of a skops file of a trusted scikit-learn tree estimator."""
+    data = unpacked_copy(data)                  # sizes checked, members unpacked under a cap, stored
     trusted = check_trusted(data)
     import skops.io as sio
     try:

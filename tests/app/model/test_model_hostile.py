@@ -60,3 +60,22 @@ def test_no_page_draws_the_models_names_as_markup(app_test, hostile_model):
             bad += [f"{page}: {b}" for b in unescaped(json.loads(chart.proto.spec))]
     assert seen >= 6
     assert bad == []
+
+
+@pytest.mark.parametrize("location", [".streamlit/config.toml", "no/such/file.toml"])
+def test_an_onnx_model_with_external_data_shows_one_sentence(app_test, location):
+    """Issue 40, finding 1: the file names a file of the server (or one that does not exist) as the home of
+    its thresholds; the page shows the refusal as st.error, opens no model and shows no exception."""
+    pytest.importorskip("onnx")
+    from tests.hardening.hostile_models import onnx_external
+    from ui.model.opening import W_MODEL_UPLOAD
+    from ui.widgets import md_escape
+
+    at = app_test("pages/data.py")
+    at.file_uploader(key=W_MODEL_UPLOAD).set_value(("m.onnx", onnx_external(location), "application/octet-stream"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == [md_escape(
+        "The ONNX model keeps some of its numbers in another file (external data); the explorer reads only what is "
+        "inside the model file, so it was not opened.")]
+    assert not any("Opened the model" in s.value for s in at.success)
