@@ -35,7 +35,7 @@ from engine.models.checks import MAX_NODES
 from engine.models.formats.floats import f32_lt_bound
 from engine.models.limits import MAX_CLASSES, MAX_FEATURES, check_json_size, count
 from engine.models.model import ImportedModel
-from engine.models.ubjson import loads as ubjson_loads
+from engine.models.formats.ubjson import loads as ubjson_loads
 
 #: objective -> (task, link, how base_score becomes a margin)
 OBJECTIVES = {

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.errors import DataError
-from engine.models.ubjson import MAX_NESTING, loads
+from engine.models.formats.ubjson import MAX_NESTING, loads
 
 
 def key(text: str) -> bytes:
