@@ -31,7 +31,7 @@ from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
 from engine.tree.build import check_target_scale
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
@@ -75,6 +75,7 @@ def check_dataset(dataset) -> None:
         check_target_scale(np.asarray(dataset.y, dtype=float), dataset.target)
 
 
+@reserving
 def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,
                tree_config: TreeConfig, random_state: int, feature_subset_size: int | None = None,
                progress: Progress = None, params: dict | None = None, n_jobs: int | None = None,

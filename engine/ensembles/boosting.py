@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.checks import choice
 from engine.config import tree_config as check_config
 from engine.config import TreeConfig
@@ -152,6 +152,7 @@ def random_stump(dataset, config: TreeConfig, weights: np.ndarray, rng, n_thresh
     return grower.grow().tree, StumpDraw(None, (), (), -1, tuple(skipped))
 
 
+@reserving
 def fit_adaboost(dataset, *, n_rounds: int = 50, base: str = "stump", max_depth: int = 1, n_thresholds: int = 5,
                  tree_config: TreeConfig | None = None, random_state: int = 0,
                  progress: Progress = None) -> Ensemble:

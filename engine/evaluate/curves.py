@@ -30,7 +30,7 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.evaluate.metrics import evaluate, metrics_for, r2_from_sums, true_codes
 from engine.tree.node import first_argmax
@@ -247,6 +247,7 @@ def _check_sizes(sizes) -> np.ndarray:
     return s
 
 
+@reserving
 def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), repeats: int = 5,
                    seed: int = 0, metric: str | None = None, progress=None, n_jobs: int | None = None,
                    should_stop=None):

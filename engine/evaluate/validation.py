@@ -25,7 +25,7 @@ from engine.checks import rows as check_rows
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.data.folds import check_seed as _check_seed
 from engine.data.folds import kfold_indices
@@ -106,6 +106,7 @@ class CVResult:
                 f"seed={self.seed})")
 
 
+@reserving
 def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, progress=None,
                    n_jobs: int | None = None, should_stop=None) -> CVResult:
     """k-fold cross-validation of ``config`` on ``dataset`` (stratified for classification).

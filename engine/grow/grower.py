@@ -19,7 +19,8 @@ from functools import cached_property, partial, wraps
 import numpy as np
 import pandas as pd
 
-from engine.budget import check_trees, classes_text
+from engine import budget
+from engine.budget import check_trees, classes_text, reserving
 from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
@@ -183,6 +184,7 @@ class Grower:
         return rec
 
     @_changes_state
+    @reserving
     def grow(self, max_steps: int | None = None) -> "Grower":
         """Step until nothing is open (or ``max_steps`` steps were taken). Growing to the end is refused
         with a :class:`ConfigError` when the tree's estimated memory passes the budget (:mod:`engine.budget`)."""
@@ -697,3 +699,20 @@ def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, v
     tree (None: all; the tree is the same for every value)."""
     return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data,
                   n_jobs=n_jobs).grow().tree
+
+
+def pilot_share(dataset, config: TreeConfig, n_rows: int) -> float:
+    """Leaves per row of a tree of ``config`` grown on ``n_rows`` rows drawn from ``dataset`` (seed 0): the
+    memory budget's measure of how big a fully grown tree gets on this data (:func:`engine.budget.expected_share`).
+    """
+    cfg = replace(config, validation=False, random_state=0)
+    cache = getattr(dataset, "_cache", {})          # the data set's derived values (not pickled, not shared)
+    key = ("pilot_share", int(n_rows), repr(sorted(cfg.to_dict().items())))
+    if key not in cache:
+        rows = np.sort(np.random.default_rng(0).choice(len(dataset), size=min(int(n_rows), len(dataset)),
+                                                        replace=False))
+        cache[key] = Grower(dataset.subset(rows), cfg, n_jobs=1).grow().tree.n_leaves / len(rows)
+    return cache[key]
+
+
+budget.set_pilot(pilot_share)
