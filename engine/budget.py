@@ -59,15 +59,23 @@ KEPT_PER_CELL = 8 * 4
 SHOWN_PER_CELL = 8 * 2
 #: bytes per node of a shown tree's objects (a Node, its Split, their dicts and labels)
 SHOWN_PER_NODE = 2500
+#: bytes per row x feature while a tree grows: sorted orders, their gathers per level, the row positions
+#: (measured: 12 MB for 10k rows x 20 features, 92 MB for 100k, 279 MB for 300k, exact search, 2 classes)
+WORKING_PER_ROW_FEATURE = 52
+#: bytes per node kept by a grown tree besides its stats (its arrays, the flat copy that predicts)
+KEPT_PER_NODE = 300
 #: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
 WORKING_PER_ROW_STAT = 8 * 6
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
 LEVEL_PER_CELL = 8 * 2
-#: one scan of a level (engine.grow.fastexact.SCAN_BYTES), and a fixed allowance per tree
+#: one scan of a level's class counts (engine.grow.fastexact.SCAN_BYTES; beyond 2 classes), a fixed allowance
+#: per tree
 SCAN_BYTES = 100 * MB
 PER_TREE = 64 << 10
 #: a job of many trees: its task records, result tables and the pool's messages (measured 7-14 MB at 10k rows)
 MANY_TREES_FIXED = 16 * MB
+#: any job: the grower's thread pool and allocator arenas, its records (measured 19 MB for a 10k-row tree)
+JOB_FIXED = 10 * MB
 #: bytes per row x feature of the copies of the data a worker process receives (its table and matrix)
 SHIPPED_PER_CELL = 8 * 3
 
@@ -295,11 +303,14 @@ def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: 
     leaves = max_leaves(n_rows, config, share)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
-    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown else 200)) \
-        + PER_TREE
+    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown
+                                                                                 else KEPT_PER_NODE)) + PER_TREE
+    # features searched: a tree drawing k of them per node touches about 2 k features' sorted orders at once
+    draw = config.n_features_to_draw(d) if config is not None and getattr(config, "max_features", None) else d
+    d = max(1, min(d, 2 * int(draw)))
     level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
-    working = (n_rows * stats * WORKING_PER_ROW_STAT + level * d * stats * LEVEL_PER_CELL
-               + min(SCAN_BYTES, 8 * (2 * stats + 12) * d * n_rows))
+    working = (n_rows * d * WORKING_PER_ROW_FEATURE + n_rows * stats * WORKING_PER_ROW_STAT
+               + level * d * stats * LEVEL_PER_CELL + min(SCAN_BYTES, 16 * max(0, stats - 2) * d * n_rows))
     return int(working), int(kept)
 
 
@@ -323,9 +334,11 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 
 
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
-              kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0) -> int:
+              kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
+              shipped_rows: int | None = None) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
-    ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`."""
+    ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
+    ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``)."""
     kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
@@ -335,15 +348,17 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
     # single tree is refused)
     alive = max(int(kept_trees), at_once) * kept
-    fixed = 0
+    fixed = JOB_FIXED
     if n_trees > 1:
-        fixed = MANY_TREES_FIXED + (at_once * SHIPPED_PER_CELL * int(n_rows) * max(1, int(n_features))
-                                    if at_once > 1 else 0)
+        shipped = int(n_rows if shipped_rows is None else shipped_rows)
+        fixed += MANY_TREES_FIXED + (at_once * SHIPPED_PER_CELL * shipped * max(1, int(n_features))
+                                     if at_once > 1 else 0)
     return int(fixed + max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
-                shown: int = 0, n_rows: int | None = None, trees_word: str = "") -> int:
+                shown: int = 0, n_rows: int | None = None, trees_word: str = "",
+                shipped_rows: int | None = None) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
     of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
     Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
@@ -353,7 +368,7 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
 
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
-                         at_once=busy, shown=shown_, share=share)
+                         at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():

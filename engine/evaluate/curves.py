@@ -272,7 +272,7 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
     tasks = [(train, test, np.sort(rng.choice(n, size=m, replace=False)) if m < n else None, config,
               int(seed) + i, metric, {"fraction": f, "n_train": m, "repeat": r}) for i, (f, m, r) in enumerate(plan)]
     check_trees(train, config, what=f"A learning curve of {len(tasks)} trees on up to {n:,} rows"
-                       f"{classes_text(train)}", n_trees=len(tasks),
+                       f"{classes_text(train)}", n_trees=len(tasks), shipped_rows=n + len(test),
                        at_once=concurrency(n_jobs, len(tasks), sum(m for _, m, _ in plan)))
     records = run_tasks(_learning_run, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
                         should_stop=should_stop, rows=sum(m for _, m, _ in plan),

@@ -121,7 +121,7 @@ def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, pr
     folds = kfold_indices(len(dataset), k, y=strat, seed=seed)
     n_train = len(dataset) - min(len(f) for f in folds)
     check_trees(dataset, config, what=f"Cross-validation with {len(folds)} folds of {len(dataset):,} rows"
-                       f"{classes_text(dataset)}", n_trees=len(folds), n_rows=n_train,
+                       f"{classes_text(dataset)}", n_trees=len(folds), n_rows=n_train, shipped_rows=len(dataset),
                        at_once=concurrency(n_jobs, len(folds), len(dataset) * (len(folds) - 1)))
     tasks = [(dataset, i, test_idx, config, seed + i) for i, test_idx in enumerate(folds)]
     records = run_tasks(fold_record, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress, should_stop=should_stop,
