@@ -314,6 +314,14 @@ def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: 
     return int(working), int(kept)
 
 
+def step_bytes(dataset, config=None) -> int:
+    """Bytes one step of a grower may hold at once: a tree's working arrays on all of ``dataset``'s rows (the
+    root's search is the biggest), what :class:`engine.Grower.step` reserves from the server's pool."""
+    working, _ = tree_bytes(n_rows=len(dataset), n_features=len(dataset.feature_names), stats=n_stats(dataset),
+                            config=config, share=leaf_share(dataset))
+    return JOB_FIXED + working
+
+
 def classes_text(dataset) -> str:
     """``" with 1,000 classes"`` for a class target, else ``""`` (for the refusal's first words)."""
     return f" with {len(dataset.classes):,} classes" if dataset.task == "classification" else ""
@@ -335,10 +343,11 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
               kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
-              shipped_rows: int | None = None) -> int:
+              shipped_rows: int | None = None, kept_extra: int = 0) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
     ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
-    ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``)."""
+    ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
+    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions)."""
     kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
@@ -347,7 +356,7 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     # node objects are made only when a grown tree is read, after its working arrays are gone (counted for
     # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
     # single tree is refused)
-    alive = max(int(kept_trees), at_once) * kept
+    alive = max(int(kept_trees), at_once) * kept + int(kept_trees) * int(kept_extra)
     fixed = JOB_FIXED
     if n_trees > 1:
         shipped = int(n_rows if shipped_rows is None else shipped_rows)
@@ -358,7 +367,7 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
                 shown: int = 0, n_rows: int | None = None, trees_word: str = "",
-                shipped_rows: int | None = None) -> int:
+                shipped_rows: int | None = None, kept_extra: int = 0) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
     of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
     Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
@@ -368,7 +377,8 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
 
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
-                         at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows)
+                         at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
+                         kept_extra=kept_extra)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():
@@ -401,4 +411,4 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
 
 __all__ = ["MANY_CLASSES", "BUDGET_ENV", "SERVER_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check",
            "check_trees", "job_bytes", "leaf_share", "max_leaves", "n_stats", "size_text", "tree_bytes", "Pool",
-           "POOL", "Reservation", "reserve", "reserving", "server_bytes"]
+           "POOL", "Reservation", "reserve", "reserving", "server_bytes", "step_bytes"]

@@ -177,8 +177,10 @@ class Grower:
             if node_id not in self._frontier:
                 raise ConfigError(f"Node {node_id} is not an open leaf; only open leaves can be split next "
                                   f"(open now: {len(self._frontier)}).")
-        with roomy_heap():          # a big node's search makes arrays of many megabytes
-            rec = self._step(node_id)
+        with budget.reserve(budget.step_bytes(self.dataset, self.config),
+                            what=f"A step on {len(self.dataset):,} rows{classes_text(self.dataset)}",
+                            advice="set a max depth or grow the tree to the end"), roomy_heap():
+            rec = self._step(node_id)   # a big node's search makes arrays of many megabytes
         if rec is not None:
             self._actions.append(("step",) if node_id is None else ("step", node_id))
         return rec

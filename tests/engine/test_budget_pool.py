@@ -143,3 +143,27 @@ def test_a_tree_grown_to_the_end_reserves_its_estimate_while_it_grows(monkeypatc
     monkeypatch.setattr(budget, "POOL", pool)
     engine.Grower(engine.load_sample("iris"), engine.TreeConfig()).grow()
     assert pool.high_water > 0 and pool.used == 0
+
+
+def test_a_step_with_many_classes_and_adaboost_reserve_from_the_pool(monkeypatch):
+    from tests.many_classes import many_classes_csv
+    import io
+
+    from engine.ensembles import fit_adaboost
+
+    ds = engine.load_csv(io.BytesIO(many_classes_csv(1000, 2000)), target="cls")
+    pool = budget.Pool(total=budget.step_bytes(ds) - 1, wait=0)
+    monkeypatch.setattr(budget, "POOL", pool)
+    with pytest.raises(ConfigError, match="A step on 2,000 rows with 1,000 classes would need about"):
+        engine.Grower(ds, engine.TreeConfig()).step()
+    pool = budget.Pool(total=1 << 40)
+    monkeypatch.setattr(budget, "POOL", pool)
+    engine.Grower(ds, engine.TreeConfig()).step()
+    assert pool.high_water == budget.step_bytes(ds) and pool.used == 0
+    few, many = budget.Pool(total=1 << 40), budget.Pool(total=1 << 40)
+    with budget.reserve(pool=few):
+        fit_adaboost(ds, n_rounds=2)
+    with budget.reserve(pool=many):
+        fit_adaboost(ds, n_rounds=4)
+    # each round keeps its tree and its row weights, mistakes and predictions
+    assert many.high_water - few.high_water >= 2 * (40 * len(ds) + 200 * 1000)
