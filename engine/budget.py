@@ -7,9 +7,11 @@ shares). Nodes are bounded by the rows: a tree has at most ``2 L - 1`` nodes wit
 few rows (an id column chosen as the target) makes both products huge: 5,000 rows with 1,000 classes
 give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree per member.
 
-:func:`tree_bytes` is that estimate for one tree (working arrays while it grows, and what a grown tree
-keeps), calibrated against measured allocations (``tests/engine/test_budget.py`` checks it stays above
-them, with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
+:func:`tree_bytes` is that estimate for one tree (working arrays while it grows: about 52 bytes a row and
+searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
+measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
+peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
+``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured on cheap rows of it). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
 add them up and call :func:`check` before any tree grows: over the budget, a :class:`ConfigError` says
 what would be needed and what to change (fewer trees, a max depth, a target with fewer classes).
@@ -73,7 +75,9 @@ LEVEL_PER_CELL = 8 * 2
 SCAN_BYTES = 100 * MB
 PER_TREE = 64 << 10
 #: a job of many trees: its task records, result tables and the pool's messages (measured 7-14 MB at 10k rows)
-MANY_TREES_FIXED = 16 * MB
+MANY_TREES_FIXED = 12 * MB
+#: each worker process growing trees at once: its heap's slack and the results it sends back
+WORKER_FIXED = 4 * MB
 #: any job: the grower's thread pool and allocator arenas, its records (measured 19 MB for a 10k-row tree)
 JOB_FIXED = 10 * MB
 #: bytes per row x feature of the copies of the data a worker process receives (its table and matrix)
@@ -360,7 +364,7 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     fixed = JOB_FIXED
     if n_trees > 1:
         shipped = int(n_rows if shipped_rows is None else shipped_rows)
-        fixed += MANY_TREES_FIXED + (at_once * SHIPPED_PER_CELL * shipped * max(1, int(n_features))
+        fixed += MANY_TREES_FIXED + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
                                      if at_once > 1 else 0)
     return int(fixed + max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
 

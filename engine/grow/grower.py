@@ -19,8 +19,7 @@ from functools import cached_property, partial, wraps
 import numpy as np
 import pandas as pd
 
-from engine import budget
-from engine.budget import check_trees, classes_text, reserving
+from engine.budget import check_trees, classes_text, reserve, reserving, set_pilot, step_bytes
 from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
@@ -177,7 +176,7 @@ class Grower:
             if node_id not in self._frontier:
                 raise ConfigError(f"Node {node_id} is not an open leaf; only open leaves can be split next "
                                   f"(open now: {len(self._frontier)}).")
-        with budget.reserve(budget.step_bytes(self.dataset, self.config),
+        with reserve(step_bytes(self.dataset, self.config),
                             what=f"A step on {len(self.dataset):,} rows{classes_text(self.dataset)}",
                             advice="set a max depth or grow the tree to the end"), roomy_heap():
             rec = self._step(node_id)   # a big node's search makes arrays of many megabytes
@@ -717,4 +716,4 @@ def pilot_share(dataset, config: TreeConfig, n_rows: int) -> float:
     return cache[key]
 
 
-budget.set_pilot(pilot_share)
+set_pilot(pilot_share)
