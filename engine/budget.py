@@ -7,21 +7,39 @@ shares). Nodes are bounded by the rows: a tree has at most ``2 L - 1`` nodes wit
 few rows (an id column chosen as the target) makes both products huge: 5,000 rows with 1,000 classes
 give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree per member.
 
-:func:`tree_bytes` is that estimate for one tree (working arrays while it grows, and what a grown tree
-keeps), calibrated against measured allocations (``tests/engine/test_budget.py`` checks it stays above
-them, with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
+:func:`tree_bytes` is that estimate for one tree (working arrays while it grows: about 52 bytes a row and
+searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
+measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
+peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
+``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured on cheap rows of it). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
 add them up and call :func:`check` before any tree grows: over the budget, a :class:`ConfigError` says
 what would be needed and what to change (fewer trees, a max depth, a target with fewer classes).
 
 The budget is ``DTX_MEMORY_BUDGET_MB`` megabytes (default 500) of the server's environment; the
 operator sets it, never a page.
+
+One budget for the whole server, too: six sessions each running a job under the per-job budget still add
+up. :data:`POOL` is this process's memory pool (``DTX_SERVER_MEMORY_MB``, default half of the machine's
+memory, at most :data:`SERVER_CAP_MB`); one process has one pool (replicas each have theirs). A job reserves
+its estimate from it for as long as it runs (:func:`reserve`, a context manager; the engine's heavy entry
+points are wrapped with :func:`reserving`, and :func:`check_trees` inside them reserves what it estimated).
+When the pool is full the job waits up to :data:`WAIT_SECONDS` for others to finish, then is refused with a
+sentence saying how busy the server is. Nested jobs (a forest's members each growing a tree, pruning's
+cross-validation growing the whole tree first) share the outermost reservation, which grows to the largest
+estimate met inside. A reservation is given back when its job ends, by an error, a stopped session or
+normally.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import math
 import os
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -43,13 +61,27 @@ KEPT_PER_CELL = 8 * 4
 SHOWN_PER_CELL = 8 * 2
 #: bytes per node of a shown tree's objects (a Node, its Split, their dicts and labels)
 SHOWN_PER_NODE = 2500
+#: bytes per row x feature while a tree grows: sorted orders, their gathers per level, the row positions
+#: (measured: 12 MB for 10k rows x 20 features, 92 MB for 100k, 279 MB for 300k, exact search, 2 classes)
+WORKING_PER_ROW_FEATURE = 52
+#: bytes per node kept by a grown tree besides its stats (its arrays, the flat copy that predicts)
+KEPT_PER_NODE = 300
 #: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
 WORKING_PER_ROW_STAT = 8 * 6
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
 LEVEL_PER_CELL = 8 * 2
-#: one scan of a level (engine.grow.fastexact.SCAN_BYTES), and a fixed allowance per tree
+#: one scan of a level's class counts (engine.grow.fastexact.SCAN_BYTES; beyond 2 classes), a fixed allowance
+#: per tree
 SCAN_BYTES = 100 * MB
 PER_TREE = 64 << 10
+#: a job of many trees: its task records, result tables and the pool's messages (measured 7-14 MB at 10k rows)
+MANY_TREES_FIXED = 12 * MB
+#: each worker process growing trees at once: its heap's slack and the results it sends back
+WORKER_FIXED = 4 * MB
+#: any job: the grower's thread pool and allocator arenas, its records (measured 19 MB for a 10k-row tree)
+JOB_FIXED = 10 * MB
+#: bytes per row x feature of the copies of the data a worker process receives (its table and matrix)
+SHIPPED_PER_CELL = 8 * 3
 
 
 def budget_bytes() -> int:
@@ -67,6 +99,149 @@ def budget_bytes() -> int:
     return int(mb * MB)
 
 
+SERVER_ENV = "DTX_SERVER_MEMORY_MB"
+#: the default server pool is half the machine's memory, but not more than this (MB)
+SERVER_CAP_MB = 8192
+#: how long a job waits for room in a full pool before it is refused (seconds)
+WAIT_SECONDS = 15.0
+
+
+def machine_bytes() -> int:
+    """The machine's memory (MemTotal), or 4 GB where the system does not say."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+def server_bytes() -> int:
+    """The server's pool in bytes: ``$DTX_SERVER_MEMORY_MB`` megabytes, else half the machine's memory capped
+    at :data:`SERVER_CAP_MB` (and never below the per-job budget)."""
+    raw = os.environ.get(SERVER_ENV, "").strip()
+    if not raw:
+        return max(min(machine_bytes() // 2, SERVER_CAP_MB * MB), budget_bytes())
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if not math.isfinite(mb) or mb <= 0:
+        raise ConfigError(f"The server's {SERVER_ENV} must be a number of megabytes above 0, e.g. 4000; "
+                          f"got {raw!r}.")
+    return int(mb * MB)
+
+
+class Pool:
+    """One process's memory pool: thread-safe bookkeeping of the bytes its running jobs reserved.
+
+    ``total`` None reads :func:`server_bytes` at every reservation (the operator's setting); ``wait`` None
+    is :data:`WAIT_SECONDS`. ``high_water`` is the most ever reserved at once (for measurements)."""
+
+    def __init__(self, total: int | None = None, wait: float | None = None):
+        self._total, self._wait = total, wait
+        self._cond = threading.Condition()
+        self.used = 0
+        self.jobs = 0
+        self.high_water = 0
+
+    @property
+    def total(self) -> int:
+        return int(self._total) if self._total is not None else server_bytes()
+
+    def acquire(self, n_bytes: int, *, what: str, advice: str, new_job: bool = True) -> None:
+        """Take ``n_bytes`` (for a job that held nothing yet: ``new_job``), waiting (bounded) while other jobs
+        hold the room; a ConfigError when it does not come (or could never come: the job alone is larger than
+        the pool)."""
+        n_bytes, total = max(0, int(n_bytes)), self.total
+        if n_bytes > total:
+            raise ConfigError(f"{what} would need about {size_text(n_bytes)} of memory, more than this whole "
+                              f"server's {size_text(total)} ({SERVER_ENV}): {advice}.")
+        wait = WAIT_SECONDS if self._wait is None else float(self._wait)
+        deadline = time.monotonic() + wait
+        with self._cond:
+            while self.used + n_bytes > total:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ConfigError(
+                        f"The server is busy with other users' heavy work: {size_text(self.used)} of "
+                        f"{size_text(total)} in use by {self.jobs:,} job{'s' if self.jobs != 1 else ''}, and "
+                        f"{what[:1].lower() + what[1:]} needs about {size_text(n_bytes)}; try again in a "
+                        f"minute, or {advice}.")
+                self._cond.wait(left)
+            self.used += n_bytes
+            self.jobs += bool(new_job)
+            self.high_water = max(self.high_water, self.used)
+
+    def release(self, n_bytes: int) -> None:
+        """Give back one job's ``n_bytes`` (all it held)."""
+        with self._cond:
+            self.used = max(0, self.used - int(n_bytes))
+            self.jobs = max(0, self.jobs - 1)
+            self._cond.notify_all()
+
+
+#: this process's pool (every session of a Streamlit server shares it)
+POOL = Pool()
+
+
+class Reservation:
+    """The bytes one job holds in a :class:`Pool`; :meth:`need` grows it to an estimate, :meth:`close`
+    gives everything back. Made and closed by :func:`reserve`."""
+
+    def __init__(self, pool: Pool):
+        self.pool, self.held, self.closed = pool, 0, False
+
+    def need(self, n_bytes: float, *, what: str = "This job", advice: str = "use a smaller job") -> None:
+        """Hold at least ``n_bytes`` (reserving the difference from the pool; nothing when it holds enough)."""
+        extra = int(n_bytes) - self.held
+        if extra > 0 and not self.closed:
+            self.pool.acquire(extra, what=what, advice=advice, new_job=self.held == 0)
+            self.held += extra
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self.held:
+                self.pool.release(self.held)
+            self.held = 0
+
+    def __repr__(self) -> str:
+        return f"Reservation(held={size_text(self.held) if self.held else '0 MB'}, closed={self.closed})"
+
+
+_CURRENT: contextvars.ContextVar = contextvars.ContextVar("dtx_reservation", default=None)
+
+
+@contextmanager
+def reserve(n_bytes: float = 0, *, what: str = "This job", advice: str = "use a smaller job",
+            pool: Pool | None = None):
+    """Hold ``n_bytes`` of the server's pool while the ``with`` block runs (see the module docstring); yields
+    the :class:`Reservation`. Inside another reservation of this thread, that one grows instead (a nested
+    job is part of the outer one). Raises a ConfigError when the pool stays full."""
+    outer = _CURRENT.get()
+    if outer is not None and not outer.closed:
+        outer.need(n_bytes, what=what, advice=advice)
+        yield outer
+        return
+    held = Reservation(POOL if pool is None else pool)
+    token = _CURRENT.set(held)
+    try:
+        held.need(n_bytes, what=what, advice=advice)
+        yield held
+    finally:
+        _CURRENT.reset(token)
+        held.close()
+
+
+def reserving(fn):
+    """Run ``fn`` inside a :func:`reserve` scope: the :func:`check_trees` calls it makes reserve their estimate
+    there, and it is given back when ``fn`` returns or raises."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with reserve():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
 def n_stats(dataset) -> int:
     """Stats a node keeps: one per class, or 3 for a numeric target (weight, sum, sum of squares)."""
     return len(dataset.classes) if dataset.task == "classification" else 3
@@ -82,6 +257,31 @@ def leaf_share(dataset) -> float:
     counts = np.bincount(np.asarray(dataset.y), minlength=len(dataset.classes)).astype(float)
     p = counts / counts.sum()
     return float(min(1.0, max(1.0 - float(p @ p), 1.0 / len(dataset))))
+
+
+#: rows of the pilot tree that measures how many leaves a fully grown tree makes per row on this data
+PILOT_ROWS = 1000
+#: above this many classes no pilot is grown (slow with a count per class; such a target is id-like noise,
+#: whose leaves per row its impurity already gives)
+PILOT_MAX_CLASSES = 50
+_pilot = None
+
+
+def set_pilot(fn) -> None:
+    """Register ``fn(dataset, config, n_rows) -> leaves per row`` (engine.grow's pilot tree on a sample; this
+    module cannot import the grower, which imports it)."""
+    global _pilot
+    _pilot = fn
+
+
+def expected_share(dataset, config=None) -> float:
+    """Leaves per row to expect of a tree of ``config`` on ``dataset``: above :data:`PILOT_ROWS` rows, those of a
+    pilot tree grown on a sample of that many rows (a learnable target makes far fewer leaves than its
+    impurity says: the 2-class signal of ``benchmarks/bench_fit.py`` has 0.12 a row, not 0.5; the share falls
+    as rows grow, so the sample's share is an upper bound), else :func:`leaf_share`."""
+    if _pilot is None or config is None or len(dataset) <= PILOT_ROWS or n_stats(dataset) > PILOT_MAX_CLASSES:
+        return leaf_share(dataset)
+    return min(leaf_share(dataset), max(1.0 / PILOT_ROWS, float(_pilot(dataset, config, PILOT_ROWS))))
 
 
 def max_leaves(n_rows: int, config=None, share: float = 1.0) -> int:
@@ -107,12 +307,23 @@ def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: 
     leaves = max_leaves(n_rows, config, share)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
-    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown else 200)) \
-        + PER_TREE
+    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown
+                                                                                 else KEPT_PER_NODE)) + PER_TREE
+    # features searched: a tree drawing k of them per node touches about 2 k features' sorted orders at once
+    draw = config.n_features_to_draw(d) if config is not None and getattr(config, "max_features", None) else d
+    d = max(1, min(d, 2 * int(draw)))
     level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
-    working = (n_rows * stats * WORKING_PER_ROW_STAT + level * d * stats * LEVEL_PER_CELL
-               + min(SCAN_BYTES, 8 * (2 * stats + 12) * d * n_rows))
+    working = (n_rows * d * WORKING_PER_ROW_FEATURE + n_rows * stats * WORKING_PER_ROW_STAT
+               + level * d * stats * LEVEL_PER_CELL + min(SCAN_BYTES, 16 * max(0, stats - 2) * d * n_rows))
     return int(working), int(kept)
+
+
+def step_bytes(dataset, config=None) -> int:
+    """Bytes one step of a grower may hold at once: a tree's working arrays on all of ``dataset``'s rows (the
+    root's search is the biggest), what :class:`engine.Grower.step` reserves from the server's pool."""
+    working, _ = tree_bytes(n_rows=len(dataset), n_features=len(dataset.feature_names), stats=n_stats(dataset),
+                            config=config, share=leaf_share(dataset))
+    return JOB_FIXED + working
 
 
 def classes_text(dataset) -> str:
@@ -135,9 +346,12 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 
 
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
-              kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0) -> int:
+              kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
+              shipped_rows: int | None = None, kept_extra: int = 0) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
-    ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`."""
+    ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
+    ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
+    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions)."""
     kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
@@ -146,24 +360,37 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     # node objects are made only when a grown tree is read, after its working arrays are gone (counted for
     # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
     # single tree is refused)
-    alive = max(int(kept_trees), at_once) * kept
-    return int(max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
+    alive = max(int(kept_trees), at_once) * kept + int(kept_trees) * int(kept_extra)
+    fixed = JOB_FIXED
+    if n_trees > 1:
+        shipped = int(n_rows if shipped_rows is None else shipped_rows)
+        fixed += MANY_TREES_FIXED + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
+                                     if at_once > 1 else 0)
+    return int(fixed + max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
-                shown: int = 0, n_rows: int | None = None, trees_word: str = "") -> None:
+                shown: int = 0, n_rows: int | None = None, trees_word: str = "",
+                shipped_rows: int | None = None, kept_extra: int = 0) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
-    of them) with ``config``; the advice names the most trees and the deepest max depth that would fit."""
+    of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
+    Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
+    (waiting for room, or refused when it stays full). Returns the estimate in bytes."""
     n = len(dataset) if n_rows is None else int(n_rows)
-    d, s, share = len(dataset.feature_names), n_stats(dataset), leaf_share(dataset)
+    d, s, share = len(dataset.feature_names), n_stats(dataset), expected_share(dataset, config)
 
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
-                         at_once=busy, shown=shown_, share=share)
+                         at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
+                         kept_extra=kept_extra)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():
-        return
+        held = _CURRENT.get()
+        if held is not None and not held.closed:
+            held.need(total, what=what, advice=f"use fewer {trees_word.split(' (')[0]}" if trees_word and n_trees > 1
+                      else "set a max depth (Grow page settings)")
+        return total
     tips = []
     if trees_word and n_trees > 1:
         best = 0
@@ -186,5 +413,6 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
     check(total, what=what, advice="use " + ", or ".join(tips))
 
 
-__all__ = ["MANY_CLASSES", "BUDGET_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check", "check_trees", "job_bytes", "leaf_share", "max_leaves",
-           "n_stats", "size_text", "tree_bytes"]
+__all__ = ["MANY_CLASSES", "BUDGET_ENV", "SERVER_ENV", "classes_text", "DEFAULT_BUDGET_MB", "budget_bytes", "check",
+           "check_trees", "job_bytes", "leaf_share", "max_leaves", "n_stats", "size_text", "tree_bytes", "Pool",
+           "POOL", "Reservation", "reserve", "reserving", "server_bytes", "step_bytes"]

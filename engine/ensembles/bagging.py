@@ -20,6 +20,7 @@ so they can be shown again exactly) and its tree's ``random_state`` is the same 
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import replace
 from typing import Callable
@@ -31,7 +32,7 @@ from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
 from engine.tree.build import check_target_scale
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
@@ -75,6 +76,7 @@ def check_dataset(dataset) -> None:
         check_target_scale(np.asarray(dataset.y, dtype=float), dataset.target)
 
 
+@reserving
 def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, bootstrap: bool,
                tree_config: TreeConfig, random_state: int, feature_subset_size: int | None = None,
                progress: Progress = None, params: dict | None = None, n_jobs: int | None = None,
@@ -102,7 +104,8 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     n_draws = max(1, int(round(max_samples * n)))
     check_trees(dataset, tree_config, what=f"A {METHOD_NAMES.get(method, method)} of {n_estimators:,} trees "
                        f"on {n:,} rows{classes_text(dataset)}", n_trees=n_estimators,
-                       kept_trees=n_estimators, shown=1, n_rows=min(n, n_draws), trees_word="trees (Members M)",
+                       kept_trees=n_estimators, shown=1, n_rows=grown_rows(n, n_draws, bootstrap),
+                       trees_word="trees (Members M)", shipped_rows=n,
                        at_once=concurrency(n_jobs, n_estimators, n * n_estimators))
     names = dataset.feature_names
     seeds = member_seeds(random_state, n_estimators)
@@ -133,6 +136,12 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     ensemble.__dict__["_compiled"] = compiled      # the flat trees made here serve prediction too
     ensemble.__dict__["_stacked"] = StackedForest.build(compiled, dataset.task)
     return ensemble
+
+
+def grown_rows(n: int, n_draws: int, bootstrap: bool) -> int:
+    """Distinct rows a member grows on: ``n (1 - exp(-draws / n))`` of a bootstrap sample (63% of N for N
+    draws; rows drawn twice are one row of weight 2), else all ``n``."""
+    return max(1, math.ceil(n * -math.expm1(-n_draws / n))) if bootstrap else n
 
 
 def grow_member(dataset, tree_config: TreeConfig, seed: int, n_draws: int, feature_subset_size: int | None):

@@ -30,7 +30,7 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.evaluate.metrics import evaluate, metrics_for, r2_from_sums, true_codes
 from engine.tree.node import first_argmax
@@ -247,6 +247,7 @@ def _check_sizes(sizes) -> np.ndarray:
     return s
 
 
+@reserving
 def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), repeats: int = 5,
                    seed: int = 0, metric: str | None = None, progress=None, n_jobs: int | None = None,
                    should_stop=None):
@@ -271,7 +272,7 @@ def learning_curve(train, test, config, *, sizes=(0.1, 0.25, 0.5, 0.75, 1.0), re
     tasks = [(train, test, np.sort(rng.choice(n, size=m, replace=False)) if m < n else None, config,
               int(seed) + i, metric, {"fraction": f, "n_train": m, "repeat": r}) for i, (f, m, r) in enumerate(plan)]
     check_trees(train, config, what=f"A learning curve of {len(tasks)} trees on up to {n:,} rows"
-                       f"{classes_text(train)}", n_trees=len(tasks),
+                       f"{classes_text(train)}", n_trees=len(tasks), shipped_rows=n + len(test),
                        at_once=concurrency(n_jobs, len(tasks), sum(m for _, m, _ in plan)))
     records = run_tasks(_learning_run, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress,
                         should_stop=should_stop, rows=sum(m for _, m, _ in plan),

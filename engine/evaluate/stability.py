@@ -30,7 +30,7 @@ from engine.checks import choice, shown, whole
 from engine.checks import rows as check_rows
 from engine.errors import ConfigError, DataError
 from engine.evaluate.validation import _check_seed, fit_for_evaluation
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.evaluate.metrics import check_metric, default_metric, evaluate, regression_scores, true_codes
 
@@ -154,6 +154,7 @@ class InstabilityResult:
                 f"{self.change_column}={change:.3f}, seed={self.seed})")
 
 
+@reserving
 def instability(train, test, config, *, runs: int = 10, method: str = "bootstrap", fraction: float = 0.05,
                 seed: int = 0, metric: str | None = None, progress=None, n_jobs: int | None = None,
                 should_stop=None) -> InstabilityResult:

@@ -25,7 +25,7 @@ from engine.checks import rows as check_rows
 from engine.config import TreeConfig
 from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.data.folds import check_seed as _check_seed
 from engine.data.folds import kfold_indices
@@ -106,6 +106,7 @@ class CVResult:
                 f"seed={self.seed})")
 
 
+@reserving
 def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, progress=None,
                    n_jobs: int | None = None, should_stop=None) -> CVResult:
     """k-fold cross-validation of ``config`` on ``dataset`` (stratified for classification).
@@ -120,7 +121,7 @@ def cross_validate(dataset, config: TreeConfig, *, k: int = 5, seed: int = 0, pr
     folds = kfold_indices(len(dataset), k, y=strat, seed=seed)
     n_train = len(dataset) - min(len(f) for f in folds)
     check_trees(dataset, config, what=f"Cross-validation with {len(folds)} folds of {len(dataset):,} rows"
-                       f"{classes_text(dataset)}", n_trees=len(folds), n_rows=n_train,
+                       f"{classes_text(dataset)}", n_trees=len(folds), n_rows=n_train, shipped_rows=len(dataset),
                        at_once=concurrency(n_jobs, len(folds), len(dataset) * (len(folds) - 1)))
     tasks = [(dataset, i, test_idx, config, seed + i) for i, test_idx in enumerate(folds)]
     records = run_tasks(fold_record, tasks, n_jobs=check_n_jobs(n_jobs), progress=progress, should_stop=should_stop,

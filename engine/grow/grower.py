@@ -19,7 +19,7 @@ from functools import cached_property, partial, wraps
 import numpy as np
 import pandas as pd
 
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserve, reserving, set_pilot, step_bytes
 from engine.checks import node_id as check_node_id
 from engine.checks import shown
 from engine.config import TreeConfig
@@ -176,13 +176,16 @@ class Grower:
             if node_id not in self._frontier:
                 raise ConfigError(f"Node {node_id} is not an open leaf; only open leaves can be split next "
                                   f"(open now: {len(self._frontier)}).")
-        with roomy_heap():          # a big node's search makes arrays of many megabytes
-            rec = self._step(node_id)
+        with reserve(step_bytes(self.dataset, self.config),
+                            what=f"A step on {len(self.dataset):,} rows{classes_text(self.dataset)}",
+                            advice="set a max depth or grow the tree to the end"), roomy_heap():
+            rec = self._step(node_id)   # a big node's search makes arrays of many megabytes
         if rec is not None:
             self._actions.append(("step",) if node_id is None else ("step", node_id))
         return rec
 
     @_changes_state
+    @reserving
     def grow(self, max_steps: int | None = None) -> "Grower":
         """Step until nothing is open (or ``max_steps`` steps were taken). Growing to the end is refused
         with a :class:`ConfigError` when the tree's estimated memory passes the budget (:mod:`engine.budget`)."""
@@ -697,3 +700,20 @@ def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, v
     tree (None: all; the tree is the same for every value)."""
     return Grower(dataset, config, sample_weight=sample_weight, validation_data=validation_data,
                   n_jobs=n_jobs).grow().tree
+
+
+def pilot_share(dataset, config: TreeConfig, n_rows: int) -> float:
+    """Leaves per row of a tree of ``config`` grown on ``n_rows`` rows drawn from ``dataset`` (seed 0): the
+    memory budget's measure of how big a fully grown tree gets on this data (:func:`engine.budget.expected_share`).
+    """
+    cfg = replace(config, validation=False, random_state=0)
+    cache = getattr(dataset, "_cache", {})          # the data set's derived values (not pickled, not shared)
+    key = ("pilot_share", int(n_rows), repr(sorted(cfg.to_dict().items())))
+    if key not in cache:
+        rows = np.sort(np.random.default_rng(0).choice(len(dataset), size=min(int(n_rows), len(dataset)),
+                                                        replace=False))
+        cache[key] = Grower(dataset.subset(rows), cfg, n_jobs=1).grow().tree.n_leaves / len(rows)
+    return cache[key]
+
+
+set_pilot(pilot_share)

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import ConfigError
-from engine.budget import check_trees, classes_text
+from engine.budget import check_trees, classes_text, reserving
 from engine.grow.parallel import check_n_jobs, concurrency, run_tasks
 from engine.data.folds import kfold_indices  # the Evaluate page's folds: same partition for the same seed
 from engine.prune.records import PruneResult, PruneStep
@@ -251,6 +251,7 @@ class CCPCrossValidation:
                 f"{len(self.table)} subtrees)")
 
 
+@reserving
 def ccp_cross_validate(dataset, config=None, *, k: int = 5, seed: int = 0, tree: Tree | None = None,
                        n_jobs: int | None = None, progress=None, should_stop=None) -> CCPCrossValidation:
     """Choose alpha by ``k``-fold cross-validation on ``dataset`` (the training rows) with the 1-SE rule.

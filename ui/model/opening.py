@@ -3,7 +3,8 @@ session (``ui.state.MODEL``), say whether the active data set has its columns, a
 
 The file is read from the uploaded bytes in the uploader's callback (before the page draws), so every
 panel of the run already sees the new model; a file the engine refuses (a pickle, a damaged or unknown
-file) leaves the open model as it was and shows the engine's one sentence. A model is held per session
+file) leaves the open model as it was and shows the engine's one sentence. Reading reserves its estimate
+(:func:`model_bytes`) from the server's memory pool (:mod:`engine.budget`): on a busy server it waits, or says so. A model is held per session
 (it is small next to a data set: its nodes); the memory janitor (``ui.memory``) drops it with the
 session's state when the tab closes, and the uploaded bytes are not kept once the model is read.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import load_model
+from engine.budget import reserve
 from engine.models.load import READERS
 from engine.errors import EngineError
 from ui import state
@@ -29,13 +31,26 @@ def formats() -> str:
     return ", ".join(r.name for r in READERS if r.accepted)
 
 
+#: reading a model file holds about this many bytes per byte of the file at its peak (parsed JSON, the node
+#: arrays), plus a fixed allowance: an XGBoost JSON file of 2 MB peaked at +51 MB, one of 6 MB at +142 MB
+MODEL_BYTES_PER_FILE_BYTE = 24
+MODEL_FIXED_BYTES = 10 << 20
+
+
+def model_bytes(n_file_bytes: int) -> int:
+    """What opening a model file of ``n_file_bytes`` reserves from the server's memory pool."""
+    return MODEL_FIXED_BYTES + MODEL_BYTES_PER_FILE_BYTE * int(n_file_bytes)
+
+
 def _on_model_upload() -> None:
     upload = st.session_state.get(W_MODEL_UPLOAD)
     st.session_state.pop(MODEL_ERROR, None)
     if upload is None:  # the user removed the file: the model stays open until Close
         return
+    data = upload.getvalue()
     try:
-        model = load_model(upload.getvalue())
+        with reserve(model_bytes(len(data)), what="Opening this model file", advice="open a smaller model"):
+            model = load_model(data)
     except EngineError as err:
         st.session_state[MODEL_ERROR] = (upload.file_id, str(err))
         return

@@ -58,3 +58,25 @@ def test_closing_the_model_forgets_it(model_app, xgb_iris):
     assert not at.exception
     assert state.MODEL not in at.session_state
     assert not [b for b in at.button if b.label == "Close the model"]
+
+
+def test_opening_a_model_reserves_from_the_server_pool_and_a_full_pool_says_so(app_test, monkeypatch, xgb_iris):
+    """Reading a model file holds ~24 bytes per byte of it; on a server whose memory pool other jobs fill, the
+    Data page says so in one sentence and opens nothing."""
+    from engine import budget
+    from ui.model.opening import model_bytes
+
+    pool = budget.Pool(total=model_bytes(len(xgb_iris)) + 1, wait=0.1)
+    monkeypatch.setattr(budget, "POOL", pool)
+    other = budget.Reservation(pool)
+    other.need(pool.total // 2)                    # another session's job holds half the pool
+    at = app_test("pages/data.py")
+    at.file_uploader(key=W_MODEL_UPLOAD).set_value(("iris.json", xgb_iris, "application/octet-stream")).run()
+    assert not at.exception
+    assert any(e.startswith("The server is busy with other users' heavy work") and "open a smaller model" in e
+               for e in texts(at, "error")), texts(at, "error")
+    assert at.session_state[state.MODEL] is None if state.MODEL in at.session_state else True   # nothing opened
+    other.close()
+    at.file_uploader(key=W_MODEL_UPLOAD).set_value(("iris2.json", xgb_iris, "application/octet-stream")).run()
+    assert not at.error and at.session_state[state.MODEL].n_trees == 15
+    assert pool.used == 0 and pool.high_water == model_bytes(len(xgb_iris))     # never both at once
