@@ -19,7 +19,7 @@ from engine.viz.figures import class_distribution_figure
 from ui import state, tree_view
 from ui.grow.layout import areas
 from ui.model import with_data
-from ui.model.common import current_tree, member_label, member_picker
+from ui.model.common import current_tree, inner_unknown, member_label, member_picker, shown_tree
 from ui.widgets import md_escape, shorten
 
 DIAGRAM_WIDTH = 520  # CSS px: the diagram's three fifths beside the inspector at 1366 px (as the grower's)
@@ -113,13 +113,15 @@ def render_page(model) -> None:
     cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {tree.n_nodes:,} nodes, {tree.n_leaves:,} "
                      f"leaves, depth {tree.depth:d}")
     tree = with_data.data_tree(model, tree, t)  # counts and purity from the data set when it matches
+    tree = shown_tree(model, tree, t)  # its classes as the Data page maps them
     if not model.inner_values and not with_data.matching(model):
-        st.caption("The file keeps no row counts: an inner box's colour and weight are not the model's class shares "
-                   "(only the leaves are); open the CSV the model was trained on to count them.")
+        st.caption("The file keeps no row counts: the inner boxes show no class shares or weights (only the leaves "
+                   "hold them); open the CSV the model was trained on to count them.")
     diagram, side = areas(presenter=False, wide=False)
     sel = _selected(tree)
     with diagram:
         tree_view.tree_chart(tree, key=chart_key(t), width=DIAGRAM_WIDTH, on_node=state.select_node,
-                             selected=sel, compact=tree.n_nodes > COMPACT_NODES or not np.isfinite(tree.root.impurity))
+                             selected=sel, compact=tree.n_nodes > COMPACT_NODES or not np.isfinite(tree.root.impurity),
+                             unknown_inner=inner_unknown(model, tree))
     with side:
         render_inspector(model, tree, t)
