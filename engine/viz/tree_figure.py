@@ -21,8 +21,9 @@ What is drawn (:func:`engine.viz.tree_layout.plan_view` decides which nodes, and
   point's path magenta boxes and branches, the selected node a thick blue outline, open leaves are
   hatched, ``marked`` subtrees (a pruning preview) are grey.
 - ``unknown_inner``: a model file that keeps no row counts or shares for its inner nodes (ONNX, read without
-  its CSV): the inner boxes are drawn neutral (no share bar, no ``w=``, a hover with the test and no shares)
-  and every branch as thin, rather than showing numbers the file does not hold.
+  its CSV): the inner boxes are drawn neutral (no share bar, no ``w=``, a hover with the test and no shares),
+  a leaf without row counts shows no ``n=`` (its hover gives the file's shares), and every branch is thin,
+  rather than showing numbers the file does not hold.
 
 The axes' ranges depend only on the planned width and height (not on the tree), so with a constant
 ``uirevision`` Plotly keeps the user's zoom and pan across reruns. Every label and hover text is user
@@ -90,6 +91,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     grey, grey_tops = _grey_ids(tree, marked)
     blank = {nid for nid, kind in items if kind == NODE and not nodes[nid].is_leaf} if unknown_inner else set()
     regression = tree.task == "regression"
+    uncounted = {nid for nid, kind in items if kind == NODE and nodes[nid].is_leaf and nodes[nid].n_node_samples == 0
+                 and not nodes[nid].weight > 0} if unknown_inner and not regression else set()
     classes = tree.schema.classes
     vmin = vmax = 0.0
     if regression:
@@ -118,10 +121,11 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
         lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
         if node.id in grey_tops:
             lines = lines[: size.lines - 1] + [str(marked_label)]
-        if node.id in blank:  # no made-up weight: the id alone on the first line
+        if node.id in blank or node.id in uncounted:  # no made-up count or weight: the id alone on the first line
             lines[0] = f"#{node.id}" if show_ids else ""
         text[i] = "<br>".join(escape(fit(s, inner_w, font)) for s in lines)
-        hover[i] = _unknown_hover(tree, node) if node.id in blank else hover_text(tree, node, open_ids, names)
+        hover[i] = (_unknown_hover(tree, node, names) if node.id in blank or node.id in uncounted
+                    else hover_text(tree, node, open_ids, names))
         if not node.is_leaf:
             fill[i] = palette.INTERNAL_FILL
         elif node.id in open_ids:
@@ -182,11 +186,17 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     return fig
 
 
-def _unknown_hover(tree, node) -> str:
-    """An inner node's hover when the file holds no shares or weight for it: its branch and test only."""
-    branch = [f"branch: {escape(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
-    return "<br>".join(branch + [f"#{node.id}  {escape(node.split.describe())}",
-                                 "class shares and weight: not in the file (no row counts)"])
+def _unknown_hover(tree, node, names) -> str:
+    """The hover of a node the file holds no row counts for: an inner node's branch and test only (its shares
+    are unknown), a leaf's class and the shares the file gives it (``names``: the escaped class names)."""
+    lines = [f"branch: {escape(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
+    if not node.is_leaf:
+        return "<br>".join(lines + [f"#{node.id}  {escape(node.split.describe())}",
+                                    "class shares and weight: not in the file (no row counts)"])
+    lines.append(f"#{node.id}  class = {escape(node.prediction)}")
+    if len(names) <= 6:
+        lines.append("shares: " + ", ".join(f"{c} {float(v):.3f}" for c, v in zip(names, node.value)))
+    return "<br>".join(lines + ["rows: not in the file (no row counts)"])
 
 
 def _edge_traces(tree, plan, parent, path_ids, grey, h, weights=True) -> list[dict]:

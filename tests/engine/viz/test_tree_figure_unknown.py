@@ -60,7 +60,9 @@ def test_inner_boxes_of_a_tree_without_inner_shares_show_no_shares_weight_or_col
         assert "not in the file" in hover and "weight (cover)" not in hover
         assert "0 " not in hover.split("<br>")[-1] and "gini" not in hover, hover   # no made-up counts
     for i in leaves:                                # a leaf's shares are the model's own: still shown
-        assert "class = " in drawn[i][1]
+        text, hover = drawn[i]
+        assert "class = " in hover and "shares: " in hover and "n = 0" not in hover, hover
+        assert "n=" not in text, text                  # but not a row count the file does not hold
     assert share_ids(spec) == set(leaves)
     widths = {t["line"]["width"] for t in spec["data"] if str(t.get("name", "")).startswith("branches ")}
     assert widths <= {1, 3}                         # no branch drawn thick by a made-up weight
