@@ -58,7 +58,7 @@ def children_table(model, tree, node) -> pd.DataFrame:
     for nid in (node.id, *node.children):
         n = tree.nodes[nid]
         rows.append({"node": f"#{nid}", "branch": "(this node)" if nid == node.id else n.branch,
-                     "cover": n.weight, "rows": n.n_node_samples or None, "value": value_text(model, tree, n)})
+                     "cover": n.weight if model.inner_values or n.weight > 0 else None, "rows": n.n_node_samples or None, "value": value_text(model, tree, n)})
     return pd.DataFrame(rows).dropna(axis=1, how="all")  # no row counts in the file: no rows column
 
 
@@ -89,7 +89,8 @@ def render_inspector(model, tree, t: int) -> None:
     if node.split is not None:
         missing = "left" if node.split.child_weights[0] > 0 else "right"
         st.text(f"Test: {node.split.describe()} (a missing value goes {missing})")
-    st.text(f"Depth {node.depth} · cover {format_number(round(node.weight, 4))} · {value_text(model, tree, node)}")
+    cover = f" · cover {format_number(round(node.weight, 4))}" if model.inner_values or node.weight > 0 else ""
+    st.text(f"Depth {node.depth}{cover} · {value_text(model, tree, node)}")  # a file without weights: no cover 0
     st.dataframe(children_table(model, tree, node), hide_index=True, width="stretch",
                  column_config={"cover": st.column_config.NumberColumn(format="%.4g",
                                 help="The file's weight of the node: XGBoost's cover (hessian sum), LightGBM's "

@@ -90,6 +90,9 @@ def test_without_the_csv_the_model_keeps_its_own_names_and_inner_boxes_are_neutr
     for i in inner:
         assert "w=" not in drawn[i][0] and "n=" not in drawn[i][0] and "not in the file" in tree_hover[i]
     assert share_ids(spec) == set(leaves)
+    assert not any("cover 0" in t for t in texts(at.text))            # nor a cover the file does not hold
+    table = next(d.value for d in at.dataframe if "value" in d.value.columns)
+    assert "cover" not in table.columns
     at = go(at, RULES)
     (spec,) = charts(at, "model_rules_tree")
     assert all("w=" not in text and "n=" not in text for text, h in boxes(spec).values() if "class = " not in h)
