@@ -1,4 +1,5 @@
-"""Editing trees for pruning: cut a subtree to a leaf, raise a child's subtree, relabel a leaf.
+"""Editing trees for pruning: cut a subtree to a leaf, raise a child's subtree, relabel a leaf; and a
+tree's classes given other names (:func:`rename_classes`, how an imported model's classes are shown).
 
 :class:`engine.tree.Tree` is immutable and each ``replace_nodes`` copies the node tuple, so an algorithm
 that makes thousands of edits works on a :class:`Draft` (a mutable list of the same nodes, edited in
@@ -14,7 +15,7 @@ from engine.errors import DataError
 from engine.tree.node import Node
 from engine.tree.store import Tree
 
-__all__ = ["Draft", "cut", "raise_child", "leaf_predicting"]
+__all__ = ["Draft", "cut", "raise_child", "leaf_predicting", "rename_classes"]
 
 
 class Draft:
@@ -116,3 +117,21 @@ def leaf_predicting(node: Node, prediction, classes: tuple[str, ...], reason: st
     k = classes.index(prediction)
     value = tuple(1.0 if i == k else 0.0 for i in range(len(classes)))
     return replace(leaf, value=value, prediction=prediction)
+
+
+def rename_classes(tree: Tree, names: dict[str, str]) -> Tree:
+    """``tree`` with its classes called ``names[c]`` (a class missing from ``names`` keeps its name): the
+    schema's classes and every node's prediction, in the same order, so rules, boxes and hover name them.
+
+    Shares, counts and ids are unchanged; the tree itself when nothing is renamed (or it is a regression
+    tree). The new names must stay distinct (DataError otherwise: two classes would read as one).
+    """
+    classes = tree.schema.classes
+    new = tuple(str(names.get(c, c)) for c in classes)
+    if tree.task != "classification" or new == classes:
+        return tree
+    if len(set(new)) != len(new):
+        raise DataError("Two of the tree's classes would get the same name; each class needs its own.")
+    by = dict(zip(classes, new))
+    nodes = tuple(None if n is None else n.evolve(prediction=by.get(n.prediction, n.prediction)) for n in tree.nodes)
+    return Tree(nodes, replace(tree.schema, classes=new), tree.criterion)

@@ -20,6 +20,10 @@ What is drawn (:func:`engine.viz.tree_layout.plan_view` decides which nodes, and
 - fills come from :mod:`engine.viz.palette`; the last split's node gets a thick black outline, a query
   point's path magenta boxes and branches, the selected node a thick blue outline, open leaves are
   hatched, ``marked`` subtrees (a pruning preview) are grey.
+- ``unknown_inner``: a model file that keeps no row counts or shares for its inner nodes (ONNX, read without
+  its CSV): the inner boxes are drawn neutral (no share bar, no ``w=``, a hover with the test and no shares),
+  a leaf without row counts shows no ``n=`` (its hover gives the file's shares), and every branch is thin,
+  rather than showing numbers the file does not hold.
 
 The axes' ranges depend only on the planned width and height (not on the tree), so with a constant
 ``uirevision`` Plotly keeps the user's zoom and pan across reruns. Every label and hover text is user
@@ -66,7 +70,7 @@ def _grey_ids(tree, marked) -> tuple[set, set]:
 
 def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, fold=(), plan=None,
                 highlight=None, path=None, selected=None, open_nodes=None, marked=(), marked_label="pruned",
-                compact=False, show_ids=True, big=False, uirevision="tree", title=None):
+                compact=False, show_ids=True, big=False, uirevision="tree", title=None, unknown_inner=False):
     """The view of ``tree`` below ``focus`` as a ``plotly.graph_objects.Figure`` (see the module docstring).
 
     width, height: the budget in CSS px (the chart must get at least ``width``: its x axis spans it; the boxes
@@ -77,7 +81,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     highlight: the node the last step split (thick black outline). path: node ids of a query point's path
     (magenta). selected: the node the inspector shows (thick blue outline). open_nodes: ids of the open
     leaves (default: leaves without a stop reason). marked: subtrees greyed with ``marked_label`` on their
-    top (pruning preview). compact: no impurity line. big: presenter sizes (16 px text).
+    top (pruning preview). compact: no impurity line. big: presenter sizes (16 px text). unknown_inner: the
+    inner nodes' shares and weights are not known (drawn neutral, see the module docstring).
     """
     font = FONT_PX[big]
     if plan is None:
@@ -91,7 +96,10 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
                 if open_nodes is None else {int(i) for i in open_nodes})  # only the drawn ones: O(boxes)
     path_ids = set() if path is None else {int(i) for i in path}
     grey, grey_tops = _grey_ids(tree, marked)
+    blank = {nid for nid, kind in items if kind == NODE and not nodes[nid].is_leaf} if unknown_inner else set()
     regression = tree.task == "regression"
+    uncounted = {nid for nid, kind in items if kind == NODE and nodes[nid].is_leaf and nodes[nid].n_node_samples == 0
+                 and not nodes[nid].weight > 0} if unknown_inner and not regression else set()
     classes = tree.schema.classes
     vmin = vmax = 0.0
     if regression:
@@ -121,8 +129,11 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
         lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
         if node.id in grey_tops:
             lines = lines[: size.lines - 1] + [str(marked_label)]
+        if node.id in blank or node.id in uncounted:  # no made-up count or weight: the id alone on the first line
+            lines[0] = f"#{node.id}" if show_ids else ""
         text[i] = "<br>".join(escape(fit(s, inner_w, font)) for s in lines)
-        hover[i] = hover_text(tree, node, open_ids, names)
+        hover[i] = (_unknown_hover(tree, node, names) if node.id in blank or node.id in uncounted
+                    else hover_text(tree, node, open_ids, names))
         if not node.is_leaf:
             fill[i] = palette.INTERNAL_FILL
         elif node.id in open_ids:
@@ -145,7 +156,7 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     parent = np.full(n_items, -1)
     for i, kids in enumerate(plan.children):
         parent[list(kids)] = i
-    traces = _edge_traces(tree, plan, parent, path_ids, grey, h)
+    traces = _edge_traces(tree, plan, parent, path_ids, grey, h, weights=not unknown_inner)
     traces.append(dict(
         type="bar", name="nodes", x=x, base=-(top + h), y=h, width=size.box_w, customdata=custom,
         marker=dict(color=fill, line=dict(color=line_c, width=line_w),
@@ -155,7 +166,7 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
                                  fillmode="overlay", bgcolor="rgba(0,0,0,0)")),
         hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
         selected=dict(marker=dict(opacity=1)), unselected=dict(marker=dict(opacity=1))))
-    traces += _share_traces(tree, plan, grey, vmin, vmax)
+    traces += _share_traces(tree, plan, grey, vmin, vmax, blank)
     traces.append(dict(type="scatter", name="box text", x=x, y=text_y, mode="text", text=text,
                        textposition="middle center", textfont=dict(size=font, color=text_c, family=FONT_FAMILY),
                        customdata=custom, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
@@ -183,11 +194,25 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     return fig
 
 
-def _edge_traces(tree, plan, parent, path_ids, grey, h) -> list[dict]:
-    """Branches as line traces from a parent's foot to the top of its child's label (one trace per width)."""
+def _unknown_hover(tree, node, names) -> str:
+    """The hover of a node the file holds no row counts for: an inner node's branch and test only (its shares
+    are unknown), a leaf's class and the shares the file gives it (``names``: the escaped class names)."""
+    lines = [f"branch: {escape(branch_label(tree, node)[1])}"] if node.parent is not None and node.branch else []
+    if not node.is_leaf:
+        return "<br>".join(lines + [f"#{node.id}  {escape(node.split.describe())}",
+                                    "class shares and weight: not in the file (no row counts)"])
+    lines.append(f"#{node.id}  class = {escape(node.prediction)}")
+    if len(names) <= 6:
+        lines.append("shares: " + ", ".join(f"{c} {float(v):.3f}" for c, v in zip(names, node.value)))
+    return "<br>".join(lines + ["rows: not in the file (no row counts)"])
+
+
+def _edge_traces(tree, plan, parent, path_ids, grey, h, weights=True) -> list[dict]:
+    """Branches as line traces from a parent's foot to the top of its child's label (one trace per width);
+    ``weights=False``: the nodes' weights are unknown, every branch is as thin as an empty one."""
     groups: dict = {}
     nodes, items, x, top, size = tree.nodes, plan.items, plan.x, plan.top, plan.size
-    root_w = float(nodes[plan.focus].weight) or 1.0
+    root_w = (float(nodes[plan.focus].weight) or 1.0) if weights else float("inf")
     for i, (nid, kind) in enumerate(items):
         p = parent[i]
         if p < 0:
@@ -217,10 +242,14 @@ def _edge_traces(tree, plan, parent, path_ids, grey, h) -> list[dict]:
     return traces
 
 
-def _share_traces(tree, plan, grey, vmin, vmax) -> list[dict]:
-    """The stacked class-share bar at the foot of each node's box (regression: mean in the range)."""
+def _share_traces(tree, plan, grey, vmin, vmax, blank=frozenset()) -> list[dict]:
+    """The stacked class-share bar at the foot of each node's box (regression: mean in the range); none for
+    the nodes in ``blank`` (their shares are unknown)."""
     size = plan.size
-    idx = np.array([i for i, (_, kind) in enumerate(plan.items) if kind == NODE], dtype=np.int64)
+    idx = np.array([i for i, (nid, kind) in enumerate(plan.items) if kind == NODE and nid not in blank],
+                   dtype=np.int64)
+    if idx.size == 0:
+        return []
     nodes = [tree.nodes[plan.items[i][0]] for i in idx]
     inner = size.box_w - 2 * size.pad
     left = plan.x[idx] - inner / 2
@@ -238,6 +267,9 @@ def _share_traces(tree, plan, grey, vmin, vmax) -> list[dict]:
                 dict(common, name="mean", x=left + frac * inner / 2, width=np.maximum(frac * inner, 1e-3),
                      marker_color=colors)]
     stats = np.array([n.stats for n in nodes], dtype=float).reshape(len(nodes), -1)
+    uncounted = stats.sum(axis=1) <= 0  # a model file's leaf without row counts (ONNX): its shares are its value
+    if uncounted.any() and stats.shape[1] == len(tree.schema.classes):
+        stats[uncounted] = np.array([nodes[k].value for k in np.flatnonzero(uncounted)], dtype=float)
     total = stats.sum(axis=1, keepdims=True)
     shares = np.divide(stats, total, out=np.zeros_like(stats), where=total > 0)
     # one trace per class that some drawn box holds; past SHARE_CLASSES of them (an id-like target of 1,000

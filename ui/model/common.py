@@ -14,9 +14,11 @@ import streamlit as st
 
 from engine.errors import DataError
 from engine.models.checks import output_names
+from engine.tree.edit import rename_classes
 from engine.viz.regions import typical_row
 from ui import state
 from ui.feature_table import FEW, row_frame, value_table
+from ui.grow.views import memo
 from ui.widgets import md_escape, shorten
 
 W_MEMBER = "_w_model_member"
@@ -158,6 +160,28 @@ def class_names(model, ds=None) -> dict[str, str]:
     if ds is not None and model.task == "classification" and data_matches(model, ds):
         names.update(class_map(model, ds) or {})
     return names
+
+
+def shown_tree(model, tree, t: int | None = None):
+    """Member ``t``'s ``tree`` (as read, or refitted on the data) with its classes named as every page shows
+    them (:func:`class_names`: the data's labels the Data page maps the model's classes to; without a
+    matching data set, the model's own names): rules' THEN, the boxes, hover and the inspector all read
+    ``tree.schema.classes`` and the nodes' predictions. Remembered per data version (a new mapping bumps it)
+    unless ``t`` is None (a tree made on this run, such as a pruned one)."""
+    if tree.task != "classification":
+        return tree
+    names = class_names(model, state.current_dataset())
+    if t is None:
+        return rename_classes(tree, names)
+    kept = memo(("model_shown", id(model), t, id(tree)), lambda: (tree, rename_classes(tree, names)))
+    return kept[1]
+
+
+def inner_unknown(model, tree) -> bool:
+    """Whether ``tree``'s inner nodes hold no class shares or weights of their own: a file that keeps none
+    (``ImportedModel.inner_values`` False, ONNX) and no data set's rows counted them (:func:`shown_tree`'s
+    tree as read). The diagram then draws those boxes neutral (``tree_figure(unknown_inner=True)``)."""
+    return not model.inner_values and not tree.root.is_leaf and tree.root.n_node_samples == 0
 
 
 # ------------------------------------------------------------------------------------------------ rows

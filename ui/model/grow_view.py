@@ -20,7 +20,7 @@ from engine.viz.figures import class_distribution_figure
 from ui import state, tree_view
 from ui.grow.layout import areas
 from ui.model import with_data
-from ui.model.common import current_tree, member_label, member_picker
+from ui.model.common import current_tree, inner_unknown, member_label, member_picker, shown_tree
 from ui.widgets import md_escape, shorten
 
 DIAGRAM_WIDTH = 520  # CSS px: the diagram's three fifths beside the inspector at 1366 px (as the grower's)
@@ -59,7 +59,7 @@ def children_table(model, tree, node) -> pd.DataFrame:
     for nid in (node.id, *node.children):
         n = tree.nodes[nid]
         rows.append({"node": f"#{nid}", "branch": "(this node)" if nid == node.id else n.branch,
-                     "cover": n.weight, "rows": n.n_node_samples or None, "value": value_text(model, tree, n)})
+                     "cover": n.weight if model.inner_values or n.weight > 0 else None, "rows": n.n_node_samples or None, "value": value_text(model, tree, n)})
     return pd.DataFrame(rows).dropna(axis=1, how="all")  # no row counts in the file: no rows column
 
 
@@ -90,7 +90,8 @@ def render_inspector(model, tree, t: int) -> None:
     if node.split is not None:
         missing = "left" if node.split.child_weights[0] > 0 else "right"
         st.text(f"Test: {node.split.describe()} (a missing value goes {missing})")
-    st.text(f"Depth {node.depth} · cover {format_number(round(node.weight, 4))} · {value_text(model, tree, node)}")
+    cover = f" · cover {format_number(round(node.weight, 4))}" if model.inner_values or node.weight > 0 else ""
+    st.text(f"Depth {node.depth}{cover} · {value_text(model, tree, node)}")  # a file without weights: no cover 0
     st.dataframe(children_table(model, tree, node), hide_index=True, width="stretch",
                  column_config={"cover": st.column_config.NumberColumn(format="%.4g",
                                 help="The file's weight of the node: XGBoost's cover (hessian sum), LightGBM's "
@@ -114,13 +115,15 @@ def render_page(model) -> None:
     cols[1].markdown(f"**{md_escape(member_label(model, t))}** · {md_escape(plural(tree.n_nodes, 'node'))}, "
                      f"{md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, depth {tree.depth:d}")
     tree = with_data.data_tree(model, tree, t)  # counts and purity from the data set when it matches
+    tree = shown_tree(model, tree, t)  # its classes as the Data page maps them
     if not model.inner_values and not with_data.matching(model):
-        st.caption("The file keeps no row counts: an inner box's colour and weight are not the model's class shares "
-                   "(only the leaves are); open the CSV the model was trained on to count them.")
+        st.caption("The file keeps no row counts: the inner boxes show no class shares or weights (only the leaves "
+                   "hold them); open the CSV the model was trained on to count them.")
     diagram, side = areas(presenter=False, wide=False)
     sel = _selected(tree)
     with diagram:
         tree_view.tree_chart(tree, key=chart_key(t), width=DIAGRAM_WIDTH, on_node=state.select_node,
-                             selected=sel, compact=tree.n_nodes > COMPACT_NODES or not np.isfinite(tree.root.impurity))
+                             selected=sel, compact=tree.n_nodes > COMPACT_NODES or not np.isfinite(tree.root.impurity),
+                             unknown_inner=inner_unknown(model, tree))
     with side:
         render_inspector(model, tree, t)

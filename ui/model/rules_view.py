@@ -14,7 +14,7 @@ import streamlit as st
 from engine.tree.paths import rules, rules_text
 from ui import state, tree_view
 from ui.grow.exports import text_safe
-from ui.model.common import current_tree, member_label, member_picker, pick_row
+from ui.model.common import current_tree, inner_unknown, member_label, member_picker, pick_row, shown_tree
 from ui.model.with_data import data_tree
 from ui.widgets import md_escape, shorten
 
@@ -41,7 +41,7 @@ def render_page(model) -> None:
     cols = st.columns([1, 3], vertical_alignment="bottom")
     t = member_picker(model, cols[0])
     cols[1].markdown(f"**{md_escape(member_label(model, t))}**")
-    tree = data_tree(model, current_tree(model), t)
+    tree = shown_tree(model, data_tree(model, current_tree(model), t), t)  # classes as the Data page maps them
     if model.kind == "additive":
         st.caption("A boosted tree's leaf holds a score: the model adds the scores of all its trees (see the "
                    "Ensembles page), so one tree's THEN is a contribution, not the answer.")
@@ -50,7 +50,7 @@ def render_page(model) -> None:
     left, right = st.columns([3, 2], gap="medium")
     with left:
         tree_view.tree_chart(tree, key=f"model_rules_tree_{t}", width=RULES_WIDTH, path=path, selected=path[-1],
-                             compact=True)
+                             compact=True, unknown_inner=inner_unknown(model, tree))
     with right:
         st.markdown(f"**Path of {md_escape(desc)}**")
         st.dataframe(path_table(tree, row), hide_index=True, width="stretch")

@@ -21,7 +21,7 @@ from engine.prune.reduced_error import prune_reduced_error
 from engine.split.wording import plural
 from engine.viz import eval_figs
 from ui import state, tree_view
-from ui.model.common import class_names, current_tree, member_label, member_picker
+from ui.model.common import class_names, current_tree, member_label, member_picker, shown_tree
 from ui.model.with_data import data_tree, matching, rows_and_targets
 from ui.widgets import md_escape, shorten
 
@@ -144,11 +144,12 @@ def render_prune(model) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown(f"**Before** · {md_escape(plural(tree.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
-        tree_view.tree_chart(tree, key=f"model_prune_before_{t}", width=420, compact=True, marked=result.marked,
-                             marked_label="pruned", caption=False)
+        tree_view.tree_chart(shown_tree(model, tree, t), key=f"model_prune_before_{t}", width=420, compact=True,
+                             marked=result.marked, marked_label="pruned", caption=False)
     with right:
         st.markdown(f"**After** · {md_escape(plural(result.tree.n_leaves, 'leaf', 'leaves'))}")
-        tree_view.tree_chart(result.tree, key=f"model_prune_after_{t}", width=420, compact=True, caption=False)
+        tree_view.tree_chart(shown_tree(model, result.tree), key=f"model_prune_after_{t}", width=420, compact=True,
+                             caption=False)
     log = result.log_frame()
     if len(log):
         st.dataframe(pd.DataFrame(log).round(4), hide_index=True, width="stretch")
