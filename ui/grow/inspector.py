@@ -1,6 +1,7 @@
 """Node inspector: why a node was split the way it was, and how to split it differently.
 
-For the chosen node: the gain table (every feature's best split, the winner starred), one candidate's
+For the chosen node: the gain table (every feature's best split, the winner starred; the test and the rules'
+score shown, every column in "All columns"), one candidate's
 arithmetic with its real numbers (parent impurity, weighted children, gain), the class counts of its
 children, the threshold scan of its feature, and the override: force that candidate (for numeric
 features any threshold; for subset / equals splits any grouping) with ``Grower.expand``, or collapse
