@@ -1,6 +1,7 @@
 """Node inspector: why a node was split the way it was, and how to split it differently.
 
-For the chosen node: the gain table (every feature's best split, the winner starred), one candidate's
+For the chosen node: the gain table (every feature's best split, the winner starred; the test and the rules'
+score shown, every column in "All columns"), one candidate's
 arithmetic with its real numbers (parent impurity, weighted children, gain), the class counts of its
 children, the threshold scan of its feature, and the override: force that candidate (for numeric
 features any threshold; for subset / equals splits any grouping) with ``Grower.expand``, or collapse
@@ -69,6 +70,17 @@ TABLE_HEADERS = {
     "counts": ("Class counts per child", "rows of each class in each child, children separated by |"),
     "eligible": ("Eligible", "whether the rules may choose this test (C4.5: gain at least the average)"),
 }
+
+
+#: the narrow table's columns (a 346 px column at 1366 px): the test (it names its feature), the score the
+#: rules rank by and, for the gain ratio, whether the rules may choose the test; "All columns" shows the rest
+COMPACT_COLUMNS = {"gain": ["best", "split", "gain"], "gain_ratio": ["best", "split", "gain_ratio", "eligible"]}
+W_ALL_COLUMNS = "_w_grow_gain_all"
+
+
+def compact_columns(score: str | None) -> list[str]:
+    """The gain table's columns shown in the inspector for the rules' ``score`` (``gain`` or ``gain_ratio``)."""
+    return COMPACT_COLUMNS.get(score or "gain", COMPACT_COLUMNS["gain"])
 
 
 def gain_table_columns() -> dict:
@@ -195,6 +207,25 @@ def _test_for(grower, node, feature: str, best: Split | None, key: str) -> Split
                  category_codes=tuple(cats.index(c) for c in left))
 
 
+def _gain_tables(view: pd.DataFrame, score: str | None, *, narrow: bool) -> None:
+    """The gain table narrow enough for its column (the test, its score, the star), every column one click
+    away in "All columns" (drawn only while open). The narrow table holds every column's data (its CSV and
+    the tests read them) and shows :func:`compact_columns`; below the wide diagram it keeps its columns'
+    widths (stretched over the page they were mostly blank)."""
+    config = gain_table_columns()
+    shown = compact_columns(score)
+    # pixel widths that add up to less than the 346 px column; the table stretches them when it has more room
+    widths = {"best": 36, "split": 230 if len(shown) == 3 else 160, "gain": 72, "gain_ratio": 72, "eligible": 66}
+    for name in shown:
+        config[name] = {**config[name], "width": widths[name]}
+    st.dataframe(view, hide_index=True, width="stretch" if narrow else "content", column_config=config,
+                 column_order=shown)
+    every = st.expander("All columns", key=W_ALL_COLUMNS, on_change="rerun", icon=":material/table_view:")
+    with every:
+        if every.open:
+            st.dataframe(view, hide_index=True, width="stretch", column_config=gain_table_columns())
+
+
 def _explain(grower, node, split: Split) -> None:
     crit = grower.crit.name
     # the result first, then the terms, two a line: the whole sum fits a 346 px column (1366 px screens)
@@ -238,7 +269,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
             st.caption(f"Histogram search hands this node to the exact search: it has at most "
                        f"{grower.config.max_bins:,} rows (no more than bins), so every midpoint is tried.")
         view = gain_table_view(table)
-        st.dataframe(view, hide_index=True, width="stretch", column_config=gain_table_columns())
+        _gain_tables(view, grower.config.score, narrow=narrow)
         # deferred: the CSV is written when the button is clicked, not on every Step
         st.download_button("Gain table (CSV)", partial(csv_bytes, view), key="_w_grow_dl_gain", on_click="ignore",
                            file_name=f"{file_stem(state.current_dataset_name())}_gain_node{sel}.csv",
