@@ -87,35 +87,43 @@ def target_figure(ds) -> go.Figure:
 #: A page script that draws layout shapes onto a chart the browser already shows, through Plotly's own
 #: relayout (the mode bar's handler, as ui.tree_view.ZOOM_KEEPER does): a light change such as the outline
 #: of the selected region then reaches the browser as a few numbers, and the chart (thousands of points)
-#: is neither resent nor redrawn. ``window.__dtxOverlays`` maps a container's CSS selector to its shapes;
-#: a new plot in that container (after a Step the chart is a new element) gets them too.
+#: is neither resent nor redrawn. The script is one constant text (st.html takes constant text only, and the
+#: proxy's Content-Security-Policy runs an inline script only by its hash): the shapes travel as JSON text in a
+#: hidden container whose key starts with :data:`OVERLAY_PREFIX` (``{"sel": the chart's container, "shapes":
+#: [...]}``); the script reads every such container whenever the page changes (a new plot after a Step, new
+#: shapes after a click) and applies what changed.
+OVERLAY_PREFIX = "dtx_overlay_"
 OVERLAY_JS = """<script>
 (() => {
-  const want = window.__dtxOverlays = window.__dtxOverlays || {};
-  want[%(sel)s] = %(shapes)s;
-  const apply = (gd, sel) => {
-    const key = JSON.stringify(want[sel]);
+  const apply = (gd, shapes) => {
+    const key = JSON.stringify(shapes);
     if (!gd._fullLayout || gd.__dtxOverlay === key) return;
     const bar = gd._fullLayout._modeBar;
     const button = bar && bar.buttons.flat().find(b => b && b.name === "zoomIn2d");
     if (!button) return;
-    const names = new Set(want[sel].map(s => s.name));
+    const names = new Set(shapes.map(s => s.name));
     const kept = (gd.layout.shapes || []).filter(s => !names.has(s.name) && !(s.name || "").startsWith("overlay:"));
     gd.__dtxOverlay = key;
-    button.click(gd, {currentTarget: {getAttribute: n => (n === "data-attr" ? "shapes" : kept.concat(want[sel])),
+    button.click(gd, {currentTarget: {getAttribute: n => (n === "data-attr" ? "shapes" : kept.concat(shapes)),
                                       setAttribute: () => {}}});
   };
-  const scan = () => Object.keys(want).forEach(sel => {
-    const gd = document.querySelector(sel + " .js-plotly-plot");
-    if (gd) apply(gd, sel);
+  const scan = () => document.querySelectorAll("[class*='st-key-dtx_overlay_']").forEach(box => {
+    let want;
+    try { want = JSON.parse(box.textContent); } catch (e) { return; }
+    if (!want || typeof want.sel !== "string" || !Array.isArray(want.shapes)) return;
+    const gd = document.querySelector(want.sel + " .js-plotly-plot");
+    if (gd) apply(gd, want.shapes);
   });
   if (!window.__dtxOverlayObserver) {
     window.__dtxOverlayObserver = new MutationObserver(scan);
-    window.__dtxOverlayObserver.observe(document.body, {childList: true, subtree: true});
+    window.__dtxOverlayObserver.observe(document.body, {childList: true, subtree: true, characterData: true});
   }
   scan();
 })();
 </script>"""
+# the shapes' containers and their layout wrappers take no room (a literal: st.html takes constant text only)
+OVERLAY_CSS = ("<style>[class*='st-key-dtx_overlay_'], [data-testid='stLayoutWrapper']:has(> [class*='st-key-dtx_overlay_']) "
+               "{ display: none !important; }</style>")
 
 
 def overlay_shapes(container_key: str, shapes: list[dict]) -> None:
@@ -123,5 +131,7 @@ def overlay_shapes(container_key: str, shapes: list[dict]) -> None:
     ``st.container(key=container_key)``, replacing the shapes of the same names this function drew before;
     the chart itself is not sent again (see :data:`OVERLAY_JS`)."""
     names = [{**s, "name": f"overlay:{s.get('name', '')}"} for s in shapes]
-    st.html(OVERLAY_JS % {"sel": json.dumps(f".st-key-{container_key}"), "shapes": json.dumps(names)},
-            unsafe_allow_javascript=True, width="content")
+    st.html(OVERLAY_CSS)
+    with st.container(key=OVERLAY_PREFIX + container_key):
+        st.text(json.dumps({"sel": f".st-key-{container_key}", "shapes": names}))
+    st.html(OVERLAY_JS, unsafe_allow_javascript=True, width="content")

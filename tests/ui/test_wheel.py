@@ -28,3 +28,13 @@ def test_the_script_gates_the_charts_that_zoom_on_the_wheel():
 def test_the_frames_container_and_its_wrapper_are_hidden():
     assert f".st-key-{WHEEL_KEY}," in WHEEL_CSS and f":has(> .st-key-{WHEEL_KEY})" in WHEEL_CSS
     assert "display: none" in WHEEL_CSS
+
+
+def test_the_proxys_policy_allows_the_region_overlay_script_and_its_data_takes_no_room():
+    """The Grow page's region outline (ui.charts.overlay_shapes): one constant script, allowed by its hash; the
+    shapes travel as text in containers that are not displayed."""
+    from ui.charts import OVERLAY_CSS, OVERLAY_JS, OVERLAY_PREFIX
+
+    assert proxy_allows(OVERLAY_JS)
+    assert f"st-key-{OVERLAY_PREFIX}" in script_body(OVERLAY_JS)
+    assert f"[class*='st-key-{OVERLAY_PREFIX}']" in OVERLAY_CSS and "display: none" in OVERLAY_CSS
