@@ -11,7 +11,7 @@ give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree pe
 searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
 measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
 peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
-``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured on cheap rows of it). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
+``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured, twice, on the rows with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
 add them up and call :func:`check` before any tree grows: over the budget, a :class:`ConfigError` says
 what would be needed and what to change (fewer trees, a max depth, a target with fewer classes).
