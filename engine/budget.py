@@ -11,7 +11,7 @@ give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree pe
 searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
 measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
 peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
-``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured on cheap rows of it). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
+``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured, twice, on the rows with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
 add them up and call :func:`check` before any tree grows: over the budget, a :class:`ConfigError` says
 what would be needed and what to change (fewer trees, a max depth, a target with fewer classes).
@@ -347,11 +347,13 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
               kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
-              shipped_rows: int | None = None, kept_extra: int = 0) -> int:
+              shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
     ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
     ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
-    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions)."""
+    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions);
+    ``records``: count :data:`MANY_TREES_FIXED` for a job of many trees (False for a job that grows its trees
+    one after the other in this process and counts its tables in ``kept_extra``: AdaBoost)."""
     kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
@@ -364,14 +366,14 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     fixed = JOB_FIXED
     if n_trees > 1:
         shipped = int(n_rows if shipped_rows is None else shipped_rows)
-        fixed += MANY_TREES_FIXED + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
+        fixed += (MANY_TREES_FIXED if records else 0) + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
                                      if at_once > 1 else 0)
     return int(fixed + max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
                 shown: int = 0, n_rows: int | None = None, trees_word: str = "",
-                shipped_rows: int | None = None, kept_extra: int = 0) -> int:
+                shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
     of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
     Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
@@ -382,7 +384,7 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
                          at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
-                         kept_extra=kept_extra)
+                         kept_extra=kept_extra, records=records)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():
