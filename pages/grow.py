@@ -95,7 +95,7 @@ with pictures:
 region_col = side_col if sw.presenter else diagram_col
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
-                         big=sw.presenter, wide=wide)
+                         big=sw.presenter, wide=wide, screen=sw.screen)
     classroom.render_narration(grower, sw.lang)
     if views.stop_reason_legend(tree):
         with st.expander("Why the leaves stopped"):

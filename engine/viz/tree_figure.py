@@ -118,7 +118,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
             if cut:
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
-        lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
+        lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids,
+                          chars=size.chars)[: size.lines]
         if node.id in grey_tops:
             lines = lines[: size.lines - 1] + [str(marked_label)]
         text[i] = "<br>".join(escape(fit(s, inner_w, font)) for s in lines)

@@ -24,7 +24,11 @@ from engine.teach.narration import narrate_step_lines, row_noun
 from ui import state
 from ui.widgets import md_escape
 
-PRESENTER, QUIZ, LANG = "presenter", "quiz", "lang"  # widget keys = query parameter names
+PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names
+#: Presenter view's "Screen" choices: the window's width in CSS px that the diagram is planned for (the page
+#: cannot read the window's width: Streamlit 1.67's st.context has none, and a component's inline script needs
+#: ``blob:`` in the proxy's Content-Security-Policy).
+SCREENS = (1366, 1920, 2560)
 _CODES = {name: code for code, name in LANGUAGES.items()}  # "Deutsch" -> "de" (the URL says lang=Deutsch)
 NARRATIONS = "_classroom_narrations"  # cache: (data_version, history key, lang) -> list of sentences
 #: Toolbar action -> Streamlit shortcut (one key per button; Step is the right arrow).
@@ -60,11 +64,15 @@ class Switches:
     presenter: bool = False
     quiz: bool = False
     lang: str = "en"
+    screen: int = SCREENS[0]
 
 
-def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None) -> None:
+def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None,
+                 screen: int | None = None) -> None:
     """Set the switches before their widgets draw (lessons, tests); None leaves one as it is."""
     ss = st.session_state
+    if screen is not None:
+        ss[SCREEN] = int(screen) if int(screen) in SCREENS else SCREENS[0]
     if presenter is not None:
         ss[PRESENTER] = bool(presenter)
     if quiz is not None:
@@ -77,7 +85,9 @@ def switches() -> Switches:
     """The switches' current values (without drawing them)."""
     ss = st.session_state
     lang = _CODES.get(ss.get(LANG), "en")
-    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang)
+    screen = ss.get(SCREEN, SCREENS[0])
+    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang,
+                    screen if screen in SCREENS else SCREENS[0])
 
 
 def classroom_bar(intro: str | None = None) -> Switches:
@@ -99,7 +109,17 @@ def classroom_bar(intro: str | None = None) -> Switches:
     c3.selectbox("Narration", list(_CODES), key=LANG, bind="query-params",
                  label_visibility="collapsed", help="Language of the narrated steps.")
     sw = switches()
-    c4.caption(KEY_HELP, help=None if sw.presenter else intro)
+    if sw.presenter:  # the diagram is planned for the projector's width: every box it can hold, whole names
+        keys, screen = c4.columns([3, 2], vertical_alignment="center")
+        # the option's text is the URL's value (?screen=1920): Streamlit seeds a bound select from its text
+        screen.selectbox("Screen width (px)", SCREENS, key=SCREEN, bind="query-params", label_visibility="collapsed",
+                         format_func=str,
+                         help="Screen width in px: the width of the projector's or screen's window. The diagram is "
+                              "planned for it, so a wide screen shows more nodes and whole names.")
+        keys.caption(KEY_HELP + " · screen width (px):")
+        sw = switches()
+    else:
+        c4.caption(KEY_HELP, help=intro)
     st.html(PRESENTER_CSS if sw.presenter else NARRATION_CSS)
     return sw
 
@@ -114,6 +134,8 @@ def link_params() -> dict[str, str]:
         out[QUIZ] = "true"
     if sw.lang != "en":
         out[LANG] = LANGUAGES[sw.lang]
+    if sw.presenter and sw.screen != SCREENS[0]:
+        out[SCREEN] = str(sw.screen)
     return out
 
 
