@@ -39,7 +39,8 @@ train = split.train
 with bar:  # presenter view, quiz, narration language (may come from the URL); the page's instructions in a tooltip
     sw = classroom.classroom_bar(intro="Press **Step** to split one node, or **Play** to watch the tree grow. Click "
                                        "a box: the inspector beside the diagram shows its gain table and arithmetic; "
-                                       "you can force another split or collapse a subtree.")
+                                       "you can force another split or collapse a subtree.",
+                                 extra=lambda: None if live_teacher.teaching() else live_teacher.start_button())
 if not sw.presenter:
     heading.title("Grow")
 if not sw.presenter:
@@ -68,10 +69,7 @@ status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
 teaching = live_teacher.teaching()  # a live class (resumed from ?class=&teacher= after a reload)
 if teaching:
     live_teacher.sync(grower, controls.status_text(grower))  # students follow before the diagram draws
-if sw.presenter and not teaching:
-    with wide_col:
-        live_teacher.start_button()
-elif teaching and not sw.presenter:
+if teaching and not sw.presenter:  # (presenter view: "Start a live class" is in the classroom bar)
     live_teacher.render_compact()
 if not sw.presenter:
     wide_col.toggle("Wide diagram", key=W_WIDE, help="The diagram takes the whole width; the node inspector "
@@ -95,7 +93,7 @@ with pictures:
 region_col = side_col if sw.presenter else diagram_col
 with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
-                         big=sw.presenter, wide=wide)
+                         big=sw.presenter, wide=wide, screen=sw.screen)
     classroom.render_narration(grower, sw.lang)
     if views.stop_reason_legend(tree):
         with st.expander("Why the leaves stopped"):

@@ -190,9 +190,10 @@ def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, bi
              compact: bool = False, show_ids: bool = True, keep=None):
     """The view plan of the chart ``key`` (its focus, folds; ``keep``: a node id that must be drawn — the
     focus moves up to its parent if it is not). ``height`` is the chart's: the plan leaves the mode bar's
-    strip (:data:`engine.viz.tree_figure.MODEBAR_PX`) free above the boxes."""
+    strip (:data:`engine.viz.tree_figure.MODEBAR_PX`) free above the boxes. ``big`` (presenter view): boxes
+    widen to hold whole names where the view has room to spare (``plan_view(roomy=True)``)."""
     kw = dict(width=width, height=height - MODEBAR_PX, font=FONT_PX[big], compact=compact or big, show_ids=show_ids,
-              fold=folded_ids(key))
+              fold=folded_ids(key), roomy=big)  # presenter view: whole names where the screen has room
     valid = keep is not None and 0 <= keep < len(tree.nodes) and tree.nodes[keep] is not None
     kw["prefer"] = trail_to(tree, keep) if valid else ()  # its path is opened first: drawn from the focus if it fits
     plan = plan_view(tree, focus=focus_of(tree, key), **kw)

@@ -126,7 +126,8 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
             if cut:
                 fill[i], text_c[i], line_c[i] = GREY_FILL, GREY_TEXT, palette.MUTED
             continue
-        lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids)[: size.lines]
+        lines = box_lines(tree, node, compact=compact or big, show_ids=show_ids, open_ids=open_ids,
+                          chars=size.chars)[: size.lines]
         if node.id in grey_tops:
             lines = lines[: size.lines - 1] + [str(marked_label)]
         if node.id in blank or node.id in uncounted:  # no made-up count or weight: the id alone on the first line

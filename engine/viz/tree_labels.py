@@ -42,7 +42,8 @@ _EM_ASCII = (32, 41, 46, 84, 64, 96, 78, 28, 40, 40, 50, 84, 32, 37, 32, 34, 64,
 EM = {chr(32 + i): w / 100 for i, w in enumerate(_EM_ASCII)}
 SAFETY = 1.06  # fonts differ a little (Verdana vs DejaVu, hinting): plan 6% wider than measured
 
-LINE_CHARS = 9  # longest line of text inside a box
+LINE_CHARS = 9  # longest line of text inside a box (a plan with room to spare may widen its boxes)
+SAMPLE_NAME = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"  # average letters, to size a line of a name
 HOVER_CHARS = 80  # longest line of a hover's list of values
 IMPURITY_SHORT = {"entropy": "H", "gini": "gini", "misclassification": "err", "variance": "var"}
 
@@ -166,11 +167,11 @@ def wrap2(text: str, width: int = LINE_CHARS) -> list[str]:
     return [text[:cut].rstrip(), short(text[cut:].lstrip(), width)]
 
 
-def box_lines(tree, node, *, compact, show_ids, open_ids) -> list[str]:
+def box_lines(tree, node, *, compact, show_ids, open_ids, chars: int = LINE_CHARS) -> list[str]:
     """``#id n=rows`` / what the node tests or predicts (two short lines at most) / impurity (not compact).
 
-    Unescaped (the figure fits each line to its box, then escapes it); a name keeps to about
-    :data:`LINE_CHARS` characters a line; hover shows the whole test and numbers."""
+    Unescaped (the figure fits each line to its box, then escapes it); a name keeps to about ``chars``
+    (:data:`LINE_CHARS`, or the plan's :attr:`BoxSize.chars`) characters a line; hover shows the whole test."""
     first = (f"#{node.id} " if show_ids else "") + count_text(node)
     if not node.is_leaf:
         name = str(node.split.feature)
@@ -180,7 +181,7 @@ def box_lines(tree, node, *, compact, show_ids, open_ids) -> list[str]:
         name = _num(float(node.prediction))
     else:
         name = str(node.prediction)
-    lines = [first] + wrap2(name)
+    lines = [first] + wrap2(name, chars)
     if not compact:
         value = f"{node.impurity:.4g}" if tree.task == "regression" else f"{node.impurity:.3f}"
         lines.append(f"{IMPURITY_SHORT.get(node.criterion, node.criterion[:4])} {value}")
@@ -244,6 +245,7 @@ class BoxSize:
     level_h: float
     gap_x: float
     pad: float
+    chars: int = LINE_CHARS  # characters of a name a line holds (box_lines' ``chars``)
 
     @property
     def pitch(self) -> float:
@@ -251,15 +253,17 @@ class BoxSize:
         return self.box_w + self.gap_x
 
 
-def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True, name_chars: int = 9) -> BoxSize:
+def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
+             name_chars: int = LINE_CHARS) -> BoxSize:
     """Sizes for ``tree`` at ``font`` px: a box has the line ``#id n=rows``, one or two lines of a name (two
     only if a feature or class name of the tree needs them), and the impurity unless ``compact``; it is as
     wide as the widest first line (the biggest id and n; of a tree read with covers, every node's
     ``w=cover``), a ``+k nodes`` count, or ``name_chars`` average
-    characters of a name, plus padding; the label band is one line; a level is band + box + gap."""
+    characters of a name (a line of a name holds ``name_chars`` characters), plus padding; the label band is
+    one line; a level is band + box + gap."""
     schema = tree.schema
     names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
-    lines = 1 + max([len(wrap2(n)) for n in names] + [1]) + (0 if compact else 1)
+    lines = 1 + max([len(wrap2(n, name_chars)) for n in names] + [1]) + (0 if compact else 1)
     root = tree.root
     ids = f"#{len(tree.nodes) - 1} " if show_ids else ""
     counts = [count_text(root)]
@@ -267,7 +271,7 @@ def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
         counts = {count_text(n) for n in tree.nodes if n is not None}
     first = max(text_px(ids + c, font) for c in counts)
     widest = max(first, text_px(f"+{len(tree.nodes):,} nodes", font),
-                 text_px("gini 0.000", font), text_px("abcdefghi"[:name_chars] + "…", font))
+                 text_px("gini 0.000", font), text_px(SAMPLE_NAME[:name_chars] + "…", font))
     big = font >= 16  # presenter view: tighter lines and gaps, so a projector shows 8 levels in ~620 px
     pad = 4.0 if big else max(4.0, round(font * 0.4))
     line_h = round(font * (1.15 if big else 1.3), 1)
@@ -277,4 +281,4 @@ def box_size(tree, *, font: float, compact: bool = False, show_ids: bool = True,
     gap_y = 4.0 if big else max(10.0, round(font * 0.9))
     return BoxSize(font=float(font), lines=lines, box_w=float(np.ceil(widest + 2 * pad)), box_h=box_h, line_h=line_h,
                    strip_h=strip_h, label_h=label_h, level_h=label_h + box_h + gap_y, gap_x=max(8.0, round(font * 0.7)),
-                   pad=pad)
+                   pad=pad, chars=int(name_chars))

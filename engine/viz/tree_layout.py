@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.viz.tree_labels import BoxSize, box_size
+from engine.viz.tree_labels import LINE_CHARS, BoxSize, box_size
 
 __all__ = ["tidy_layout", "plan_view", "ViewPlan", "subtree_sizes", "trail_to", "MAX_BOXES"]
 
@@ -247,8 +247,12 @@ def trail_to(tree, node_id: int) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+MAX_LINE_CHARS = 24  # a roomy plan's widest line of a name (two lines hold 48 characters)
+
+
 def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float = 11, compact: bool = False,
-              show_ids: bool = True, fold=(), prefer=(), max_boxes: int = MAX_BOXES) -> ViewPlan:
+              show_ids: bool = True, fold=(), prefer=(), max_boxes: int = MAX_BOXES, roomy: bool = False,
+              name_chars: int = LINE_CHARS) -> ViewPlan:
     """Which nodes to draw below ``focus`` so that the view fits ``width`` x ``height`` CSS px at ``font``.
 
     Degree of interest: starting from the focus (always opened), the biggest drawn subtree is opened next,
@@ -257,11 +261,19 @@ def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float 
     not opened is one ``+k nodes`` box below its node. ``fold``: node ids never opened (folded by hand);
     ``prefer``: node ids opened before any other (a selected node's path, so that it is drawn if it fits).
     Costs O(boxes drawn) once :func:`subtree_sizes` is known for the tree.
+
+    ``name_chars``: characters a line of a name holds (the boxes' width). ``roomy``: where the view leaves room
+    to spare, the boxes widen to hold whole names (up to :data:`MAX_LINE_CHARS` a line) as long as every node
+    the :data:`LINE_CHARS` plan draws is still drawn and the view still fits (a few more plans, bisected).
     """
+    kw = dict(focus=focus, width=width, height=height, font=font, compact=compact, show_ids=show_ids, fold=fold,
+              prefer=prefer, max_boxes=max_boxes)
+    if roomy:
+        return _roomy(tree, plan_view(tree, name_chars=name_chars, **kw), kw)
     nodes = tree.nodes
     focus = int(focus) if 0 <= int(focus) < len(nodes) and nodes[int(focus)] is not None else 0
     sizes = subtree_sizes(tree)
-    size = box_size(tree, font=font, compact=compact, show_ids=show_ids)
+    size = box_size(tree, font=font, compact=compact, show_ids=show_ids, name_chars=name_chars)
     margin = size.gap_x
     max_cols = max(1, int((width - 2 * margin + size.gap_x) // size.pitch))
     max_levels = max(1, int((height - size.gap_x) // size.level_h))
@@ -322,6 +334,26 @@ def plan_view(tree, *, focus: int = 0, width: float, height: float, font: float 
                     children=tuple(tuple(c) for c in children), hidden=tuple(hidden), x=left + x * size.pitch,
                     top=size.gap_x / 2 + depth * size.level_h + size.label_h, level=depth, size=size, width=w,
                     height=h, focus_nodes=int(sizes[focus]))
+
+
+def _roomy(tree, base: ViewPlan, kw: dict) -> ViewPlan:
+    """The plan with the widest boxes (names up to :data:`MAX_LINE_CHARS` a line) that draws every node ``base``
+    draws within ``base``'s width and height (bisected over the characters a line holds)."""
+    if base.width > kw["width"] or base.height > kw["height"]:  # no room to spare
+        return base
+    schema = tree.schema
+    names = list(schema.feature_names) + ([] if tree.task == "regression" else [str(c) for c in schema.classes])
+    longest = min(MAX_LINE_CHARS, max([len(str(n)) for n in names] + [0]))
+    lo, hi, best = base.size.chars + 1, longest, base
+    drawn = base.drawn
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        plan = plan_view(tree, name_chars=mid, **kw)
+        if plan.width <= base.width and plan.height <= base.height and drawn <= plan.drawn:
+            lo, best = mid + 1, plan
+        else:
+            hi = mid - 1
+    return best
 
 
 def _items(tree, focus, opened, sizes):

@@ -24,7 +24,11 @@ from engine.teach.narration import narrate_step_lines, row_noun
 from ui import state
 from ui.widgets import md_escape
 
-PRESENTER, QUIZ, LANG = "presenter", "quiz", "lang"  # widget keys = query parameter names
+PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names
+#: Presenter view's "Screen" choices: the window's width in CSS px that the diagram is planned for (the page
+#: cannot read the window's width: Streamlit 1.67's st.context has none, and a component's inline script needs
+#: ``blob:`` in the proxy's Content-Security-Policy).
+SCREENS = (1366, 1920, 2560)
 _CODES = {name: code for code, name in LANGUAGES.items()}  # "Deutsch" -> "de" (the URL says lang=Deutsch)
 NARRATIONS = "_classroom_narrations"  # cache: (data_version, history key, lang) -> list of sentences
 #: Toolbar action -> Streamlit shortcut (one key per button; Step is the right arrow).
@@ -40,6 +44,7 @@ html { font-size: 19px; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { max-width: 100%; padding-top: 1.2rem; padding-bottom: 1rem; }
 .stMainBlockContainer [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
+[data-testid="stMain"] { overflow-anchor: none; }  /* a panel growing above a pressed button moves no scroll */
 </style>
 """
 NARRATION_CSS = """
@@ -60,11 +65,15 @@ class Switches:
     presenter: bool = False
     quiz: bool = False
     lang: str = "en"
+    screen: int = SCREENS[0]
 
 
-def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None) -> None:
+def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None,
+                 screen: int | None = None) -> None:
     """Set the switches before their widgets draw (lessons, tests); None leaves one as it is."""
     ss = st.session_state
+    if screen is not None:
+        ss[SCREEN] = int(screen) if int(screen) in SCREENS else SCREENS[0]
     if presenter is not None:
         ss[PRESENTER] = bool(presenter)
     if quiz is not None:
@@ -77,19 +86,36 @@ def switches() -> Switches:
     """The switches' current values (without drawing them)."""
     ss = st.session_state
     lang = _CODES.get(ss.get(LANG), "en")
-    return Switches(bool(ss.get(PRESENTER, False)), bool(ss.get(QUIZ, False)), lang)
+    screen = ss.get(SCREEN, _from_url(SCREEN, SCREENS[0]))
+    # before their widgets first draw, a link's switches are only in the address (?presenter=true&screen=1920)
+    presenter = ss[PRESENTER] if PRESENTER in ss else _from_url(PRESENTER, "") == "true"
+    return Switches(bool(presenter), bool(ss.get(QUIZ, False)), lang, screen if screen in SCREENS else SCREENS[0])
 
 
-def classroom_bar(intro: str | None = None) -> Switches:
+def _from_url(name: str, default):
+    """The address's value of a switch (``default`` when missing; a number for a numeric default)."""
+    value = st.query_params.get(name)
+    if value is None:
+        return default
+    if isinstance(default, int):
+        return int(value) if value.isdigit() else default
+    return value.strip().lower()
+
+
+def classroom_bar(intro: str | None = None, extra=None) -> Switches:
     """Presenter / Quiz toggles and the narration language, in one row; returns the switches.
 
     Draw it before anything that depends on presenter view (the switches may come from the URL). ``intro``:
-    the page's instructions, a tooltip beside the keys (outside presenter view).
+    the page's instructions, a tooltip beside the keys (outside presenter view). ``extra``: a function drawn in
+    the row's last column in presenter view (the Grow page's "Start a live class": at the top of the window,
+    beside Step, so that pressing it scrolls nothing away).
     """
     ss = st.session_state
     if LANG in ss and ss[LANG] not in _CODES:
         ss[LANG] = LANGUAGES.get(ss[LANG], LANGUAGES["en"])
-    c1, c2, c3, c4 = st.columns([1.5, 1, 1.4, 2.4], vertical_alignment="center")
+    presenter = switches().presenter  # (from the URL or the session; the toggle below draws the same value)
+    widths = [1.3, 0.8, 1.2, 1.9, 0.8, 1.6] if presenter else [1.5, 1, 1.4, 2.4]
+    c1, c2, c3, c4, *rest = st.columns(widths, vertical_alignment="center")
     c1.toggle("Presenter view", key=PRESENTER, bind="query-params",
               help="For a projector: hides the settings and panels, enlarges the diagram, plots and "
                    "text. Step, Undo and Play stay, with their keys.")
@@ -99,7 +125,20 @@ def classroom_bar(intro: str | None = None) -> Switches:
     c3.selectbox("Narration", list(_CODES), key=LANG, bind="query-params",
                  label_visibility="collapsed", help="Language of the narrated steps.")
     sw = switches()
-    c4.caption(KEY_HELP, help=None if sw.presenter else intro)
+    if sw.presenter:  # the diagram is planned for the projector's width: every box it can hold, whole names
+        keys, screen = (c4, rest[0]) if rest else c4.columns([3, 2], vertical_alignment="center")
+        # the option's text is the URL's value (?screen=1920): Streamlit seeds a bound select from its text
+        screen.selectbox("Screen width (px)", SCREENS, key=SCREEN, bind="query-params", label_visibility="collapsed",
+                         format_func=str,
+                         help="Screen width in px: the width of the projector's or screen's window. The diagram is "
+                              "planned for it, so a wide screen shows more nodes and whole names.")
+        keys.caption(KEY_HELP + " · screen width (px):")
+        if extra is not None and rest:
+            with rest[1]:
+                extra()
+        sw = switches()
+    else:
+        c4.caption(KEY_HELP, help=intro)
     st.html(PRESENTER_CSS if sw.presenter else NARRATION_CSS)
     return sw
 
@@ -114,6 +153,8 @@ def link_params() -> dict[str, str]:
         out[QUIZ] = "true"
     if sw.lang != "en":
         out[LANG] = LANGUAGES[sw.lang]
+    if sw.presenter and sw.screen != SCREENS[0]:
+        out[SCREEN] = str(sw.screen)
     return out
 
 

@@ -59,7 +59,8 @@ TREE_KEY = "grow_tree"  # the diagram's chart (its selection event is kept under
 # the whole page 906-940 px, so the diagram's three fifths beside the inspector (ui/grow/layout.SIDE_RATIO,
 # a 1rem gap) ~534 px; presenter view the whole page 1176 px, three fifths 690 px)
 DIAGRAM_WIDTH, WIDE_WIDTH = 520, 900
-PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100
+PRESENTER_WIDTH, PRESENTER_WIDE = 660, 1100  # at a 1366 px screen; wider screens: presenter_width
+PRESENTER_SCREEN, PRESENTER_MARGIN = 1366, 190  # presenter view's page is the window less ~190 px of margins
 DIAGRAM_HEIGHT = 640  # a constant height (and so constant axes): the user's zoom survives Step and Play
 # presenter view: 8 levels at 16 px (ski grown to the end), below the one-row header, plus the mode bar's strip
 PRESENTER_HEIGHT = 620 + MODEBAR_PX
@@ -84,15 +85,31 @@ def diagram_depth() -> None:
     return None
 
 
-def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: bool = False):
+def presenter_width(screen: int, wide: bool) -> int:
+    """CSS px the presenter view's diagram is planned for in a window ``screen`` px wide (its page is the window
+    less the margins; the diagram has the same share of it as at 1366 px)."""
+    base = PRESENTER_WIDE if wide else PRESENTER_WIDTH
+    page = max(int(screen), PRESENTER_SCREEN) - PRESENTER_MARGIN
+    return int(base * page / (PRESENTER_SCREEN - PRESENTER_MARGIN))
+
+
+def presenter_height(screen: int) -> int:
+    """CSS px of presenter view's diagram in a 16:9 window ``screen`` px wide (1366x768, 1920x1080, 2560x1440):
+    the 1366 px height plus the window's extra height (the header row above it keeps its size)."""
+    return PRESENTER_HEIGHT + max(0, round(int(screen) * 9 / 16) - 768)
+
+
+def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: bool = False,
+                   screen: int = PRESENTER_SCREEN):
     """Draw the tree as the interactive Plotly diagram: a planned view whose every box is readable.
 
     ``highlight``: node drawn with a thick black outline (the last split); ``path``: node ids of a query
     point's path; the inspector's node gets a blue outline (and is always drawn: the view's focus moves up
     to its parent if needed). A click selects a node in the inspector, a click on a ``+k nodes`` box shows
     the subtree below it. ``big``: presenter view (16 px text). ``wide``: the diagram has the page's whole
-    width. Returns the figure drawn. The view's focus moves only when the user selects a node that is not
-    drawn while the tree stays the same (a Step selects its new node but keeps the view).
+    width. ``screen``: presenter view's window width in CSS px (the plan is made for it). Returns the figure
+    drawn. The view's focus moves only when the user selects a node that is not drawn while the tree stays the
+    same (a Step selects its new node but keeps the view).
     """
     compact, n_nodes = False, int(subtree_sizes(tree)[0])  # remembered per tree: no walk on a click
     if n_nodes > MEDIUM_TREE and not big:
@@ -102,8 +119,8 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
         compact = st.toggle("Compact boxes", key=compact_key,
                             help="Only the test (or class) and n in each box; hover or the inspector shows the "
                                  "rest. Compact boxes leave room for more levels.")
-    width = (PRESENTER_WIDE if wide else PRESENTER_WIDTH) if big else (WIDE_WIDTH if wide else DIAGRAM_WIDTH)
-    height = PRESENTER_HEIGHT if big else DIAGRAM_HEIGHT
+    width = presenter_width(screen, wide) if big else (WIDE_WIDTH if wide else DIAGRAM_WIDTH)
+    height = presenter_height(screen) if big else DIAGRAM_HEIGHT
     selected, last = state.selected_node(), st.session_state.get(DRAWN_SELECTED)
     fp, last_fp = tree_fingerprint(tree), st.session_state.get(DRAWN_TREE)
     st.session_state[DRAWN_SELECTED], st.session_state[DRAWN_TREE] = selected, fp
@@ -112,7 +129,7 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
                               keep=selected if moved else None)
     tree_view.navigation(tree, plan, key=TREE_KEY, on_node=_select_clicked, goto=not big)  # projector: the tree first
     fig = memo(("tree_fig", tree_fingerprint(tree), plan.focus, plan.expanded, highlight, tuple(path or ()), selected,
-                compact, big, width),
+                compact, big, width, height),
                lambda: tree_figure(tree, plan=plan, highlight=highlight, path=path, selected=selected,
                                    compact=compact, big=big, uirevision=TREE_KEY))
     tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked)

@@ -149,3 +149,19 @@ def test_a_preferred_path_is_opened_first(big_tree):
     preferred = plan_view(big_tree, width=900, height=640, prefer=trail_to(big_tree, target.id))
     assert target.id in preferred.drawn and preferred.focus == 0
     assert sum(1 for _, k in preferred.items if k == 0) + sum(preferred.hidden) == subtree_sizes(big_tree)[0]
+
+
+def test_a_roomy_plan_widens_its_boxes_to_whole_names_only_where_there_is_room(wine_tree):
+    """Presenter view at 1920 px: "flavanoi…" and "color_ intensity" were cut/wrapped with room to spare."""
+    kw = dict(width=1618, height=900, font=16, compact=True)
+    base, roomy = plan_view(wine_tree, **kw), plan_view(wine_tree, roomy=True, **kw)
+    assert base.size.chars == 9 and roomy.size.chars > base.size.chars
+    assert base.drawn <= roomy.drawn and roomy.width <= kw["width"] and roomy.height <= kw["height"]
+    fig = tree_figure(wine_tree, plan=roomy, big=True)
+    texts = [html.unescape(t) for t in trace(fig, "box text").text]
+    assert any("flavanoids" in t for t in texts), texts
+    assert not any("flavanoids" in t for t in trace(tree_figure(wine_tree, plan=base, big=True), "box text").text)
+    # a narrow view with folds: wider boxes never cost a node the plain plan draws, nor the budget
+    narrow = dict(kw, width=400)
+    tight, plain = plan_view(wine_tree, roomy=True, **narrow), plan_view(wine_tree, **narrow)
+    assert tight.drawn == plain.drawn and tight.width <= 400 and plain.hidden == tight.hidden
