@@ -29,6 +29,8 @@ per /64, what one subscriber gets). Past its bucket a client gets ``429`` with `
 seconds until a token is back) and nothing is computed. Before, one process answered 3,739 requests a
 second from one client. The address is the socket's peer, or what a trusted proxy says (uvicorn resolves
 ``X-Forwarded-For`` only for the addresses in ``DTX_TRUSTED_PROXIES``, :func:`live.limits.trust_proxies`).
+An operator may set the per-browser rate as ``DTX_STAGE_RATE="<per second>,<burst>"`` (:func:`browser_rate`; the
+replica tests set a slow one so that a loaded machine's slow requests still run a bucket dry).
 
 It is an ASGI middleware (:class:`StageMiddleware`), mounted by app.py (``st.App(..., middleware=...)``, the
 outermost layer): a poll is answered before Starlette's routing and Streamlit's own middleware (session
@@ -44,6 +46,7 @@ import hashlib
 import hmac
 import ipaddress
 import math
+import os
 import re
 import threading
 import time
@@ -60,7 +63,22 @@ CACHE_ROOMS = 1024  # rooms kept in the cache at once (the store allows fewer li
 KEY_CHARS = 32
 RATE, BURST = 4.0, 20.0  # per browser: a page asks once a second (a reload or two tabs: a few more)
 ADDRESS_RATE = 600.0  # per network address: two polls a second for a full room of 300 behind one address
+ENV_RATE = "DTX_STAGE_RATE"
 _HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+def browser_rate() -> tuple[float, float]:
+    """``(requests a second, burst)`` of one browser's bucket: ``$DTX_STAGE_RATE`` ("0.5,10"), else
+    :data:`RATE`, :data:`BURST`. A value that is not two positive numbers, or a burst below one request, keeps
+    the defaults."""
+    raw = os.environ.get(ENV_RATE, "").strip()
+    try:
+        rate, burst = (float(v) for v in raw.split(","))
+    except ValueError:
+        return RATE, BURST
+    if not (math.isfinite(rate) and math.isfinite(burst) and rate > 0 and burst >= 1):
+        return RATE, BURST
+    return rate, burst
 
 
 def poll_key(code: str, secret: str) -> str:
@@ -207,7 +225,7 @@ class StageMiddleware:
     def __init__(self, app, store: Callable[[], object], secret: Callable[[], str]) -> None:
         self.app, self.secret = app, secret
         self.versions = StageVersions(store)
-        self.browsers, self.addresses = Buckets(RATE, BURST), Buckets(ADDRESS_RATE, ADDRESS_RATE)
+        self.browsers, self.addresses = Buckets(*browser_rate()), Buckets(ADDRESS_RATE, ADDRESS_RATE)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["path"] != PATH:

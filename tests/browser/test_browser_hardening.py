@@ -111,9 +111,9 @@ def _wait_healthy(url: str, proc, timeout: float = 90.0) -> None:
 
 
 @pytest.fixture
-def proxied_replicas(tmp_path):
+def proxied_replicas(tmp_path, request):
     """Two replicas (shared cookie secret, one Redis for live classes) behind deploy/nginx.conf;
-    yields (proxy URL, replica ports)."""
+    yields (proxy URL, replica ports). An indirect parameter (a dict) adds to the replicas' environment."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if nginx is None:
         unavailable("The replica tests", "nginx is not installed (apt-get install nginx-light; .ci/run does)")
@@ -122,7 +122,8 @@ def proxied_replicas(tmp_path):
     stack = ExitStack()
     redis_url, _ = stack.enter_context(redis_server())
     env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16), "DTX_REDIS_URL": redis_url,
-           "DTX_TRUSTED_PROXIES": "127.0.0.1"}  # as deploy/run_replicas.sh
+           "DTX_TRUSTED_PROXIES": "127.0.0.1",  # as deploy/run_replicas.sh
+           **getattr(request, "param", {})}
     procs = []
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -386,6 +387,11 @@ def _stage_polls(base: str, n: int, *, source: str = "127.0.0.1", spoof: bool = 
     return statuses, waits
 
 
+# a slow bucket (one request every 5 s after 8): on a loaded machine a request through the proxy can take a
+# quarter of a second, and at the default 4 a second the bucket refilled as fast as the test could ask (CI)
+SLOW_BUCKET = {"DTX_STAGE_RATE": "0.2,8"}
+
+
 def test_a_replica_counts_the_socket_whatever_headers_it_is_sent():
     """Findings 10 and 11 straight to a replica's port (no proxy named: the default): made-up X-Forwarded-For
     and X-Real-IP headers named a new client for every request (1,096 code guesses a minute), and the stage
@@ -393,13 +399,14 @@ def test_a_replica_counts_the_socket_whatever_headers_it_is_sent():
     after a burst (429 with Retry-After), and another address of this machine still gets answers."""
     from tests.browser.conftest import streamlit_server
 
-    with streamlit_server({"DTX_TRUSTED_PROXIES": ""}) as url:
+    with streamlit_server({"DTX_TRUSTED_PROXIES": "", **SLOW_BUCKET}) as url:
         statuses, waits = _stage_polls(url, 60, spoof=True)
         assert statuses.get(429, 0) >= 10 and set(statuses) == {404, 429}, statuses
         assert all(w and w.isdigit() and int(w) >= 1 for w in waits), waits
         assert _stage_polls(url, 5, source="127.0.0.2")[0] == {404: 5}  # a client of its own
 
 
+@pytest.mark.parametrize("proxied_replicas", [SLOW_BUCKET], indirect=True)
 def test_behind_the_proxy_only_its_word_counts(proxied_replicas):
     """Through nginx (named in DTX_TRUSTED_PROXIES, as deploy/run_replicas.sh does) the address is the one
     nginx saw: headers the client made up do not spread it over many buckets, and another address is

@@ -221,3 +221,13 @@ def test_buckets_refill_forget_idle_clients_and_stay_bounded():
     masked = [client_keys({"client": ("198.51.100.1", 1), "headers": [
         (b"cookie", f"a=b; _streamlit_xsrf={generate_xsrf_token_string(token, 1)}".encode())]}) for _ in range(2)]
     assert masked[0] == masked[1] and masked[0][1].endswith(token.hex())
+
+
+def test_an_operator_may_set_the_browsers_rate_and_a_bad_value_keeps_the_default(monkeypatch):
+    from live import stage_route
+
+    monkeypatch.setenv(stage_route.ENV_RATE, "0.5,10")
+    assert stage_route.browser_rate() == (0.5, 10.0)
+    for bad in ("", "fast", "1", "0,10", "-1,5", "2,0.5", "nan,5", "1,2,3"):
+        monkeypatch.setenv(stage_route.ENV_RATE, bad)
+        assert stage_route.browser_rate() == (stage_route.RATE, stage_route.BURST), bad
