@@ -86,15 +86,22 @@ SHIPPED_PER_CELL = 8 * 3
 
 def budget_bytes() -> int:
     """The budget in bytes: ``$DTX_MEMORY_BUDGET_MB`` megabytes (a number > 0), else 500 MB."""
-    raw = os.environ.get(BUDGET_ENV, "").strip()
+    chosen = _env_bytes(BUDGET_ENV, example=500)
+    return DEFAULT_BUDGET_MB * MB if chosen is None else chosen
+
+
+def _env_bytes(name: str, *, example: int) -> int | None:
+    """``$name`` megabytes in bytes, None when unset; anything but a number above 0 is a ConfigError that names
+    the variable and an ``example`` value."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_BUDGET_MB * MB
+        return None
     try:
         mb = float(raw)
     except ValueError:
         mb = float("nan")
     if not math.isfinite(mb) or mb <= 0:
-        raise ConfigError(f"The server's {BUDGET_ENV} must be a number of megabytes above 0, e.g. 500; "
+        raise ConfigError(f"The server's {name} must be a number of megabytes above 0, e.g. {example}; "
                           f"got {raw!r}.")
     return int(mb * MB)
 
@@ -117,17 +124,8 @@ def machine_bytes() -> int:
 def server_bytes() -> int:
     """The server's pool in bytes: ``$DTX_SERVER_MEMORY_MB`` megabytes, else half the machine's memory capped
     at :data:`SERVER_CAP_MB` (and never below the per-job budget)."""
-    raw = os.environ.get(SERVER_ENV, "").strip()
-    if not raw:
-        return max(min(machine_bytes() // 2, SERVER_CAP_MB * MB), budget_bytes())
-    try:
-        mb = float(raw)
-    except ValueError:
-        mb = float("nan")
-    if not math.isfinite(mb) or mb <= 0:
-        raise ConfigError(f"The server's {SERVER_ENV} must be a number of megabytes above 0, e.g. 4000; "
-                          f"got {raw!r}.")
-    return int(mb * MB)
+    chosen = _env_bytes(SERVER_ENV, example=4000)
+    return max(min(machine_bytes() // 2, SERVER_CAP_MB * MB), budget_bytes()) if chosen is None else chosen
 
 
 class Pool:
