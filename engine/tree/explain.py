@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine import budget
+from engine.budget import check, reserve
 from engine.errors import DataError
 from engine.tree.shap import CHUNK_CELLS, TreePaths, vote_values
 
@@ -99,9 +99,9 @@ def _explain(model, X, how: str) -> np.ndarray:
     paths = [TreePaths(t.tree, values=t.values, cover=ts.cover) for t in ts.terms]
     chunk = max(min((p.chunk_rows() for p in paths), default=n), 1)
     need = 8 * n * K * (F + 1) * 2 + 8 * 3 * CHUNK_CELLS          # the result (twice) and one chunk's arrays
-    budget.check(need, what="Explaining these rows", advice="explain fewer rows")
+    check(need, what="Explaining these rows", advice="explain fewer rows")
     out = np.zeros((F + 1, K, n))
-    with budget.reserve(need, what="Explaining these rows", advice="explain fewer rows"):
+    with reserve(need, what="Explaining these rows", advice="explain fewer rows"):
         out[F] = np.asarray(ts.base, dtype=float)[:, None]
         for term, p in zip(ts.terms, paths):
             cols = np.arange(F) if term.columns is None else np.asarray(term.columns, dtype=np.int64)
