@@ -20,9 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from engine.budget import check, reserve
-from engine.errors import DataError
+from engine.errors import ConfigError, DataError
 from engine.tree.shap import CHUNK_CELLS, TreePaths, vote_values
 
 #: rows :func:`shap_summary` explains at most (a random sample of bigger data, said in its result)
@@ -128,3 +129,80 @@ def tree_shap(model, X) -> np.ndarray:
 def path_contributions(model, X) -> np.ndarray:
     """Saabas path contributions in :func:`tree_shap`'s layout (the last column: the root's value)."""
     return _explain(model, X, "saabas")
+
+
+def _output_index(ts: TreeSum, output) -> int:
+    if output is None:
+        return 0
+    if output in ts.outputs:
+        return ts.outputs.index(output)
+    raise ConfigError(f"The model has no output {output!r}; its outputs are {', '.join(map(str, ts.outputs))}.")
+
+
+@dataclass(frozen=True, repr=False)
+class RowExplanation:
+    """One row's answer explained twice. ``table``: one line per feature with ``path`` (Saabas) and ``shap``
+    (TreeSHAP) contributions and each one's rank by size (1 = largest); ``expected``: what both start from
+    (the cover-weighted mean answer, the root's value); ``raw``: the answer they add up to; ``output`` and
+    ``what``: which output column is explained and what it holds."""
+
+    table: pd.DataFrame
+    expected: float
+    raw: float
+    output: str
+    what: str
+
+    def __repr__(self) -> str:
+        return f"RowExplanation(output={self.output!r}, expected={self.expected:.4g}, raw={self.raw:.4g})"
+
+    @property
+    def ranks_differ(self) -> bool:
+        """Whether the two rank the features differently (ties aside)."""
+        return bool((self.table["path rank"] != self.table["SHAP rank"]).any())
+
+
+def explain_row(model, row, output=None) -> RowExplanation:
+    """Saabas and TreeSHAP side by side for one ``row`` and one output column (default: the first)."""
+    ts = tree_sum_of(model)
+    k = _output_index(ts, output)
+    X = np.asarray(ts.encode(row), dtype=float)
+    if X.shape[0] != 1:
+        raise DataError(f"An explanation is for one row; got {X.shape[0]} rows.")
+    phi, path = tree_shap(model, X), path_contributions(model, X)
+    phi, path = (phi[0, k], path[0, k]) if phi.ndim == 3 else (phi[0], path[0])
+    table = pd.DataFrame({"feature": list(ts.feature_names), "path": path[:-1], "SHAP": phi[:-1]})
+    for col in ("path", "SHAP"):
+        table[f"{col} rank"] = table[col].abs().round(12).rank(ascending=False, method="min").astype(int)
+    return RowExplanation(table, float(phi[-1]), float(phi.sum()), str(ts.outputs[k]), ts.what)
+
+
+def split_importances(model) -> pd.Series:
+    """Impurity (or gain) importances of any tree model: each tree's ``feature_importances`` (weighted
+    decrease of impurity, summing to 1), averaged over the trees with their absolute weights, per model feature."""
+    ts = tree_sum_of(model)
+    total = np.zeros(len(ts.feature_names))
+    for t in ts.terms:
+        imp = np.array(list(t.tree.feature_importances.values()))
+        cols = np.arange(imp.size) if t.columns is None else np.asarray(t.columns, dtype=np.int64)
+        np.add.at(total, cols, abs(t.weight) * imp)
+    s = total.sum()
+    return pd.Series(total / s if s > 0 else total, index=list(ts.feature_names), name="split importance")
+
+
+def shap_summary(model, X, *, max_rows: int = SUMMARY_ROWS, seed: int = 0) -> tuple[pd.DataFrame, int, bool]:
+    """Mean |SHAP| per feature over the rows of ``X`` (a random sample of ``max_rows`` when there are more):
+    (table with ``feature``, ``mean |SHAP|`` (summed over the output columns) and one column per output when
+    there are several; rows explained; whether they are a sample)."""
+    ts = tree_sum_of(model)
+    X = np.asarray(ts.encode(X), dtype=float)
+    sampled = X.shape[0] > max_rows
+    if sampled:
+        X = X[np.sort(np.random.default_rng(seed).choice(X.shape[0], max_rows, replace=False))]
+    phi = np.abs(tree_shap(model, X))
+    phi = phi[:, None, :] if phi.ndim == 2 else phi                        # (n, K, F + 1)
+    mean = phi[:, :, :-1].mean(axis=0)                                      # (K, F)
+    table = pd.DataFrame({"feature": list(ts.feature_names), "mean |SHAP|": mean.sum(axis=0)})
+    if mean.shape[0] > 1:
+        for k, name in enumerate(ts.outputs):
+            table[str(name)] = mean[k]
+    return table, int(X.shape[0]), sampled
