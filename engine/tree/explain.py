@@ -157,8 +157,24 @@ class RowExplanation:
 
     @property
     def ranks_differ(self) -> bool:
-        """Whether the two rank the features differently (ties aside)."""
-        return bool((self.table["path rank"] != self.table["SHAP rank"]).any())
+        """Whether the two order some pair of features the other way round (one puts ``a`` above ``b`` by size,
+        the other ``b`` above ``a``; ties and features neither moves are not a disagreement)."""
+        t = self.table
+        p, s = t["path"].abs().round(12).to_numpy(), t["SHAP"].abs().round(12).to_numpy()
+        keep = np.flatnonzero((p > 0) | (s > 0))
+        keep = keep[np.argsort(-(p[keep] + s[keep]), kind="stable")[:300]]
+        p, s = p[keep], s[keep]
+        return bool(((p[:, None] > p[None, :]) & (s[:, None] < s[None, :])).any())
+
+    def swapped(self) -> tuple[str, str] | None:
+        """A pair (a, b) the path contributions put a above b and SHAP b above a (the largest such), or None."""
+        t = self.table
+        p, s = t["path"].abs().round(12).to_numpy(), t["SHAP"].abs().round(12).to_numpy()
+        pairs = np.argwhere((p[:, None] > p[None, :]) & (s[:, None] < s[None, :]))
+        if not pairs.size:
+            return None
+        a, b = pairs[np.argmax(p[pairs[:, 0]] + s[pairs[:, 1]])]
+        return str(t["feature"].iloc[a]), str(t["feature"].iloc[b])
 
 
 def explain_row(model, row, output=None) -> RowExplanation:

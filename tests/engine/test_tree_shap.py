@@ -221,8 +221,15 @@ def test_summary_samples_big_data_and_says_so():
 
 
 def test_saabas_and_shap_rank_differently_on_bundled_data():
-    """The example the app cites: on the diabetes data, a depth-3 tree, row 0 (documented in the user guide)."""
-    ds = engine.load_sample("diabetes")
-    tree = engine.fit_tree(ds, engine.TreeConfig(max_depth=3))
-    r = engine.explain_row(tree, ds.frame.iloc[[0]])
-    assert r.ranks_differ
+    """The example the app and the user guide cite: iris, a CART tree grown on all 150 rows, row 100
+    (virginica): path contributions put petal_width first, SHAP petal_length."""
+    ds = engine.load_sample("iris")
+    tree = engine.fit_tree(ds, engine.TreeConfig(algorithm="cart"))
+    r = engine.explain_row(tree, ds.frame.iloc[[100]], output="virginica")
+    assert r.ranks_differ and r.swapped() == ("petal_width", "petal_length")
+    t = r.table.set_index("feature")
+    assert t.loc["petal_width", "path"] == pytest.approx(0.478, abs=1e-3)
+    assert t.loc["petal_length", "SHAP"] == pytest.approx(0.397, abs=1e-3)
+    # ties among features neither moves are no disagreement
+    same = engine.explain_row(tree, ds.frame.iloc[[0]], output="setosa")
+    assert not same.ranks_differ and same.swapped() is None
