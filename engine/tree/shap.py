@@ -43,6 +43,8 @@ from engine.tree.node import first_argmax
 
 #: cells (8 bytes each) of the working arrays one chunk of rows may use (~32 MB)
 CHUNK_CELLS = 4_000_000
+#: cells of a group's table of values per agreement pattern (leaves x 2^k x k) kept at most (~16 MB)
+PATTERN_CELLS = 2_000_000
 
 
 def shapley_weights(k: int) -> np.ndarray:
@@ -100,6 +102,7 @@ class TreePaths:
         self.leaf_values = table[self.leaves]            # (L, W)
         self.width = self.leaf_values.shape[1]
         self.node_values = self._node_means(weight, leaf, table)
+        self._patterns: dict[int, np.ndarray] = {}
         self._paths()
 
     # ----------------------------------------------------------------------------- building
@@ -178,38 +181,40 @@ class TreePaths:
             return np.zeros(0, dtype=np.int64), np.zeros((0, n, self.width))
         E = self.edge_fractions(X)
         acc = np.zeros((self.n_used, n, self.width))
-        for leaves, edge, eslot, feature, zero in self.groups:
-            contrib = self._leaf_shapley(E, edge, eslot, zero)
+        for g, (leaves, edge, eslot, feature, zero) in enumerate(self.groups):
+            contrib = self._group_shapley(g, E)
             feats, summed = self._by_feature(contrib, feature, self.leaf_values[leaves])
             acc[feats] += summed
         used = np.unique(np.concatenate([g[3].ravel() for g in self.groups]))
         return used, acc[used]
 
-    @staticmethod
-    def _leaf_shapley(E, edge, eslot, zero) -> np.ndarray:
-        """(L, n, k) ``(o_i - z_i) sum_s c_s [x^s] prod_{j != i} (z_j + o_j x)`` for a group of L leaves
-        with k distinct features each (the module docstring's formula without the leaf value)."""
+    def _group_shapley(self, g: int, E: np.ndarray) -> np.ndarray:
+        """(L, n, k) :func:`leaf_shapley` of group ``g``'s leaves for the chunk's rows. A row that meets no
+        missing value has one fractions of 0 or 1, so its values depend only on which of a leaf's k features
+        it agrees with: when there are more such rows than the 2^k patterns, the values of every pattern are
+        computed once (and kept) and looked up."""
+        _, edge, eslot, _, zero = self.groups[g]
         L, k = zero.shape
         n = E.shape[1]
         one = np.ones((L, n, k))                                         # o: each distinct feature's one fraction
         ar = np.arange(L)
         for p in range(edge.shape[1]):
             one[ar, :, eslot[:, p]] *= E[edge[:, p]]
-        z = np.broadcast_to(zero[:, None, :], (L, n, k))
-        pre = np.zeros((L, n, k, k))                                     # pre[..., i, :] = prod_{j<i} (z_j + o_j x)
-        suf = np.zeros((L, n, k, k))                                     # suf[..., i, :] = prod_{j>i} (z_j + o_j x)
-        pre[..., 0, 0] = suf[..., k - 1, 0] = 1.0
-        for i in range(1, k):
-            pre[..., i, :] = pre[..., i - 1, :] * z[..., i - 1, None]
-            pre[..., i, 1:] += pre[..., i - 1, :-1] * one[..., i - 1, None]
-            j = k - 1 - i
-            suf[..., j, :] = suf[..., j + 1, :] * z[..., j + 1, None]
-            suf[..., j, 1:] += suf[..., j + 1, :-1] * one[..., j + 1, None]
-        c = shapley_weights(k)
-        a = np.arange(k)
-        hankel = np.where(a[:, None] + a[None, :] < k, c[np.minimum(a[:, None] + a[None, :], k - 1)], 0.0)
-        weighted = np.einsum("lnib,ba->lnia", suf, hankel, optimize=False)   # sum_b suf[b] c[a + b]
-        return np.einsum("lnia,lnia->lni", pre, weighted) * (one - z)
+        exact = ((one == 0.0) | (one == 1.0)).all(axis=(0, 2))
+        if exact.sum() <= 2 ** k or L * 2 ** k * k > PATTERN_CELLS:
+            return leaf_shapley(one, zero)
+        table = self._patterns.get(g)
+        if table is None:
+            bits = (np.arange(2 ** k)[:, None] >> np.arange(k)[None, :]) & 1         # (2^k, k)
+            table = self._patterns[g] = leaf_shapley(np.broadcast_to(bits[None].astype(float), (L, 2 ** k, k)), zero)
+        rows = np.flatnonzero(exact)
+        code = (one[:, rows, :] @ (1 << np.arange(k)).astype(float)).astype(np.int64)   # (L, rows)
+        out = np.empty((L, n, k))
+        out[:, rows] = table[ar[:, None], code]
+        if rows.size < n:
+            rest = np.flatnonzero(~exact)
+            out[:, rest] = leaf_shapley(one[:, rest], zero)
+        return out
 
     @staticmethod
     def _by_feature(contrib: np.ndarray, feature: np.ndarray, values: np.ndarray):
@@ -238,6 +243,28 @@ class TreePaths:
         step = self.node_values[kids] - self.node_values[self.parent[kids]]    # (edges, W)
         feature = self.node_feature[self.parent[kids]]
         return self._by_feature(reach[kids][:, :, None], feature[:, None], step)
+
+
+def leaf_shapley(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """(L, n, k) ``(o_i - z_i) sum_s c_s [x^s] prod_{j != i} (z_j + o_j x)`` for L leaves with k distinct
+    features each, ``one`` (L, n, k) the rows' one fractions, ``zero`` (L, k) the zero fractions (the module
+    docstring's formula without the leaf value)."""
+    L, n, k = one.shape
+    z = np.broadcast_to(zero[:, None, :], (L, n, k))
+    pre = np.zeros((L, n, k, k))                                     # pre[..., i, :] = prod_{j<i} (z_j + o_j x)
+    suf = np.zeros((L, n, k, k))                                     # suf[..., i, :] = prod_{j>i} (z_j + o_j x)
+    pre[..., 0, 0] = suf[..., k - 1, 0] = 1.0
+    for i in range(1, k):
+        pre[..., i, :] = pre[..., i - 1, :] * z[..., i - 1, None]
+        pre[..., i, 1:] += pre[..., i - 1, :-1] * one[..., i - 1, None]
+        j = k - 1 - i
+        suf[..., j, :] = suf[..., j + 1, :] * z[..., j + 1, None]
+        suf[..., j, 1:] += suf[..., j + 1, :-1] * one[..., j + 1, None]
+    c = shapley_weights(k)
+    a = np.arange(k)
+    hankel = np.where(a[:, None] + a[None, :] < k, c[np.minimum(a[:, None] + a[None, :], k - 1)], 0.0)
+    weighted = np.einsum("lnib,ba->lnia", suf, hankel, optimize=False)   # sum_b suf[b] c[a + b]
+    return np.einsum("lnia,lnia->lni", pre, weighted) * (one - z)
 
 
 def vote_values(table: np.ndarray) -> np.ndarray:
