@@ -91,10 +91,12 @@ def render_summary(model, frame: pd.DataFrame, *, key: str, ident) -> None:
         held = None
         n = len(frame)
         where = f"a random sample of {SUMMARY_ROWS:,} of the {n:,} rows" if n > SUMMARY_ROWS else f"the {n:,} rows"
-        if not st.button(f"Compute mean |SHAP| over {where}", key=f"_w_{key}_summary",
-                         icon=":material/functions:"):
+        spot = st.empty()
+        if not spot.button(f"Compute mean |SHAP| over {where}", key=f"_w_{key}_summary",
+                           icon=":material/functions:"):
             st.caption("SHAP values of every row, averaged as sizes, beside the impurity importances of the splits.")
             return
+        spot.empty()                                   # computed: the button has done its work
         start = time.perf_counter()
         table, rows, sampled = engine.shap_summary(model, frame)
         held = (ident, (table, rows, sampled, engine.split_importances(model), time.perf_counter() - start))

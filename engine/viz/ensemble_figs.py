@@ -115,6 +115,11 @@ def importance_figure(impurity: pd.Series, permutation: pd.DataFrame | None = No
                    legend={"orientation": "h", "y": -0.15})
 
 
+#: legend in a row under the title (below the plot it met the axis title in a narrow column)
+LEGEND_ON_TOP = {"legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+                 "margin": {"l": 60, "r": 20, "t": 85, "b": 45}}
+
+
 def why_figure(table: pd.DataFrame, *, top: int = 12, height: int | None = None) -> go.Figure:
     """Horizontal bars per feature: its path contribution (Saabas) beside its SHAP value for one row
     (``engine.explain_row``'s table); the ``top`` features with the largest of either, largest at the top."""
@@ -127,10 +132,9 @@ def why_figure(table: pd.DataFrame, *, top: int = 12, height: int | None = None)
                              ("SHAP", "SHAP value (TreeSHAP)", palette.OKABE_ITO[0])):
         fig.add_trace(go.Bar(y=labels, x=rows[col], orientation="h", name=name, marker={"color": color},
                              hovertemplate="%{y}: %{x:.4g}<extra>" + name + "</extra>"))
-    return _layout(fig, height or 150 + 34 * max(len(rows), 1), barmode="group",
+    return _layout(fig, height or 170 + 34 * max(len(rows), 1), barmode="group",
                    title={"text": "What each feature adds to this row's answer"},
-                   xaxis={"title": {"text": "contribution"}, "zeroline": True, "zerolinecolor": "#888"},
-                   legend={"orientation": "h", "y": -0.2})
+                   xaxis={"zeroline": True, "zerolinecolor": "#888"}).update_layout(**LEGEND_ON_TOP)
 
 
 def shap_summary_figure(summary: pd.DataFrame, importances: pd.Series, *, top: int = 20,
@@ -147,9 +151,9 @@ def shap_summary_figure(summary: pd.DataFrame, importances: pd.Series, *, top: i
                          marker={"color": palette.OKABE_ITO[0]}))
     fig.add_trace(go.Bar(y=labels, x=imp[order], orientation="h", name="split importance (impurity decrease)",
                          marker={"color": palette.OKABE_ITO[2]}))
-    return _layout(fig, height or 150 + 30 * len(order), barmode="group",
+    return _layout(fig, height or 170 + 30 * len(order), barmode="group",
                    title={"text": "Over the data: mean |SHAP| and split importance"},
-                   xaxis={"title": {"text": "share of the total"}}, legend={"orientation": "h", "y": -0.15})
+                   xaxis={"title": {"text": "share of the total"}}).update_layout(**LEGEND_ON_TOP)
 
 
 def inbag_figure(counts: np.ndarray, *, height: int = 320) -> go.Figure:
