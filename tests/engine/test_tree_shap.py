@@ -233,3 +233,24 @@ def test_saabas_and_shap_rank_differently_on_bundled_data():
     # ties among features neither moves are no disagreement
     same = engine.explain_row(tree, ds.frame.iloc[[0]], output="setosa")
     assert not same.ranks_differ and same.swapped() is None
+
+
+def test_explaining_reserves_memory_and_refuses_over_the_budget(monkeypatch):
+    from engine import budget
+    ds = engine.load_sample("iris")
+    tree = engine.fit_tree(ds, engine.TreeConfig(max_depth=2))
+    seen = []
+    real = budget.Pool.acquire
+
+    def watch(self, n_bytes, **kw):
+        seen.append(n_bytes)
+        return real(self, n_bytes, **kw)
+
+    monkeypatch.setattr(budget.Pool, "acquire", watch)
+    engine.tree_shap(tree, ds.frame)
+    assert seen and seen[0] >= 8 * 150 * 3 * 5                       # at least the result
+    assert budget.POOL.used == 0                                      # given back
+    monkeypatch.setenv(budget.BUDGET_ENV, "1")
+    rows = np.zeros((200_000, 4))
+    with pytest.raises(ConfigError, match="Explaining these rows.*explain fewer rows"):
+        engine.tree_shap(tree, rows)
