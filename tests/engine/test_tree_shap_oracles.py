@@ -81,3 +81,17 @@ def test_files_of_every_library_add_up_to_their_answer(name):
     else:
         want = model.predict_proba(rows)
     assert np.abs(phi.sum(axis=-1) - want).max() < 1e-9
+
+
+def test_scikit_learn_gradient_boosting_file_adds_up_to_its_decision_function(tmp_path):
+    sio = pytest.importorskip("skops.io")
+    from sklearn.ensemble import GradientBoostingClassifier
+    rng, X = _data(2, 200, missing=0.0)
+    y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5])
+    est = GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0).fit(X, y)
+    path = tmp_path / "gb.skops"
+    sio.dump(est, path)
+    model = engine.load_model(path.read_bytes())
+    phi = engine.tree_shap(model, X)                                   # (n, 3, F + 1): one margin per class
+    assert phi.shape == (200, 3, 7)
+    assert np.abs(phi.sum(axis=-1) - est.decision_function(X)).max() < 1e-9
