@@ -65,6 +65,21 @@ def test_grow_page_explains_a_training_row_and_the_query_point():
             assert shap[line["feature"]] == pytest.approx(line["SHAP"], abs=1e-9)
     assert any("mean answer" in m.value and f"{r.raw:.4g}" in m.value for m in at.markdown)
     assert any("Path contributions" in m.value and "SHAP values" in m.value for m in at.markdown)
+    # a query point with a missing value: explained instead of the training row, and it still adds up
+    from ui.grow import query
+    values = {"sepal_length": 6.0, "sepal_width": 3.0, "petal_length": None, "petal_width": 1.6}
+    at.session_state[query.QUERY] = (at.session_state[state.DATA_VERSION], values)
+    at.run()
+    ok(at)
+    assert any("the query point" in c.value for c in at.caption)
+    qrow = query.query_frame(values, train)
+    out = at.selectbox(key="_w_grow_why_output").value
+    q = engine.explain_row(tree, qrow, out)
+    k = list(tree.schema.classes).index(out)
+    assert q.table["SHAP"].sum() + q.expected == pytest.approx(tree.predict_proba(qrow)[0, k])
+    assert any(f"{q.raw:.4g}" in m.value for m in at.markdown)
+    at.session_state[query.QUERY] = None
+    at.run()
     # the summary is computed on request
     at.button(key="_w_grow_why_summary").click().run()
     ok(at)
