@@ -180,40 +180,44 @@ class TreePaths:
         if not self.groups:
             return np.zeros(0, dtype=np.int64), np.zeros((0, n, self.width))
         E = self.edge_fractions(X)
+        exact = ((E == 0.0) | (E == 1.0)).all(axis=0)                   # rows that meet no missing value
         acc = np.zeros((self.n_used, n, self.width))
         for g, (leaves, edge, eslot, feature, zero) in enumerate(self.groups):
-            contrib = self._group_shapley(g, E)
+            contrib = self._group_shapley(g, E, exact)
             feats, summed = self._by_feature(contrib, feature, self.leaf_values[leaves])
             acc[feats] += summed
         used = np.unique(np.concatenate([g[3].ravel() for g in self.groups]))
         return used, acc[used]
 
-    def _group_shapley(self, g: int, E: np.ndarray) -> np.ndarray:
+    def _group_shapley(self, g: int, E: np.ndarray, exact: np.ndarray) -> np.ndarray:
         """(L, n, k) :func:`leaf_shapley` of group ``g``'s leaves for the chunk's rows. A row that meets no
-        missing value has one fractions of 0 or 1, so its values depend only on which of a leaf's k features
-        it agrees with: when there are more such rows than the 2^k patterns, the values of every pattern are
-        computed once (and kept) and looked up."""
+        missing value (``exact``) has one fractions of 0 or 1, so its values depend only on which of a leaf's
+        k features it agrees with (a k-bit code): when there are more such rows than the 2^k codes, the values
+        of every code are computed once (and kept) and looked up."""
         _, edge, eslot, _, zero = self.groups[g]
         L, k = zero.shape
         n = E.shape[1]
-        one = np.ones((L, n, k))                                         # o: each distinct feature's one fraction
-        ar = np.arange(L)
-        for p in range(edge.shape[1]):
-            one[ar, :, eslot[:, p]] *= E[edge[:, p]]
-        exact = ((one == 0.0) | (one == 1.0)).all(axis=(0, 2))
-        if exact.sum() <= 2 ** k or L * 2 ** k * k > PATTERN_CELLS:
-            return leaf_shapley(one, zero)
-        table = self._patterns.get(g)
-        if table is None:
-            bits = (np.arange(2 ** k)[:, None] >> np.arange(k)[None, :]) & 1         # (2^k, k)
-            table = self._patterns[g] = leaf_shapley(np.broadcast_to(bits[None].astype(float), (L, 2 ** k, k)), zero)
         rows = np.flatnonzero(exact)
-        code = (one[:, rows, :] @ (1 << np.arange(k)).astype(float)).astype(np.int64)   # (L, rows)
+        table = rows.size > 2 ** k and L * 2 ** k * k <= PATTERN_CELLS
+        rest = np.flatnonzero(~exact) if table else np.arange(n)
         out = np.empty((L, n, k))
-        out[:, rows] = table[ar[:, None], code]
-        if rows.size < n:
-            rest = np.flatnonzero(~exact)
-            out[:, rest] = leaf_shapley(one[:, rest], zero)
+        ar = np.arange(L)
+        if table:
+            table = self._patterns.get(g)
+            if table is None:
+                bits = ((np.arange(2 ** k)[:, None] >> np.arange(k)[None, :]) & 1).astype(float)   # (2^k, k)
+                table = self._patterns[g] = leaf_shapley(np.broadcast_to(bits[None], (L, 2 ** k, k)), zero)
+            Er = E[:, rows]
+            code = np.full((L, rows.size), 2 ** k - 1, dtype=np.int64)      # every feature agrees ...
+            for p in range(edge.shape[1]):                                  # ... until an edge is not taken
+                code &= ~((Er[edge[:, p]] == 0.0) * (1 << eslot[:, p])[:, None])
+            out[:, rows] = table[ar[:, None], code]
+        if rest.size:
+            one = np.ones((L, rest.size, k))                                 # o: each distinct feature's one fraction
+            Es = E[:, rest]
+            for p in range(edge.shape[1]):
+                one[ar, :, eslot[:, p]] *= Es[edge[:, p]]
+            out[:, rest] = leaf_shapley(one, zero)
         return out
 
     @staticmethod
