@@ -24,9 +24,11 @@ from engine.split.records import Split
 from engine.tree.node import Node
 from engine.tree.store import Tree
 from engine.models import ImportedModel, load_model
+from engine.tree.explain import explain_row, path_contributions, shap_summary, split_importances, tree_shap
 
 __all__ = [
     "TreeConfig", "SAMPLES", "Dataset", "DataSplit", "load_csv", "load_sample", "ConfigError", "DataError",
     "EngineError", "explain_gain", "explain_impurity", "gain_table", "Grower", "StepRecord", "fit_tree",
     "CRITERIA", "impurity", "FeatureSchema", "Split", "Node", "Tree", "ImportedModel", "load_model",
+    "tree_shap", "path_contributions", "explain_row", "shap_summary", "split_importances",
 ]

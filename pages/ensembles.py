@@ -12,7 +12,7 @@ from ui.errors import friendly_errors
 from ui.grow.exports import ONNX_NOTE, file_stem, onnx_download
 from ui.model import breakdown as model_breakdown
 
-TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
+TABS = ["Vote", "Why this prediction", "Members", "Decision map", "Size & variance", "Importances"]
 W_TAB = "_w_ens_tab"
 
 st.title("Ensembles")
@@ -57,7 +57,8 @@ if result["settings"] != settings:
 
 tab_names = TABS + (["AdaBoost rounds"] if ens.method == "adaboost" else [])
 tabs = st.tabs(tab_names, key=W_TAB + ens.method, on_change="rerun")
-panels = [lambda: views.render_vote(ens, split), lambda: views.render_members(ens, train),
+panels = [lambda: views.render_vote(ens, split), lambda: views.render_why(ens, split),
+          lambda: views.render_members(ens, train),
           lambda: views.render_regions(ens, train), lambda: views.render_curves(ens, split),
           lambda: views.render_importances(ens, split)]
 if ens.method == "adaboost":

@@ -10,7 +10,7 @@ import streamlit as st
 from engine.errors import EngineError
 from ui.classroom import live_teacher, presenter as classroom, quiz as classroom_quiz, share
 from ui.grow import exports, inspector, query
-from ui import state, tree_view
+from ui import state, tree_view, why
 from ui.grow import controls as controls
 from ui.grow import layout as layout
 from ui.grow import settings as settings
@@ -19,7 +19,7 @@ from ui.errors import friendly_errors, show_engine_error
 from ui.model import grow_view as model_grow
 from ui.widgets import md_escape
 
-TABS = ["Inspect a node", "Step log", "Query point", "Export & share"]
+TABS = ["Inspect a node", "Step log", "Query point", "Why this prediction", "Export & share"]
 W_TAB = "_w_grow_tab"
 W_WIDE = "_w_grow_wide"
 
@@ -128,6 +128,11 @@ with side_col:
             query.render_query_result(tree, grower.dataset)
     with tabs[3]:
         if tabs[3].open is not False:
+            with friendly_errors("grow: why"):
+                why.render_for_tree(tree, grower.dataset, query.query_frame(query_values, grower.dataset)
+                                    if query_values else None)
+    with tabs[4]:
+        if tabs[4].open is not False:
             st.subheader("Download")
             exports.render_downloads(tree, views.diagram_source(tree), views.cached_step_log(grower),
                                      state.current_dataset_name())

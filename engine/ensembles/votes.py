@@ -26,6 +26,7 @@ from engine.errors import DataError
 from engine.ensembles.bootstrap import draw_bootstrap
 from engine.ensembles.compiled import ColumnAdapter, CompiledTree
 from engine.ensembles.stacked import StackedForest
+from engine.tree.explain import TreeSum, TreeTerm
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -117,6 +118,25 @@ class Ensemble:
     @cached_property
     def _stacked(self) -> StackedForest | None:
         return StackedForest.build(self._compiled, self.task)
+
+    def tree_sum(self) -> TreeSum:
+        """The raw output as a sum of the members' leaf values (what :func:`engine.tree.explain.tree_shap`
+        explains): the vote shares ``sum_m z_m [h_m(x) = c] / sum_m z_m`` (each leaf a one-hot vote for its
+        most likely class) or the weighted mean value. A row with a missing value reaches several leaves of a
+        member: the explanation then splits that member's vote between them by their shares."""
+        if self.method not in ("bagging", "random_forest", "adaboost"):
+            raise DataError(f"The explorer cannot explain a {self.method} ensemble as a vote.")
+        w = self.weights / self.weights.sum()
+        outputs = tuple(self.classes) if self.task == "classification" else ("value",)
+        terms = []
+        for m, z, (adapt, ct) in zip(self.members, w, self._compiled):
+            cols = ct.class_columns
+            terms.append(TreeTerm(m.tree, weight=float(z), outputs=tuple(range(len(outputs))),
+                                  columns=tuple(adapt.columns.tolist()), adapt=None if adapt.identity else adapt,
+                                  votes=self.task == "classification",
+                                  value_columns=None if cols is None else tuple(cols.tolist())))
+        return TreeSum(tuple(terms), (0.0,) * len(outputs), outputs, self.schema.feature_names, self.encode,
+                       what="vote share" if self.task == "classification" else "value")
 
     # ----------------------------------------------------------------------------- votes
     def member_outputs(self, data, upto: int | None = None, n_jobs: int | None = None) -> np.ndarray:

@@ -56,10 +56,11 @@ import pandas as pd
 from engine.data.schema import FeatureSchema
 from engine.ensembles.votes import Member
 from engine.errors import DataError
-from engine.models.checks import KINDS, LINKS, check_model
+from engine.models.checks import KINDS, LINKS, check_model, output_names
 from engine.models.compiled import CompiledForest
 from engine.models.links import apply_link
 from engine.models.matching import ColumnMatch, match_columns
+from engine.tree.explain import TreeSum, TreeTerm
 from engine.tree.store import Tree
 
 __all__ = ["ImportedModel", "KINDS", "LINKS"]
@@ -141,6 +142,25 @@ class ImportedModel:
         classes = f", classes={len(self.classes)}" if self.task == "classification" else ""
         return (f"ImportedModel(source={self.source!r}, kind={self.kind}, task={self.task}{classes}, "
                 f"trees={self.n_trees}, features={len(self.feature_names)}{extra})")
+
+    def tree_sum(self) -> TreeSum:
+        """The raw output as a sum of tree leaf values (what :func:`engine.tree.explain.tree_shap` explains):
+        the margins before the link (``additive``), else the weighted mean of the members' class shares or
+        values (``single``/``soft_vote``) or of their one-hot votes (``vote``: the vote shares). LightGBM's
+        branches are weighed by their row counts, as its own contributions are; the others by cover."""
+        counts = self.source.startswith("LightGBM") and all(t.root.n_node_samples > 0 for t in self.trees)
+        common = dict(feature_names=self.feature_names, encode=self.encode, cover="count" if counts else "weight")
+        if self.kind == "additive":
+            terms = tuple(TreeTerm(t, weight=w, outputs=(o,)) for t, w, o in zip(self.trees, self.weights, self.tree_outputs))
+            return TreeSum(terms, self.base_score, output_names(self), what="margin", **common)
+        classes = self.task == "classification"
+        total = sum(self.weights)
+        votes = classes and self.kind == "vote"
+        outputs = tuple(self.classes) if classes else ("value",)
+        terms = tuple(TreeTerm(t, weight=w / total, outputs=tuple(range(len(outputs))), votes=votes)
+                      for t, w in zip(self.trees, self.weights))
+        what = ("vote share" if votes else "class share") if classes else "value"
+        return TreeSum(terms, (0.0,) * len(outputs), outputs, what=what, **common)
 
     # ------------------------------------------------------------------------------ prediction
     @cached_property

@@ -1,5 +1,6 @@
 """Figures for ensembles: the vote of one row, the decision over two features, size and variance curves,
-importances, in-bag counts and AdaBoost's rounds. Pure functions from engine results to ``go.Figure``.
+importances, in-bag counts and AdaBoost's rounds, and why a tree model answers one row as it does (path
+contributions beside SHAP values, mean |SHAP| beside split importances). Pure functions from engine results to ``go.Figure``.
 
 The ensemble's decision map colours each grid cell by the winning class and tints it by the vote:
 with winner share :math:`s` among K classes, the strength :math:`(s - 1/K) / (1 - 1/K)` runs from 0 (a
@@ -21,7 +22,8 @@ from engine.viz.regions import FONT, escape, short_label, typical_row
 GRID_BLOCK_CELLS = 1 << 20  # grid cells (rows x columns) predicted at a time
 
 __all__ = ["vote_figure", "size_curve_figure", "variance_figure", "importance_figure", "inbag_figure",
-           "rounds_figure", "decision_grid", "typical_row", "ensemble_region_figure"]
+           "rounds_figure", "decision_grid", "typical_row", "ensemble_region_figure", "why_figure",
+           "shap_summary_figure"]
 
 
 def _layout(fig: go.Figure, height: int, **kw) -> go.Figure:
@@ -111,6 +113,47 @@ def importance_figure(impurity: pd.Series, permutation: pd.DataFrame | None = No
     return _layout(fig, height or 140 + 26 * len(order), barmode="group",
                    title={"text": "Feature importances"}, xaxis={"title": {"text": "importance"}},
                    legend={"orientation": "h", "y": -0.15})
+
+
+#: legend in a row under the title (below the plot it met the axis title in a narrow column)
+LEGEND_ON_TOP = {"legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+                 "margin": {"l": 60, "r": 20, "t": 85, "b": 45}}
+
+
+def why_figure(table: pd.DataFrame, *, top: int = 12, height: int | None = None) -> go.Figure:
+    """Horizontal bars per feature: its path contribution (Saabas) beside its SHAP value for one row
+    (``engine.explain_row``'s table); the ``top`` features with the largest of either, largest at the top."""
+    size = table[["path", "SHAP"]].abs().max(axis=1)
+    rows = table.assign(size=size).sort_values("size", ascending=False, kind="stable").head(top)
+    rows = rows[rows["size"] > 0].iloc[::-1]
+    labels = [short_label(n, 28) for n in rows["feature"]]
+    fig = go.Figure()
+    for col, name, color in (("path", "path contribution (Saabas)", palette.OKABE_ITO[1]),
+                             ("SHAP", "SHAP value (TreeSHAP)", palette.OKABE_ITO[0])):
+        fig.add_trace(go.Bar(y=labels, x=rows[col], orientation="h", name=name, marker={"color": color},
+                             hovertemplate="%{y}: %{x:.4g}<extra>" + name + "</extra>"))
+    return _layout(fig, height or 170 + 34 * max(len(rows), 1), barmode="group",
+                   title={"text": "What each feature adds to this row's answer"},
+                   xaxis={"zeroline": True, "zerolinecolor": "#888"}).update_layout(**LEGEND_ON_TOP)
+
+
+def shap_summary_figure(summary: pd.DataFrame, importances: pd.Series, *, top: int = 20,
+                        height: int | None = None) -> go.Figure:
+    """Horizontal bars per feature: mean |SHAP| over the rows (as a share of its total, so that both sum
+    to 1) beside the split (impurity) importances; the ``top`` features with the largest of either."""
+    shap = summary.set_index("feature")["mean |SHAP|"]
+    shap = shap / shap.sum() if shap.sum() > 0 else shap
+    imp = importances.reindex(shap.index).fillna(0.0)
+    order = pd.concat([shap, imp], axis=1).max(axis=1).sort_values(ascending=False, kind="stable").index[:top][::-1]
+    labels = [short_label(n, 28) for n in order]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=labels, x=shap[order], orientation="h", name="mean |SHAP| (share)",
+                         marker={"color": palette.OKABE_ITO[0]}))
+    fig.add_trace(go.Bar(y=labels, x=imp[order], orientation="h", name="split importance (impurity decrease)",
+                         marker={"color": palette.OKABE_ITO[2]}))
+    return _layout(fig, height or 170 + 30 * len(order), barmode="group",
+                   title={"text": "Over the data: mean |SHAP| and split importance"},
+                   xaxis={"title": {"text": "share of the total"}}).update_layout(**LEGEND_ON_TOP)
 
 
 def inbag_figure(counts: np.ndarray, *, height: int = 320) -> go.Figure:

@@ -20,7 +20,7 @@ from ui import state
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE = "pages/ensembles.py"
-TABS = ["Vote", "Members", "Decision map", "Size & variance", "Importances"]
+TABS = ["Vote", "Why this prediction", "Members", "Decision map", "Size & variance", "Importances"]
 
 
 def _open(ds, *, test_size=0.25, seed=0, params=None) -> tuple[AppTest, object]:

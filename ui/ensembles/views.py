@@ -1,5 +1,6 @@
 """Ensembles page panels: the vote for one row, the members (diagram, in-bag / out-of-bag), the decision
-map next to one member's regions, size and variance curves, importances. AdaBoost rounds are in
+map next to one member's regions, size and variance curves, importances, why one row gets its answer
+(:mod:`ui.why`). AdaBoost rounds are in
 :mod:`ui.ensembles.rounds`.
 
 Results that cost a pass over all members are remembered per session under the ensemble's identity
@@ -18,7 +19,7 @@ from engine import ensembles
 from engine.split.wording import plural
 from engine.viz import ensemble_figs as figs
 from engine.viz.regions import region_figure
-from ui import tree_view
+from ui import state, tree_view, why
 from ui.feature_table import FEW, row_frame, split_counts, value_table
 from ui.widgets import md_escape, shorten
 
@@ -124,6 +125,15 @@ def render_vote(ens, split) -> None:
     path = [nid for nid, _ in tree.decision_path(row)]
     st.caption(f"Member {m:d} predicts {md_escape(shorten(vb.members['prediction'].iloc[m]))} for this row (its path is marked).")
     member_diagram(tree, path=path)
+
+
+def render_why(ens, split) -> None:
+    """Why this prediction: the members' path contributions and SHAP values of the vote shares (or mean)."""
+    row, what = pick_row(split, ens)
+    st.caption(f"Why the {ens.n_members:d} members give their answer on {md_escape(what)}: the explained output is "
+               + ("each class's vote share." if ens.task == "classification" else "the members' mean."))
+    why.render_row(ens, row, key="ens_why")
+    why.render_summary(ens, split.train.frame, key="ens_why", ident=("ens", id(ens), state.data_version()))
 
 
 # ------------------------------------------------------------------------------------------ members

@@ -3,7 +3,8 @@
 A boosted (``additive``) model: each tree's contribution to its class's margin and the running sum as a
 waterfall (base score, trees, margin), then the link (logistic, softmax, exp) that turns the margins into
 the answer (``engine.models.contributions``). A forest (``vote``/``soft_vote``) or a single tree: each
-member's vote and class distribution and the tally (``engine.models.member_votes``). The row is typed or
+member's vote and class distribution and the tally (``engine.models.member_votes``). "Why this prediction":
+path contributions beside SHAP values (:mod:`ui.why`). The row is typed or
 picked from the data set when it has the model's columns (:func:`ui.model.common.pick_row`).
 """
 
@@ -14,15 +15,15 @@ import streamlit as st
 from engine.ensembles.votes import VoteBreakdown
 from engine.models import contributions, member_votes
 from engine.viz.ensemble_figs import vote_figure
-from ui import state
-from ui.model.common import class_names, pick_row
+from ui import state, why
+from ui.model.common import class_names, data_matches, model_frame, pick_row
 from ui.model.regions import render_regions
 from ui.model.figures import answer_table, member_distribution_figure, waterfall_figure
 from ui.widgets import md_escape, shorten
 
 W_OUTPUT = "_w_model_output"
 W_TAB = "_w_model_ens_tab"
-TABS = ["One row", "Decision regions"]
+TABS = ["One row", "Why this prediction", "Decision regions"]
 
 
 def _answer_text(c, output: str, names: dict) -> str:
@@ -96,6 +97,21 @@ def render_votes(model, row) -> None:
                  column_config={"weight": st.column_config.NumberColumn(format="%.3f")})
 
 
+def render_why(model) -> None:
+    """Path contributions beside SHAP values for one row (of the model's raw output: the margin before the
+    link for boosted models), and mean |SHAP| over the open data set when it has the model's columns."""
+    ds = state.current_dataset()
+    row, desc = pick_row(model, ds)
+    st.caption(f"Why the model answers {md_escape(desc)} as it does.")
+    if not model.inner_values:
+        st.caption("This file gives no covers (rows per branch): both explanations weigh a split's branches "
+                   "equally where a feature is unknown.")
+    why.render_row(model, row, key="model_why", names=class_names(model, ds))
+    if data_matches(model, ds):
+        why.render_summary(model, model_frame(model, ds), key="model_why",
+                           ident=("model", id(model), state.data_version()))
+
+
 def render_page(model) -> None:
     """The Ensembles page's body with a model open (the page calls it and stops)."""
     what = ("each tree's contribution to the margin and the running sum" if model.kind == "additive"
@@ -113,4 +129,7 @@ def render_page(model) -> None:
                 render_votes(model, row)
     with tabs[1]:
         if tabs[1].open is not False:
+            render_why(model)
+    with tabs[2]:
+        if tabs[2].open is not False:
             render_regions(model)
