@@ -211,11 +211,15 @@ def latest_narration(grower, lang: str = "en") -> str | None:
 def render_narration(grower, lang: str = "en") -> None:
     """The latest step in words, under the diagram (text labels, not only colours)."""
     text = latest_narration(grower, lang)
+    note = state.step_note(grower)  # the teacher's own note on this step (a lesson file carries it)
     with st.container(key="narration"):
         if text is None:
             st.markdown(md_escape("Press Step (or the right arrow key): each step is explained here in words."))
         else:
             st.markdown(md_escape(text))
+        if note:
+            with st.container(key="step_note"):
+                st.markdown(":material/edit_note: **Note:** " + md_escape(note, limit=1000))
 
 
 def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> None:
