@@ -200,7 +200,10 @@ def verify(grower: Grower, check: dict, n_rows: int) -> None:
 
 def replay(lesson: LessonFile, *, n_jobs: int | None = None) -> Restored:
     """Load the lesson's data like an upload, apply its edits, split, replay its history and check the tree."""
-    loaded = load_csv(lesson.data_csv)._replace_name(lesson.dataset_name)
+    try:
+        loaded = load_csv(lesson.data_csv)._replace_name(lesson.dataset_name)
+    except EngineError as err:  # the checks of an upload, with their sentence
+        raise DataError(f"The lesson's table cannot be used: {err}") from None
     refuse_formulas(loaded)
     try:
         dataset = _edited(lesson, loaded)
