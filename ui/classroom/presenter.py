@@ -229,10 +229,13 @@ def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> Non
         st.caption("No steps yet: the narrated steps appear here.")
         return
     texts = narrations(grower, lang, last=limit)
+    notes = state.step_notes(grower)  # the teacher's notes, by steps taken
     st.markdown("**Narrated steps** (newest first)")
     pairs = list(zip(history[-limit:], texts))
     for rec, lines in reversed(pairs):
-        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action))
+        note = notes.get(rec.index + 1)
+        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action)
+                    + (" *Note:* " + md_escape(note, limit=1000) if note else ""))
     if len(history) > limit:
         st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
 
