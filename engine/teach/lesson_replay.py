@@ -153,7 +153,7 @@ def _apply(grower: Grower, action) -> None:
         grower.expand(action[1], _split_of(grower, action[2]))
 
 
-def _grow(train, val, lesson: LessonFile, actions, n_jobs) -> Grower:
+def _grow(train, val, lesson: LessonFile, actions, n_jobs, on_step=None) -> Grower:
     grower = Grower(train, lesson.config, validation_data=val, n_jobs=n_jobs)
     if actions and all(a == ("step",) for a in actions) and lesson.check.get("done") \
             and len(actions) == len(lesson.actions):
@@ -165,6 +165,8 @@ def _grow(train, val, lesson: LessonFile, actions, n_jobs) -> Grower:
     for i, action in enumerate(actions):
         try:
             _apply(grower, action)
+            if on_step is not None:
+                on_step(grower)
         except (EngineError, ValueError, KeyError, IndexError, TypeError) as err:
             reason = str(err).rstrip(".")[:300]
             raise DataError(f"The lesson's history does not replay on its data: step {i + 1} ({action[0]}) fails: "
@@ -198,8 +200,11 @@ def verify(grower: Grower, check: dict, n_rows: int) -> None:
                             "its data does not give the same tree.")
 
 
-def replay(lesson: LessonFile, *, n_jobs: int | None = None) -> Restored:
-    """Load the lesson's data like an upload, apply its edits, split, replay its history and check the tree."""
+def replay(lesson: LessonFile, *, n_jobs: int | None = None, on_step=None) -> Restored:
+    """Load the lesson's data like an upload, apply its edits, split, replay its history and check the tree.
+
+    ``on_step(grower)`` is called after each replayed action (not when a tree grown to the end by automatic
+    steps is replayed level-wise), e.g. to narrate each step while its nodes exist."""
     try:
         loaded = load_csv(lesson.data_csv)._replace_name(lesson.dataset_name)
     except EngineError as err:  # the checks of an upload, with their sentence
@@ -218,7 +223,7 @@ def replay(lesson: LessonFile, *, n_jobs: int | None = None) -> Restored:
         except EngineError as err:
             raise DataError(f"The lesson's two features do not fit its data: {str(err).rstrip('.')}.") from None
     try:
-        grower = _grow(train, val, lesson, lesson.actions, n_jobs)
+        grower = _grow(train, val, lesson, lesson.actions, n_jobs, on_step)
     except DataError:
         raise
     except EngineError as err:

@@ -24,6 +24,7 @@ from ui.widgets import flash, md_escape
 
 ENV_DIR = "DTX_LESSONS_DIR"
 MAX_SHELF = 200  # files listed from the folder
+NARRATE_ON_OPEN = 400  # up to this many steps, opening narrates each step as it is replayed
 OPEN_ERROR = "_lesson_open_error"  # (where, sentence) of the last failed opening
 GO_GROW = "_lesson_go_grow"  # set by "Open" / "Start a live class": the page switches to Grow
 W_TITLE, W_DESCRIPTION, W_OPEN_AT = "_w_lesson_title", "_w_lesson_description", "_w_lesson_open_at"
@@ -31,18 +32,21 @@ W_NOTE, NOTE_FOR = "_w_step_note", "_w_step_note_for"
 
 
 # ------------------------------------------------------------------------------------------- saving
-def lesson_bytes(grower, *, title: str, description: str, open_at: int | None = None) -> bytes:
-    """The session's lesson as ``.dtx`` bytes (``grower``: the Grow page's, on the session's split)."""
+def session_parts(grower) -> dict:
+    """What a lesson of this session holds, read now (a deferred download runs without the session)."""
     from ui.classroom import presenter
     from ui.grow import controls
 
     sw = presenter.switches()
-    notes = state.step_notes(grower)
-    lesson = make_lesson(title=title, description=description, dataset_name=state.current_dataset_name(),
-                         loaded=state.loaded_dataset(), dataset=state.current_dataset(), split=state.split_settings(),
-                         seed=state.current_seed(), grower=grower, features=controls.two_features(),
-                         open_at=open_at, presenter=sw.presenter, quiz=sw.quiz, lang=sw.lang, notes=notes)
-    return write_lesson(lesson)
+    return dict(dataset_name=state.current_dataset_name(), loaded=state.loaded_dataset(),
+                dataset=state.current_dataset(), split=state.split_settings(), seed=state.current_seed(),
+                grower=grower, features=controls.two_features(), presenter=sw.presenter, quiz=sw.quiz, lang=sw.lang,
+                notes=state.step_notes(grower))
+
+
+def lesson_bytes(parts: dict, *, title: str, description: str, open_at: int | None = None) -> bytes:
+    """The lesson of ``parts`` (:func:`session_parts`) as ``.dtx`` bytes."""
+    return write_lesson(make_lesson(title=title, description=description, open_at=open_at, **parts))
 
 
 def file_name(title: str) -> str:
@@ -65,15 +69,13 @@ def render_save(grower) -> None:
     notes = state.step_notes(grower)
     st.caption(f"The file holds the data ({len(state.current_dataset()):,} rows), the settings, {n:,} steps of "
                f"history and {len(notes):,} notes on steps.")
-    st.download_button("Save the lesson (.dtx)", lambda: _save(grower, title, description, int(open_at)),
+    st.session_state[state.LESSON_META] = {"title": title, "description": description}
+    parts = session_parts(grower)
+    st.download_button("Save the lesson (.dtx)",
+                       lambda: lesson_bytes(parts, title=title.strip() or "Untitled lesson", description=description,
+                                            open_at=int(open_at)),
                        file_name=file_name(title or state.current_dataset_name()), mime="application/zip",
                        key="_w_lesson_save", icon=":material/save:", on_click="ignore")
-
-
-def _save(grower, title: str, description: str, open_at: int) -> bytes:
-    st.session_state[state.LESSON_META] = {"title": title, "description": description}
-    return lesson_bytes(grower, title=title.strip() or "Untitled lesson", description=description,
-                        open_at=open_at)
 
 
 # ------------------------------------------------------------------------------------------ opening
@@ -88,7 +90,10 @@ def open_lesson(data: bytes) -> str:
             and 0 <= s["seed"] <= state.MAX_SEED and 0 <= lesson.seed <= state.MAX_SEED):
         raise DataError("The lesson's split is outside what the Data page allows (test share up to "
                         f"{state.MAX_TEST_SIZE:g}, validation up to {state.MAX_VALIDATION_SIZE:g}).")
-    restored = replay(lesson, n_jobs=state.current_n_jobs())
+    told = {}  # narrations of the steps as they are replayed (a collapse later removes their nodes)
+    warm = (lambda g: presenter.narrate_latest(g, told, lesson.dataset_name)) \
+        if len(lesson.actions) <= NARRATE_ON_OPEN else None
+    restored = replay(lesson, n_jobs=state.current_n_jobs(), on_step=warm)
     notes = {k: (text, restored.marks[k]) for k, text in lesson.notes.items()}
     state.restore_lesson(loaded=restored.loaded, dataset=restored.dataset, name=lesson.dataset_name,
                          settings=lesson.split, split=restored.split, config=lesson.config, grower=restored.grower,
@@ -98,6 +103,7 @@ def open_lesson(data: bytes) -> str:
     else:
         st.session_state.pop(controls.FEATURES, None)
     presenter.set_switches(presenter=lesson.presenter, quiz=lesson.quiz, lang=lesson.lang)
+    st.session_state[presenter.NARRATIONS] = {"version": state.data_version(), **told}
     meta = {"title": lesson.title, "description": lesson.description}
     st.session_state[state.LESSON_META] = meta
     st.session_state[W_TITLE], st.session_state[W_DESCRIPTION] = meta["title"], meta["description"]

@@ -178,8 +178,7 @@ def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[s
     first = 0 if last is None else max(0, len(history) - last)
     out, prefix = [], 0
     for rec in history:
-        test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
-        prefix = hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+        prefix = _record_key(prefix, rec)
         if rec.index < first:
             continue
         key = (lang, prefix)
@@ -190,6 +189,26 @@ def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[s
                 cache[key] = []
         out.append(cache[key])
     return out
+
+
+def _record_key(prefix: int, rec) -> int:
+    """The narration cache's key of ``rec``: a hash of the history up to it (``prefix``: the one before)."""
+    test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
+    return hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+
+
+def narrate_latest(grower, cache: dict, dataset_name: str) -> None:
+    """Put the latest record's sentences (every language) into ``cache`` now, while its nodes exist: a lesson
+    replayed with a collapse later on (:mod:`ui.classroom.lesson_io`) tells its steps as they were told."""
+    prefix = 0
+    for rec in grower.history:
+        prefix = _record_key(prefix, rec)
+    noun = row_noun(dataset_name)
+    for lang in LANGUAGES:
+        try:
+            cache[(lang, prefix)] = narrate_step_lines(grower.history[-1], grower, lang=lang, noun=noun)
+        except EngineError:
+            cache[(lang, prefix)] = []
 
 
 LATEST = "_narration_latest"  # (grower, steps, tree fingerprint, language, data version) -> the latest sentence
