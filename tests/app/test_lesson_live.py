@@ -39,7 +39,7 @@ def test_a_shelf_lesson_starts_a_live_class_and_students_see_the_note(tmp_path, 
     at.switch_page("pages/lessons.py")
     at.run()
     ok(at)
-    assert "Tennis, my way" in [h.value for h in at.subheader]
+    assert md_escape("Tennis, my way") in [h.value for h in at.subheader]
     assert md_escape("Mitchell's days with my notes.", limit=1000) in [m.value for m in at.markdown]
     at.button(key="_w_shelf_0_live").click()
     at.run()

@@ -221,18 +221,21 @@ def _open_path(path: str, key: str, live: bool) -> None:
     _opened(key, data, live=live)
 
 
+def _size(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB" if n >= 2**20 else f"{n / 1024:,.1f} kB"
+
+
 def render_shelf_item(item: ShelfItem, i: int) -> None:
     """One file of the shelf: title, data set, size, description, Open / Start a live class (or its sentence)."""
     name = Path(item.path).name
     with st.container(border=True, key=f"shelf_{i}"):
-        st.subheader(item.title or name, anchor=False)
-        size = f"{item.size / 2**20:,.1f} MB" if item.size >= 2**20 else f"{item.size / 1024:,.1f} kB"
+        st.subheader(md_escape(item.title or name), anchor=False)
         if item.error:
-            st.caption(f"{md_escape(name)} · {size}")
+            st.caption(f"{md_escape(name)} · {md_escape(_size(item.size))}")
             st.error(md_escape(item.error), icon=":material/error:")
             return
         st.caption(f"{md_escape(name)} · data: {md_escape(item.dataset)} ({item.rows:,} rows) · {item.steps:,} steps "
-                   f"· {size}")
+                   f"· {md_escape(_size(item.size))}")
         if item.description:
             st.markdown(md_escape(item.description, limit=1000))
         key = f"_w_shelf_{i}"
