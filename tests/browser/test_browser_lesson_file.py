@@ -57,11 +57,7 @@ def pick_node(page, index: int) -> str:
         box.click()
     label = option.inner_text()
     option.click()
-    try:
-        idle(page)
-    except Exception:
-        page.screenshot(path="test-artifacts/screenshots/lesson-debug.png")
-        raise
+    idle(page)
     return label
 
 
@@ -136,10 +132,10 @@ def test_a_lesson_file_travels_to_a_fresh_browser_after_a_restart(browser, tmp_p
         nav(page, "Lessons")
         expect(page.get_by_role("heading", name="Vineyard lesson")).to_be_visible()
         expect(page.get_by_text("not a complete .dtx archive")).to_be_visible()  # the broken file: its sentence
+        expect(page.locator(".st-key-_w_shelf_1_open button")).to_be_visible()
         screenshot(page, "lesson-shelf", full_page=False)
         page.locator(".st-key-_w_shelf_1_open button").click()
         idle(page)
-        screenshot(page, "lesson-after-open", full_page=True)
         expect(page.get_by_role("heading", name="Grow", exact=True)).to_be_visible()
         assert status(page) == before_status
         assert narrated(page) == before_narration
