@@ -166,3 +166,27 @@ def test_a_bad_lesson_file_gives_one_sentence_and_changes_nothing(app_test):
     assert [e.value for e in at.error] == [md_escape("This is not a lesson file this app wrote: it is not a "
                                                      "complete .dtx archive (damaged or cut short).")]
     assert (at.session_state[state.DATASET_NAME], at.session_state[state.DATA_VERSION]) == before
+
+
+def test_a_lesson_whose_history_does_not_replay_changes_nothing(app_test):
+    """The file reads fine but its history fails on its data: refused after the replay, before any state moves."""
+    from tests.engine.teach.test_lesson_file import _edited, _grower, _set
+    from engine.teach.lesson_file import write_lesson
+    from engine.teach.lesson_replay import make_lesson
+
+    loaded, ds, settings, g = _grower()
+    good = write_lesson(make_lesson(title="t", description="", dataset_name="field.csv", loaded=loaded, dataset=ds,
+                                    split=settings, seed=4, grower=g))
+    bad = _edited(good, _set(["history", 1, 1], 77))
+    at = app_test("pages/lessons.py")
+    at.switch_page("pages/grow.py").run()
+    at.button(key="_w_grow_step").click().run()
+    at.switch_page("pages/lessons.py").run()
+    keys = (state.DATASET_NAME, state.DATA_VERSION, state.TREE_CONFIG, state.SEED, state.SPLIT_SETTINGS)
+    before = [at.session_state[k] for k in keys] + [at.session_state[state.GROWER].n_steps]
+    at.file_uploader(key="_w_lesson_file_lessons").set_value(("bad.dtx", bad, "application/zip")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [md_escape("The lesson's history does not replay on its data: step 2 "
+                                                     "(expand) fails: There is no node 77 in the tree.")]
+    assert [at.session_state[k] for k in keys] + [at.session_state[state.GROWER].n_steps] == before == \
+        ["play_tennis", before[1], None, 0, before[4], 1]
