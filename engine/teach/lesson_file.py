@@ -7,7 +7,8 @@ The file is a zip archive of exactly two members:
   the tree's history as a list of actions (``["step"]``, ``["step", node]``, ``["expand", node, test]``,
   ``["collapse", node]``; an undone action is simply not in the list, as in ``Grower``'s own log), the
   step to open at, the classroom switches (presenter view, quiz, narration language), the teacher's
-  notes per step (keyed by the number of steps taken: ``"2"`` is shown after the second step), and what the replayed tree must look like (``check``: node counts and splits);
+  notes per step (keyed by the number of steps taken: ``"2"`` is shown after the second step), and what
+  the replayed tree must look like (``check``: node counts and splits);
 - ``data.csv``: the table as loaded (UTF-8 CSV, text cells that a spreadsheet would run as a formula
   written with a leading apostrophe, as every CSV download of the app).
 

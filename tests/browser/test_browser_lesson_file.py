@@ -23,7 +23,8 @@ def field_csv(n: int = 150, seed: int = 5) -> str:
     rain = rng.normal(600, 120, n).round(1)
     slope = rng.integers(0, 30, n)
     crop = np.where(((rain > 580) & (soil != "sand")) | (slope > 25), "vines", "grain")
-    return "soil,rain mm,slope,crop\n" + "\n".join(f"{a},{b},{c},{d}" for a, b, c, d in zip(soil, rain, slope, crop)) + "\n"
+    rows = (f"{a},{b},{c},{d}" for a, b, c, d in zip(soil, rain, slope, crop))
+    return "soil,rain mm,slope,crop\n" + "\n".join(rows) + "\n"
 
 
 def idle(page) -> None:

@@ -215,3 +215,17 @@ def test_a_sample_lesson_grown_to_the_end_replays_level_wise():
                          split=settings, seed=0, grower=g)
     r = replay(read_lesson(write_lesson(lesson)))
     assert r.grower.done and _shape(r.grower) == _shape(g)
+
+
+def test_two_feature_mode_travels():
+    ds = load_sample("ski")
+    loaded = ds
+    settings = {"test_size": 0.25, "validation_size": 0.0, "seed": 2}
+    split = ds.split(**settings)
+    feats = tuple(n for n in ds.feature_names if ds.kind(n) == "numeric")[:2]
+    g = Grower(split.train.with_features(list(feats)), TreeConfig(algorithm="cart", max_depth=3))
+    g.grow(max_steps=3)
+    lesson = make_lesson(title="t", description="", dataset_name="ski", loaded=loaded, dataset=ds, split=settings,
+                         seed=2, grower=g, features=feats)
+    r = replay(read_lesson(write_lesson(lesson)))
+    assert r.grower.dataset.feature_names == feats and _shape(r.grower) == _shape(g)
