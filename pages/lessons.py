@@ -44,7 +44,7 @@ with save_col, st.expander("Save the current state as a lesson file"):
         lesson_io.render_save(controls.session_grower())
     except EngineError as err:
         st.error(md_escape(err))
-lesson_io.go_to_grow_if_opened()
+lesson_io.go_to_grow_if_opened()  # "Open" / "Start a live class" below ran their callbacks before this run
 
 items, shelf_note = lesson_io.shelf()
 if lesson_io.lessons_dir() is not None:
@@ -55,7 +55,6 @@ if lesson_io.lessons_dir() is not None:
         st.caption("The lessons folder holds no .dtx files.")
     for i, item in enumerate(items):
         lesson_io.render_shelf_item(item, i)
-    lesson_io.go_to_grow_if_opened()
 
 st.subheader("Ready-made lessons", anchor=False)
 
@@ -70,6 +69,8 @@ for lesson in LESSONS:
             c1.page_link(lesson.page, label="Open the lesson", icon=":material/play_lesson:",
                          query_params=lesson.query_params())
             c2.code(lesson_url(lesson), language=None, wrap_lines=True)
+            if lesson.page == "pages/grow.py":  # a live class runs on the Grow page
+                lesson_io.live_button(lesson.slug)
         else:
             st.info(f"This lesson opens the {md_escape(Path(lesson.page).stem.capitalize())} page, which is not part "
                     "of this version yet.", icon=":material/hourglass_empty:")

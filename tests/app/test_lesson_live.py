@@ -51,3 +51,19 @@ def test_a_shelf_lesson_starts_a_live_class_and_students_see_the_note(tmp_path, 
     assert any(shown in m.value for m in at.markdown)  # presenter view: with the narration
     ana = student(code, "ana")
     assert any(shown in m.value for m in ana.markdown)  # the student's page
+
+
+def test_a_ready_made_lesson_starts_a_live_class():
+    at = as_client(AppTest.from_file(str(ROOT / "app.py"), default_timeout=90), TEACHER_BROWSER)
+    at.switch_page("pages/lessons.py")
+    at.run()
+    ok(at)
+    at.button(key="_w_live_lesson_gini-entropy-misclassification").click()
+    at.run()
+    ok(at)
+    assert at.session_state[presenter.PRESENTER] is True and at.session_state[live_teacher.SESSION]["code"]
+    assert at.session_state[state.DATASET_NAME] == "ski" and at.session_state[state.GROWER].n_steps == 1
+    assert at.session_state[state.TREE_CONFIG].criterion == "misclassification"
+    code = at.session_state[live_teacher.SESSION]["code"]
+    ana = student(code, "ana")
+    assert "ski" in " ".join(c.value for c in ana.caption)

@@ -140,6 +140,32 @@ def _on_upload(key: str) -> None:
     _opened(key, upload.getvalue())
 
 
+def _start_bundled(slug: str, key: str) -> None:
+    from ui.classroom import live_teacher, presenter
+    from ui.classroom.lessons import BY_SLUG, apply_lesson
+
+    st.session_state.pop(OPEN_ERROR, None)
+    try:
+        apply_lesson(BY_SLUG[slug])
+    except EngineError as err:
+        st.session_state[OPEN_ERROR] = (key, str(err))
+        return
+    st.session_state.pop(state.STEP_NOTES, None)
+    presenter.set_switches(presenter=True)
+    live_teacher.start()
+    st.session_state[GO_GROW] = True
+
+
+def live_button(slug: str) -> None:
+    """"Start a live class from it" for a ready-made Grow lesson: its state, presenter view, a class started."""
+    key = f"_w_live_lesson_{slug}"
+    st.button("Start a live class from it", key=key, on_click=_start_bundled, args=(slug, key),
+              icon=":material/groups:")
+    failed = st.session_state.get(OPEN_ERROR)
+    if failed and failed[0] == key:
+        st.error(md_escape(failed[1]), icon=":material/error:")
+
+
 def render_open(where: str) -> None:
     """A file chooser for a ``.dtx`` lesson file; its sentence when it could not be opened."""
     key = f"_w_lesson_file_{where}"
