@@ -146,7 +146,10 @@ def test_a_saved_lesson_opens_in_a_fresh_session_with_the_same_tree_history_gain
     (folder / "vineyard.dtx").write_bytes(data)
     (folder / "broken.dtx").write_bytes(data[: len(data) // 2])
     monkeypatch.setenv(lesson_io.ENV_DIR, str(folder))
-    shelf = _new("pages/lessons.py")
+    shelf = _new("pages/grow.py")  # a session that has used the Grow and Data pages (their widgets hold values)
+    shelf.button(key="_w_grow_step").click().run()
+    shelf.switch_page("pages/data.py").run()
+    shelf.switch_page("pages/lessons.py").run()
     assert not shelf.exception
     assert [e.value for e in shelf.error] == [md_escape("This is not a lesson file this app wrote: it is not a "
                                                         "complete .dtx archive (damaged or cut short).")]
@@ -155,6 +158,12 @@ def test_a_saved_lesson_opens_in_a_fresh_session_with_the_same_tree_history_gain
     shelf.run()
     assert not shelf.exception
     assert _shape(shelf.session_state[state.GROWER]) == shape
+    for page in PAGES[:-1]:  # no page's widgets put their old values back (the Lessons page shows broken.dtx's error)
+        shelf.switch_page(page).run()
+        _ok(shelf)
+        assert _shape(shelf.session_state[state.GROWER]) == shape
+        assert shelf.session_state[state.TREE_CONFIG] == g.config
+        assert shelf.session_state[state.SPLIT_SETTINGS] == fresh.session_state[state.SPLIT_SETTINGS]
 
 
 def test_a_bad_lesson_file_gives_one_sentence_and_changes_nothing(app_test):
