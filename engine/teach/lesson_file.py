@@ -97,8 +97,11 @@ def write_lesson(lesson: LessonFile) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------ reading
-def read_lesson(data, *, max_data_bytes: int = MAX_DATA_BYTES) -> LessonFile:
-    """The lesson in ``data`` (the file's bytes), every field checked; raises DataError with one sentence."""
+def read_lesson(data, *, max_data_bytes: int = MAX_DATA_BYTES, with_data: bool = True) -> LessonFile:
+    """The lesson in ``data`` (the file's bytes), every field checked; raises DataError with one sentence.
+
+    ``with_data=False`` (a shelf's listing): the table is not unpacked (``data_csv`` is empty); its declared
+    size is still checked."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError("A lesson file must be given as the file's bytes.")
     data = bytes(data)
@@ -108,7 +111,7 @@ def read_lesson(data, *, max_data_bytes: int = MAX_DATA_BYTES) -> LessonFile:
         raise DataError("The lesson file is empty.")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            manifest_bytes, csv_bytes = _members(zf, max_data_bytes)
+            manifest_bytes, csv_bytes = _members(zf, max_data_bytes, with_data)
     except zipfile.BadZipFile:
         raise DataError(f"{BAD}: it is not a complete .dtx archive (damaged or cut short).") from None
     except (zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError, RuntimeError):
@@ -127,7 +130,7 @@ def _no_constant(name):
     raise ValueError(name)  # NaN / Infinity are not JSON and never written here
 
 
-def _members(zf: zipfile.ZipFile, max_data_bytes: int) -> tuple[bytes, bytes]:
+def _members(zf: zipfile.ZipFile, max_data_bytes: int, with_data: bool = True) -> tuple[bytes, bytes]:
     infos = zf.infolist()
     names = [i.filename for i in infos]
     if sorted(names) != sorted((MANIFEST, DATA)):
@@ -142,6 +145,9 @@ def _members(zf: zipfile.ZipFile, max_data_bytes: int) -> tuple[bytes, bytes]:
         limit = MAX_MANIFEST_BYTES if info.filename == MANIFEST else max_data_bytes
         if info.file_size > limit:
             raise DataError(f"The lesson's {info.filename} unpacks to more than {_mb(limit)}, the limit.")
+        if info.filename == DATA and not with_data:
+            out[DATA] = b""
+            continue
         with zf.open(info) as f:  # read in pieces: a member whose header understates its size stops here
             parts, total = [], 0
             while True:

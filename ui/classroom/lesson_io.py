@@ -208,7 +208,7 @@ def _summary(path: str, size: int, mtime: float) -> ShelfItem:
     try:
         if size > MAX_FILE_BYTES:
             raise DataError(f"The lesson file is larger than {MAX_FILE_BYTES >> 20} MB, the upload limit.")
-        lesson = read_lesson(Path(path).read_bytes())
+        lesson = read_lesson(Path(path).read_bytes(), with_data=False)  # Open reads (and replays) the table
     except EngineError as err:
         return ShelfItem(path, size, error=str(err))
     except OSError as err:
@@ -240,6 +240,10 @@ def shelf() -> tuple[list[ShelfItem], str | None]:
 
 def _open_path(path: str, key: str, live: bool) -> None:
     try:
+        if Path(path).stat().st_size > MAX_FILE_BYTES:
+            st.session_state[OPEN_ERROR] = (key, f"The lesson file is larger than {MAX_FILE_BYTES >> 20} MB, the "
+                                                 "upload limit.")
+            return
         data = Path(path).read_bytes()
     except OSError as err:
         st.session_state[OPEN_ERROR] = (key, f"The file cannot be read ({err.__class__.__name__}).")

@@ -229,3 +229,12 @@ def test_two_feature_mode_travels():
                          seed=2, grower=g, features=feats)
     r = replay(read_lesson(write_lesson(lesson)))
     assert r.grower.dataset.feature_names == feats and _shape(r.grower) == _shape(g)
+
+
+def test_the_shelf_reads_the_manifest_without_unpacking_the_table(made):
+    _, data, _ = made
+    head = read_lesson(data, with_data=False)
+    assert head.data_csv == b"" and head.title == "Soil & rain" and head.check["rows"] == len(load_csv(CSV))
+    bomb = _zip({MANIFEST: b"{}", DATA: b"0" * (24 << 20)})
+    with pytest.raises(DataError, match="unpacks to more than 16 MB"):
+        read_lesson(bomb, max_data_bytes=16 << 20, with_data=False)
