@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui.data import panels as panels
 from ui import state
+from ui.classroom import lesson_io
 from ui.charts import target_figure
 from ui.grow.exports import csv_bytes, file_stem
 from ui.summaries import split_counts, target_warnings
@@ -21,6 +22,8 @@ st.caption("Pick a sample or upload a CSV file, check how each column was read, 
 
 with st.container(border=True):
     panels.source_panel()
+with st.expander("Open a lesson file (.dtx)", expanded=bool(st.session_state.get(lesson_io.OPEN_ERROR))):
+    lesson_io.render_open("data")
 
 ds = state.current_dataset()
 panels.overview_panel(ds)

@@ -8,7 +8,7 @@ from functools import partial
 import streamlit as st
 
 from engine.errors import EngineError
-from ui.classroom import live_teacher, presenter as classroom, quiz as classroom_quiz, share
+from ui.classroom import lesson_io, live_teacher, presenter as classroom, quiz as classroom_quiz, share
 from ui.grow import exports, inspector, query
 from ui import state, tree_view, why
 from ui.grow import controls as controls
@@ -95,6 +95,8 @@ with diagram_col, st.container(key="grow_diagram"):
     views.render_diagram(tree, highlight=last, path=query_result["path_ids"] if query_result else None,
                          big=sw.presenter, wide=wide, screen=sw.screen)
     classroom.render_narration(grower, sw.lang)
+    if not sw.presenter:  # preparing a lesson: a note on this step, shown with the narration
+        lesson_io.render_note_input(grower)
     if views.stop_reason_legend(tree):
         with st.expander("Why the leaves stopped"):
             st.text(views.stop_reason_legend(tree))
@@ -143,6 +145,8 @@ with side_col:
             if wanted:
                 st.code(share.link_for(st.context.url, {**wanted, **classroom.link_params()}), language=None,
                         wrap_lines=True)
+            st.subheader("Save as a lesson file")
+            lesson_io.render_save(grower)
             st.subheader("Import a tree")
             exports.render_import(lambda t: tree_view.tree_chart(t, key="grow_import_tree"))
 

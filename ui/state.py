@@ -35,6 +35,8 @@ MODEL_NAME = "model_name"  # the opened model's file name
 MODEL_MEMBER = "model_member"  # int: the member tree of MODEL the pages show (0 = the first)
 MODEL_CLASSES = "model_classes"  # (target, data labels, {model class: data label}) chosen on the Data page
 MODEL_COLUMNS = "model_columns"  # (model, data columns, target, ColumnMatch): the last column match made
+STEP_NOTES = "step_notes"  # {steps taken: (the teacher's note, the step it was written on)}: see step_note
+LESSON_META = "lesson_meta"  # {"title": ..., "description": ...} of the lesson file last opened or saved
 
 DEFAULT_SAMPLE = "play_tennis"
 DEFAULT_SEED = 0
@@ -129,6 +131,7 @@ def set_dataset(ds: Dataset, name: str) -> None:
     ss[LOADED_DATASET] = ds
     ss[SPLIT_SETTINGS] = settings
     ss[DATA_SPLIT] = split
+    ss.pop(STEP_NOTES, None)  # notes belong to steps on the data they were written on
     reset_tree()
 
 
@@ -337,3 +340,52 @@ def data_version() -> int:
 
 def _bump_version() -> None:
     st.session_state[DATA_VERSION] = data_version() + 1
+
+
+# ---------------------------------------------------------------------------------- step notes
+def _step_mark(grower, k: int):
+    from engine.teach.lesson_replay import step_mark
+
+    return step_mark(grower, k)
+
+
+def step_note(grower) -> str | None:
+    """The teacher's note on the current step (after ``grower.n_steps`` steps), if one was written on this step."""
+    k = grower.n_steps
+    kept = st.session_state.get(STEP_NOTES, {}).get(k)
+    return kept[0] if kept and kept[1] == _step_mark(grower, k) else None
+
+
+def set_step_note(grower, text: str) -> None:
+    """Attach ``text`` to the current step ("" removes the note)."""
+    notes = dict(st.session_state.get(STEP_NOTES, {}))
+    text = str(text).strip()
+    if text:
+        notes[grower.n_steps] = (text, _step_mark(grower, grower.n_steps))
+    else:
+        notes.pop(grower.n_steps, None)
+    st.session_state[STEP_NOTES] = notes
+
+
+def step_notes(grower, upto: int | None = None) -> dict[int, str]:
+    """The notes that belong to this grower's steps (``upto``: its first steps only), by steps taken."""
+    upto = grower.n_steps if upto is None else upto
+    return {k: text for k, (text, mark) in st.session_state.get(STEP_NOTES, {}).items()
+            if k <= upto and mark == _step_mark(grower, k)}
+
+
+def restore_lesson(*, loaded: Dataset, dataset: Dataset, name: str, settings: dict[str, Any], split, config,
+                   grower, seed: int, notes: dict[int, tuple]) -> None:
+    """Make a replayed lesson the session's state (everything computed before: nothing here can fail)."""
+    ss = st.session_state
+    for key in (MODEL, MODEL_NAME, MODEL_MEMBER, MODEL_CLASSES, MODEL_COLUMNS):
+        ss.pop(key, None)
+    ss[SEED] = int(seed)
+    ss[DATASET], ss[DATASET_NAME], ss[LOADED_DATASET] = dataset, str(name), loaded
+    ss[SPLIT_SETTINGS], ss[DATA_SPLIT] = dict(settings), split
+    ss[TREE_CONFIG] = config
+    ss[GROWER] = grower
+    ss[STEP_NOTES] = dict(notes)  # {steps taken: (text, step mark)}, also for steps after the one opened at
+    split_nodes = [r.node_id for r in grower.history if r.action in ("split", "forced")]
+    ss[SELECTED_NODE] = split_nodes[-1] if split_nodes else 0
+    _bump_version()

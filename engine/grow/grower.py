@@ -351,6 +351,12 @@ class Grower:
     def n_steps(self) -> int:
         return len(self._actions)
 
+    @property
+    def actions(self) -> tuple:
+        """The action log that replays to this tree: ``("step",)``, ``("step", node)``, ``("expand", node,
+        split)``, ``("collapse", node)`` (an undone action is no longer in it); lesson files store it."""
+        return tuple(self._actions)
+
     def __repr__(self) -> str:
         t = self.tree
         return f"Grower(steps={self.n_steps}, nodes={t.n_nodes}, leaves={t.n_leaves}, open={len(self._frontier)})"

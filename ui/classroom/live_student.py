@@ -216,6 +216,9 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
         return
     question = live.snapshot_question(snap)
     st.caption(md_escape(snap.get("status", "")) + " · " + md_escape(snap.get("dataset", "")))
+    note = snap.get("note")
+    if isinstance(note, str) and note:  # the teacher's note on this step (a lesson file carries them)
+        st.markdown(":material/edit_note: **Note:** " + md_escape(note, limit=1000))
     if stage["status"] == "revealed":
         render_reveal(room, me)
     elif question is not None and not read_only:

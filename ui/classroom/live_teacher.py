@@ -118,9 +118,12 @@ def publish(grower, question, status: str) -> str:
     me = current()
     setting = (state.current_dataset_name(), state.current_config(), state.split_settings(), live.question_dict(question))
     rid = live.round_id(grower, repr(setting))
-    mark = (me["code"], rid, status)
+    note = state.step_note(grower)  # the teacher's note on this step (students see it with the tree)
+    mark = (me["code"], rid, status, note)
     if st.session_state.get(PUBLISHED) != mark:
         snap = live.make_snapshot(grower, question, status, state.current_dataset_name())
+        if note:
+            snap["note"] = note
         live.store().publish(me["code"], me["token"], rid, snap)
         st.session_state[PUBLISHED] = mark
     return rid

@@ -178,8 +178,7 @@ def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[s
     first = 0 if last is None else max(0, len(history) - last)
     out, prefix = [], 0
     for rec in history:
-        test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
-        prefix = hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+        prefix = _record_key(prefix, rec)
         if rec.index < first:
             continue
         key = (lang, prefix)
@@ -190,6 +189,26 @@ def narrations(grower, lang: str = "en", last: int | None = None) -> list[list[s
                 cache[key] = []
         out.append(cache[key])
     return out
+
+
+def _record_key(prefix: int, rec) -> int:
+    """The narration cache's key of ``rec``: a hash of the history up to it (``prefix``: the one before)."""
+    test = None if rec.split is None else (rec.split.describe(), rec.split.gain)
+    return hash((prefix, rec.index, rec.action, rec.node_id, test, rec.stopped))
+
+
+def narrate_latest(grower, cache: dict, dataset_name: str) -> None:
+    """Put the latest record's sentences (every language) into ``cache`` now, while its nodes exist: a lesson
+    replayed with a collapse later on (:mod:`ui.classroom.lesson_io`) tells its steps as they were told."""
+    prefix = 0
+    for rec in grower.history:
+        prefix = _record_key(prefix, rec)
+    noun = row_noun(dataset_name)
+    for lang in LANGUAGES:
+        try:
+            cache[(lang, prefix)] = narrate_step_lines(grower.history[-1], grower, lang=lang, noun=noun)
+        except EngineError:
+            cache[(lang, prefix)] = []
 
 
 LATEST = "_narration_latest"  # (grower, steps, tree fingerprint, language, data version) -> the latest sentence
@@ -211,11 +230,15 @@ def latest_narration(grower, lang: str = "en") -> str | None:
 def render_narration(grower, lang: str = "en") -> None:
     """The latest step in words, under the diagram (text labels, not only colours)."""
     text = latest_narration(grower, lang)
+    note = state.step_note(grower)  # the teacher's own note on this step (a lesson file carries it)
     with st.container(key="narration"):
         if text is None:
             st.markdown(md_escape("Press Step (or the right arrow key): each step is explained here in words."))
         else:
             st.markdown(md_escape(text))
+        if note:
+            with st.container(key="step_note"):
+                st.markdown(":material/edit_note: **Note:** " + md_escape(note, limit=1000))
 
 
 def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> None:
@@ -225,10 +248,13 @@ def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> Non
         st.caption("No steps yet: the narrated steps appear here.")
         return
     texts = narrations(grower, lang, last=limit)
+    notes = state.step_notes(grower)  # the teacher's notes, by steps taken
     st.markdown("**Narrated steps** (newest first)")
     pairs = list(zip(history[-limit:], texts))
     for rec, lines in reversed(pairs):
-        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action))
+        note = notes.get(rec.index + 1)
+        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action)
+                    + (" *Note:* " + md_escape(note, limit=1000) if note else ""))
     if len(history) > limit:
         st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
 

@@ -346,9 +346,9 @@ def share_note(grower, wanted: Mapping[str, str]) -> tuple[str, str]:
     """(kind, sentence) explaining what the link carries."""
     if not wanted:
         return ("info", "This data set was uploaded or edited on the Data page: a link cannot carry "
-                        "the file or your edits. Send the CSV file along with the settings instead.")
+                        "the file or your edits. Save a lesson file below instead: it carries them.")
     if grower is not None and automatic_steps(grower) is None:
         return ("warning", "The link carries the data set and settings but not hand-forced splits "
-                           "or collapses: it opens at the start of the tree.")
+                           "or collapses: it opens at the start of the tree. A lesson file (below) carries them.")
     return ("success", "The address bar holds this view: anyone opening the link sees the same data "
                        "set, settings and step.")

@@ -68,7 +68,8 @@ def test_every_export_holds_the_tree(downloads):
     open_tab(at, EXPORT_TAB)
     ok(at)
     labels = [d.label for d in at.get("download_button")]
-    assert labels[-5:] == ["Diagram (DOT)", "Rules (text)", "Tree (JSON)", "Tree (ONNX)", "Step log (CSV)"]
+    assert labels[-6:] == ["Diagram (DOT)", "Rules (text)", "Tree (JSON)", "Tree (ONNX)", "Step log (CSV)",
+                           "Save the lesson (.dtx)"]
     tree = grower(at).tree
     session = onnxruntime.InferenceSession(downloads["ski_tree.onnx"], providers=["CPUExecutionProvider"])
     label, proba = session.run(None, {"X": grower(at).dataset.X})
