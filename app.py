@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import memory, state, wheel
+from ui import a11y, memory, state, wheel
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
 from ui.classroom.live import ROOM_PARAM, stage_middleware  # a student's link is <app>/?room=CODE
@@ -116,6 +116,7 @@ def main() -> None:
     memory.start_janitor()  # once per server: gives memory back when tabs close (ui/memory.py)
     try:
         wheel.install()  # first in the main area (same place on every run): the wheel scrolls past charts
+        a11y.install()  # focusable formulas, charts named by their description, the current page marked
         state.init_state()
         if not student:  # a student's phone gets only the class, not the data controls
             apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once

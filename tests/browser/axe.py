@@ -5,7 +5,8 @@
   violation as ``{"id", "impact", "help", "nodes": [{"target", "summary"}]}``.
 - :func:`report` turns them into lines a failing assertion can print (one per element).
 - :func:`low_contrast_text` measures every visible text's contrast from the computed styles (its colour over the
-  first opaque background behind it) and returns the ones below 4.5:1 (3:1 for large text).
+  backgrounds behind it, composited down to the first opaque one) and returns the ones below 4.5:1 (3:1 for
+  large text and for icon glyphs, which WCAG 1.4.11 counts as graphics).
 """
 
 from __future__ import annotations
@@ -68,8 +69,12 @@ _CONTRAST_JS = """
     return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]);
   };
   const background = (el) => {  // the colours behind el, composited from the first opaque one
-    const layers = [];
+    const layers = [], r = el.getBoundingClientRect();
+    const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
     for (let e = el; e; e = e.parentElement) {
+      const b = e.getBoundingClientRect();  // an ancestor paints behind el only where its box is (a slider's
+      if (e !== document.body && e !== document.documentElement &&  // value floats above its thumb)
+          (x < b.left || x > b.right || y < b.top || y > b.bottom)) continue;
       const c = parse(getComputedStyle(e).backgroundColor);
       if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
     }
@@ -97,7 +102,8 @@ _CONTRAST_JS = """
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
     const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight) >= 700;
     const large = size >= 24 || (bold && size >= 18.66);
-    const need = large ? 3 : 4.5;
+    const icon = /Material Symbols/.test(s.fontFamily);  // an icon glyph: WCAG 1.4.11's 3:1, not text's 4.5:1
+    const need = large || icon ? 3 : 4.5;
     if (ratio < need - 0.005)
       out.push({text: n.textContent.trim().slice(0, 60), ratio: Math.round(ratio * 100) / 100, need,
                 color: s.color, background: `rgb(${bg.slice(0, 3).map(Math.round).join(', ')})`,

@@ -74,3 +74,59 @@ def test_every_page_of_a_session(tab, wait_idle, screenshot):
     go_to(page, wait_idle, "Join a live class")  # the students' page: no sidebar
     check(page, "Join a live class", found)
     assert_clean(found)
+
+
+def test_model_pages(tab, wait_idle, tmp_path):
+    """A model file opened on the Data page, then its pages (members' trees, rules, scores)."""
+    from tests.browser.test_browser_model import MODEL_INPUT, xgboost_file
+
+    page, found = tab, {}
+    path = xgboost_file(tmp_path)
+    page.goto("/")
+    wait_idle(page)
+    go_to(page, wait_idle, "Data")
+    page.locator(MODEL_INPUT).set_input_files(str(path))
+    expect(page.get_by_text("Opened the model")).to_be_visible()
+    wait_idle(page)
+    check(page, "Data (model opened)", found)
+    for name in ("Grow", "Evaluate", "Rules"):
+        go_to(page, wait_idle, name)
+        check(page, f"{name} (model)", found)
+    assert_clean(found)
+
+
+def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot):
+    """The teacher's presenter view before and during a live class, and a student's page with a question."""
+    found, contexts = {}, []
+    try:
+        pages = []
+        for _ in range(2):
+            contexts.append(browser.new_context(viewport=SIZE, base_url=app_url))
+            contexts[-1].set_default_timeout(60_000)
+            pages.append(contexts[-1].new_page())
+        teacher, student = pages
+        teacher.goto("/grow?presenter=true")
+        wait_idle(teacher)
+        check(teacher, "Presenter view", found)
+        teacher.get_by_role("button", name="Start a live class").click()
+        wait_idle(teacher)
+        address = teacher.get_by_test_id("stCode").first.inner_text().strip()
+        student.goto(address)
+        wait_idle(student)
+        check(student, "Join (student, before joining)", found)
+        box = student.get_by_role("textbox", name="Your nickname")
+        box.click()
+        box.press_sequentially("Ana")
+        student.get_by_role("button", name="Join").click()
+        wait_idle(student)
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
+        check(student, "Join (student, question)", found)
+        expect(teacher.get_by_text(re.compile(r"1 students? present"))).to_be_visible(timeout=20_000)
+        wait_idle(teacher)
+        check(teacher, "Presenter view (live class)", found)
+        screenshot(teacher, "axe-teacher", full_page=False)
+        screenshot(student, "axe-student", full_page=False)
+    finally:
+        for c in contexts:
+            c.close()
+    assert_clean(found)
