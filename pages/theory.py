@@ -46,7 +46,7 @@ with tab_curves, friendly_errors("theory: curves"):
     if marked is None:
         marked = st.slider("Mark a value of p", 0.0, 1.0, 0.3, 0.01, key="theory_p")
     show_chart(theory_figs.impurity_curves_figure(marked_p=marked, marked_label=label),
-                    key="theory_curves", width="stretch")
+                    key="theory_curves", lead="Impurity of a two-class node", width="stretch")
     st.markdown("All three are 0 for a pure node and largest at p = 1/2. Entropy and Gini are "
                 "*strictly* concave; misclassification is straight on each half (see the next tab).")
 
@@ -100,7 +100,7 @@ with tab_pac, friendly_errors("theory: PAC"):
              r"\ln|\text{Trees}_{\le s}| \le |T|\ln 2 \\ "
              r"\ln|k\text{-DL}_n| \le |C|\ln 3 + \ln|C|!,\quad |C| = \textstyle\sum_{i\le k}\binom{2n}{i}"
              r"\end{gathered}")
-    show_chart(theory_figs.pac_figure(table), key="theory_pac", width="stretch")
+    show_chart(theory_figs.pac_figure(table), key="theory_pac", lead="Rows needed for a PAC guarantee", width="stretch")
     wide = table.pivot(index="n", columns="hypothesis_class", values="N")[table["hypothesis_class"].unique()]
     st.dataframe(wide, width="stretch", column_config={
         c: st.column_config.NumberColumn(format="%.4g") for c in wide.columns})

@@ -92,7 +92,8 @@ _CONTRAST_JS = """
     if (el.closest('svg, script, style, noscript, [aria-hidden=true]')) continue;  // chart text: see marks
     const s = getComputedStyle(el);
     const r = el.getBoundingClientRect();
-    if (s.visibility !== 'visible' || r.width === 0 || r.height === 0 || parseFloat(s.opacity) === 0) continue;
+    if (s.visibility !== 'visible' || r.width <= 1 || r.height <= 1 || parseFloat(s.opacity) === 0) continue;
+    if (s.clip && s.clip.startsWith('rect(0') || s.clipPath === 'inset(50%)') continue;  // visually hidden (sr-only)
     if (el.closest('[disabled], [aria-disabled=true]')) continue;  // WCAG 1.4.3 exempts inactive controls
     const fg0 = parse(s.color);
     if (!fg0) continue;

@@ -39,6 +39,18 @@ def go_to(page, wait_idle, name: str) -> None:
     page.wait_for_timeout(300)  # charts finish drawing
 
 
+def check_tabs(page, wait_idle, name: str, found: dict) -> None:
+    """``check`` the page as it opens, then each of its other tabs (Streamlit draws a tab when it is opened)."""
+    check(page, name, found)
+    tabs = page.get_by_test_id("stMain").get_by_role("tab")
+    for i in range(1, tabs.count()):
+        label = tabs.nth(i).inner_text().strip()
+        tabs.nth(i).click()
+        wait_idle(page)
+        page.wait_for_timeout(300)
+        check(page, f"{name} / {label}", found)
+
+
 def check(page, name: str, found: dict) -> None:
     """Run axe and the contrast measure on ``page``; record its violations under ``name``."""
     v = axe_violations(page)
@@ -61,16 +73,16 @@ def test_every_page_of_a_session(tab, wait_idle, screenshot):
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Step 2 ·"))).to_be_visible()
     page.wait_for_timeout(500)
-    check(page, "Grow (Play Tennis, 2 steps)", found)
     screenshot(page, "axe-grow", full_page=False)
+    check_tabs(page, wait_idle, "Grow (Play Tennis, 2 steps)", found)
     for name in SIDEBAR_PAGES:
         go_to(page, wait_idle, name)
-        check(page, name, found)
+        check_tabs(page, wait_idle, name, found)
     go_to(page, wait_idle, "Ensembles")
     page.get_by_role("button", name="Train").click()
     wait_idle(page, timeout=180_000)
     expect(page.get_by_text(re.compile(r"members trained"))).to_be_visible()
-    check(page, "Ensembles (trained)", found)
+    check_tabs(page, wait_idle, "Ensembles (trained)", found)
     go_to(page, wait_idle, "Join a live class")  # the students' page: no sidebar
     check(page, "Join a live class", found)
     assert_clean(found)
@@ -130,3 +142,37 @@ def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot
         for c in contexts:
             c.close()
     assert_clean(found)
+
+
+def test_the_checks_can_fail(browser):
+    """On a page with Streamlit's old navigation markup and grey text, both checks report what is wrong."""
+    context = browser.new_context(viewport=SIZE)
+    try:
+        page = context.new_page()
+        page.set_content("<html lang='en'><head><title>t</title></head><body><main>"
+                         "<ul><div><li>Grow</li></div></ul><p style='color:#999'>grey on white</p></main></body></html>")
+        rules = {v["id"] for v in axe_violations(page)}
+        assert {"list", "listitem"} <= rules, rules
+        low = low_contrast_text(page)
+        assert [(t["text"], t["ratio"]) for t in low] == [("grey on white", 2.85)], low
+    finally:
+        context.close()
+
+
+def test_a_charts_name_is_its_description_and_its_table_opens_by_keyboard(tab, wait_idle):
+    page = tab
+    page.goto("/")
+    wait_idle(page)
+    go_to(page, wait_idle, "Theory")
+    chart = page.locator(".st-key-dtx_chart_theory_curves")
+    graph = chart.locator(".js-plotly-plot")
+    expect(graph).to_have_attribute("role", "figure")
+    expect(graph).to_have_attribute("aria-label", re.compile(r"Impurity of a two-class node: lines and points of impurity against p = share of the first "
+                                                             r"class: .*Gini 2p\(1−p\): 201 values, highest 0\.5"))
+    assert graph.locator("svg.main-svg:not([aria-hidden=true])").count() == 0  # no text run together
+    summary = chart.get_by_text("Chart as a table")
+    summary.focus()
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    expect(chart.get_by_test_id("stDataFrame")).to_be_visible()
+    assert axe_violations(page) == []

@@ -279,7 +279,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
     left, right = (st.container(), st.container()) if narrow else st.columns([1, 1], gap="large")
     with left:
         fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
-        show_chart(fig, key="grow_class_dist", width="stretch")
+        show_chart(fig, key="grow_class_dist", lead="Classes of the selected node's rows", width="stretch")
     if table.empty:
         return
     ranked = grower.candidates(sel)
@@ -306,7 +306,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
                 chosen = split.threshold if split.kind == "threshold" else split.describe()
                 fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
                            lambda: threshold_scan_figure(scan, chosen=chosen))
-                show_chart(fig, key="grow_scan", width="stretch")
+                show_chart(fig, key="grow_scan", lead="Gain of every threshold of the feature", width="stretch")
                 if grower.searches_histogram(sel) and grower.schema.kinds[
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")

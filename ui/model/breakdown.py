@@ -47,8 +47,8 @@ def render_contributions(model, row) -> None:
                                    "has its own margin, and softmax turns the margins into probabilities.")
     steps = c.waterfall(output)
     show_chart(waterfall_figure(steps, output=names.get(output, output), link=c.link,
-                                     answer_text=_answer_text(c, output, names)),
-                    key="model_waterfall", width="stretch")
+                                answer_text=_answer_text(c, output, names)),
+               key="model_waterfall", lead="How each tree moves the margin", width="stretch")
     link = {"logistic": "p = 1 / (1 + e^(−margin)) gives the positive class's probability",
             "softmax": "softmax (e^margin of each class, divided by their sum) gives the probabilities",
             "exp": "e^margin gives the prediction (the margin is a logarithm)",
@@ -82,7 +82,7 @@ def render_votes(model, row) -> None:
     names = class_names(model, state.current_dataset())
     vb = named_votes(member_votes(model, row), names)
     left, right = st.columns([3, 2], gap="large")
-    show_chart(vote_figure(vb), where=left, key="model_vote_chart", width="stretch")
+    show_chart(vote_figure(vb), where=left, key="model_vote_chart", lead="How the model's members vote for this row", width="stretch")
     with right:
         st.dataframe(vb.tally, hide_index=True, column_config={
             "weight": st.column_config.NumberColumn(format="%.3f"),
@@ -91,7 +91,7 @@ def render_votes(model, row) -> None:
         kind = "the mean of the members' class distributions" if model.kind == "soft_vote" else "a majority vote"
         st.caption("The model combines its members by " + kind + ".")
     if model.task == "classification":
-        show_chart(member_distribution_figure(vb.members, [names[c] for c in model.classes]), key="model_member_dist",
+        show_chart(member_distribution_figure(vb.members, [names[c] for c in model.classes]), key="model_member_dist", lead="The members' predictions for this row",
                         width="stretch")
     st.dataframe(vb.members, hide_index=True, height=260, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn(format="%.3f")})

@@ -101,7 +101,7 @@ def render_inspector(model, tree, t: int) -> None:
         st.caption("A boosted tree's leaf holds a score, not a class: the model adds the scores of one tree a "
                    "round (per class) and turns the sum into its answer (see the Ensembles page).")
     elif tree.task == "classification" and not node.is_leaf and (model.inner_values or node.n_node_samples):
-        show_chart(class_distribution_figure(tree, sel, height=300), key="model_class_dist", width="stretch")
+        show_chart(class_distribution_figure(tree, sel, height=300), key="model_class_dist", lead="Classes of the selected node's rows", width="stretch")
     with_data.render_node_data(model, tree, sel)
 
 

@@ -125,6 +125,6 @@ def render_regions(model) -> None:
         return
     fig = region_map_figure(gx, gy, win, strength, task=model.task, classes=[names[c] for c in model.classes], x=x, y=y,
                             points=points, held=held)
-    show_chart(fig, key="model_regions", width="stretch")
+    show_chart(fig, key="model_regions", lead="The model's decision regions", width="stretch")
     if model.task == "classification":
         st.caption("Each cell shows the class the model predicts there; the paler, the closer the vote.")
