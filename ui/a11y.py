@@ -1,7 +1,9 @@
 """Page-wide accessibility fixes that Streamlit's own markup needs (WCAG 2.1 AA), installed by ``app.py`` on every page.
 
 - :data:`A11Y_CSS`: code blocks' syntax colours at 4.5:1 or more on their background (Streamlit's Prism theme
-  drew comments at 3.5:1, numbers at 2.6:1 and options at 2.8:1), and a visible focus ring on formulas.
+  drew comments at 3.5:1, numbers at 2.6:1 and options at 2.8:1); captions at 0.7 opacity, not 0.6 (4.4:1 on
+  the sidebar's grey), inline code in a caption in the caption's own colour (Streamlit's green at 0.6: 3:1),
+  a button's shortcut hint ("→" on Step) at 0.85, not 0.6 (3.4:1); a visible focus ring on formulas.
 - :data:`A11Y_JS`, one constant script (the proxy's Content-Security-Policy, deploy/dtx-site.inc, lists its
   hash; a test checks), re-applied whenever the page changes:
   - a formula (KaTeX) that scrolls sideways becomes focusable (``tabindex=0``, a group named "Formula"), so
@@ -27,6 +29,9 @@ A11Y_CSS = """<style>
 :is(.keyword, .atrule, .attr-value, .function, .class-name).token { color: #7a3e9d !important; }
 :is(.operator, .entity, .url, .punctuation).token { color: #4a4f5c !important; }
 :is(.regex, .important).token { color: #9a4b00 !important; }
+[data-testid='stCaptionContainer'] { opacity: 0.7 !important; }
+[data-testid='stCaptionContainer'] code { color: #1a1a1a !important; }
+[data-testid^='stBaseButton'] kbd { opacity: 0.85 !important; }
 .katex-display:focus-visible { outline: 2px solid #1f5fa8; outline-offset: 2px; }
 .st-key-dtx_a11y, [data-testid='stLayoutWrapper']:has(> .st-key-dtx_a11y) { display: none !important; }
 </style>"""

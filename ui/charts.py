@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.viz.alt import describe, figure_table
+from engine.viz.palette import OKABE_ITO, color_at
 from engine.viz.regions import escape, short_label
 from ui.summaries import class_counts
 from ui.widgets import md_escape
@@ -25,14 +26,10 @@ from ui.widgets import md_escape
 CHART_PREFIX, ALT_PREFIX = "dtx_chart_", "dtx_alt_"
 TABLE_LABEL = "Chart as a table"
 
-# Okabe & Ito's colour-blind safe palette (black left out), cycled for many classes.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-             "#999999")
-
-
 def class_colours(n: int) -> list[str]:
-    """``n`` colours, one per class, colour-blind friendly, cycling after eight."""
-    return [OKABE_ITO[i % len(OKABE_ITO)] for i in range(n)]
+    """``n`` colours, one per class: the app's class colours (engine.viz.palette), colour-blind friendly and at
+    3:1 or more against the chart's background."""
+    return [color_at(i) for i in range(n)]
 
 
 def class_balance_figure(ds) -> go.Figure:
@@ -76,7 +73,7 @@ def target_histogram_figure(ds, *, bins: int = 30) -> go.Figure:
     fig = go.Figure(trace)
     if y.size:
         mean = float(y.mean())
-        fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[5],
+        fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[3],
                       annotation_text=f"mean {mean:.4g}", annotation_position="top right")
     fig.update_layout(
         title=dict(text=f"Distribution of {short_label(ds.target)}"),

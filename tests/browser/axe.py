@@ -68,6 +68,11 @@ _CONTRAST_JS = """
     const a = top[3];
     return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]);
   };
+  const opacity = (el) => {  // an element's own opacity times its ancestors' (a caption is drawn at 0.6)
+    let o = 1;
+    for (let e = el; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity);
+    return o;
+  };
   const background = (el) => {  // the colours behind el, composited from the first opaque one
     const layers = [], r = el.getBoundingClientRect();
     const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
@@ -76,7 +81,11 @@ _CONTRAST_JS = """
       if (e !== document.body && e !== document.documentElement &&  // value floats above its thumb)
           (x < b.left || x > b.right || y < b.top || y > b.bottom)) continue;
       const c = parse(getComputedStyle(e).backgroundColor);
-      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+      if (c && c[3] > 0) {
+        const o = opacity(e);
+        layers.push([c[0], c[1], c[2], c[3] * o]);
+        if (c[3] * o >= 1) break;
+      }
     }
     let bg = [255, 255, 255, 1];
     for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
@@ -97,6 +106,9 @@ _CONTRAST_JS = """
     if (el.closest('[disabled], [aria-disabled=true]')) continue;  // WCAG 1.4.3 exempts inactive controls
     const fg0 = parse(s.color);
     if (!fg0) continue;
+    const shown = opacity(el);
+    if (shown < 0.1) continue;  // faded out (a closed menu's options)
+    fg0[3] *= shown;
     const bg = background(el);
     const fg = over(fg0, bg);
     const [a, b] = [lum(fg), lum(bg)];
