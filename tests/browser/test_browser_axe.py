@@ -170,7 +170,7 @@ def test_a_charts_name_is_its_description_and_its_table_opens_by_keyboard(tab, w
     expect(graph).to_have_attribute("aria-label", re.compile(r"Impurity of a two-class node: lines and points of impurity against p = share of the first "
                                                              r"class: .*Gini 2p\(1−p\): 201 values, highest 0\.5"))
     assert graph.locator("svg.main-svg:not([aria-hidden=true])").count() == 0  # no text run together
-    summary = chart.get_by_text("Chart as a table")
+    summary = chart.locator("summary", has_text="Chart as a table")
     summary.focus()
     page.keyboard.press("Enter")
     wait_idle(page)
