@@ -7,6 +7,8 @@
 - :func:`low_contrast_text` measures every visible text's contrast from the computed styles (its colour over the
   backgrounds behind it, composited down to the first opaque one) and returns the ones below 4.5:1 (3:1 for
   large text and for icon glyphs, which WCAG 1.4.11 counts as graphics).
+- :func:`low_contrast_marks` measures the bars, points and lines of the charts ``ui.charts.show_chart`` draws
+  against their plot's background and returns those below 3:1 (WCAG 1.4.11).
 """
 
 from __future__ import annotations
@@ -130,3 +132,38 @@ _CONTRAST_JS = """
 def low_contrast_text(page) -> list[dict]:
     """Visible HTML text (not chart SVG, not disabled controls) whose contrast is below WCAG 1.4.3's minimum."""
     return page.evaluate(_CONTRAST_JS)
+
+
+_MARKS_JS = """
+() => {
+  const rgb = (c) => { const m = (c || '').match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)]; return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const out = {};
+  document.querySelectorAll("[class*='st-key-dtx_chart_'] .js-plotly-plot").forEach(gd => {
+    const bgRect = gd.querySelector('.bglayer .bg');
+    let bg = bgRect ? rgb(getComputedStyle(bgRect).fill) : null;
+    if (!bg || bg[3] === 0) bg = [255, 255, 255, 1];
+    const marks = [...gd.querySelectorAll('.trace.bars .point path, .trace.scatter .points path')]
+      .map(e => [e, 'fill', 'fill-opacity'])
+      .concat([...gd.querySelectorAll('.trace.scatter .js-line')].map(e => [e, 'stroke', 'stroke-opacity']));
+    for (const [e, prop, op] of marks) {
+      const s = getComputedStyle(e);
+      const c = rgb(s[prop]);
+      if (!c || c[3] * parseFloat(s[op] || 1) < 0.5) continue;  // pale fills and tints are areas, not marks
+      const r = ratio(c, bg);
+      if (r < 3 - 0.005) out[`${s[prop]} on rgb(${bg.slice(0, 3).join(', ')})`] = Math.round(r * 100) / 100;
+    }
+  });
+  return out;
+}
+"""
+
+
+def low_contrast_marks(page) -> dict:
+    """Colours of chart marks (bars, points, lines of the charts ``ui.charts.show_chart`` draws) below WCAG 1.4.11's
+    3:1 against their plot's background: ``{"colour on background": ratio}``. Faint marks (opacity under 0.5:
+    region tints, confidence bands) are areas, not marks, and are left out."""
+    return page.evaluate(_MARKS_JS)

@@ -4,7 +4,7 @@ Each page is visited as a user reaches it: Grow after two steps on Play Tennis (
 session through the sidebar), Ensembles after a fit, a model page with an opened model file, presenter view,
 and a live class's teacher and student pages. ``-s`` prints the per-page counts; a failure lists each
 violating element (rule, impact, target, axe's summary). Contrast of the visible text is also measured from
-the computed styles (tests/browser/axe.py).
+the computed styles, and of the charts' marks (3:1) (tests/browser/axe.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.axe import axe_version, axe_violations, count, low_contrast_text, report
+from tests.browser.axe import axe_version, axe_violations, count, low_contrast_marks, low_contrast_text, report
 
 expect.set_options(timeout=60_000)
 SIZE = {"width": 1366, "height": 768}
@@ -54,9 +54,9 @@ def check_tabs(page, wait_idle, name: str, found: dict) -> None:
 def check(page, name: str, found: dict) -> None:
     """Run axe and the contrast measure on ``page``; record its violations under ``name``."""
     v = axe_violations(page)
-    low = low_contrast_text(page)
+    low = low_contrast_text(page) + [{"mark": k, "ratio": r} for k, r in low_contrast_marks(page).items()]
     found[name] = (v, low)
-    print(f"axe {axe_version()} {name}: {count(v)} violating elements, {len(low)} low-contrast texts")
+    print(f"axe {axe_version()} {name}: {count(v)} violating elements, {len(low)} low-contrast texts or marks")
     if v or low:
         print(report(v, limit=200), *low, sep="\n")
 
@@ -155,6 +155,9 @@ def test_the_checks_can_fail(browser):
         assert {"list", "listitem"} <= rules, rules
         low = low_contrast_text(page)
         assert [(t["text"], t["ratio"]) for t in low] == [("grey on white", 2.85)], low
+        page.set_content("<div class='st-key-dtx_chart_x'><div class='js-plotly-plot'><svg><g class='trace bars'>"
+                         "<g class='point'><path d='M0,0H9V9Z' style='fill: rgb(240, 228, 66)'/></g></g></svg></div></div>")
+        assert low_contrast_marks(page) == {"rgb(240, 228, 66) on rgb(255, 255, 255)": 1.32}  # Okabe-Ito's yellow
     finally:
         context.close()
 
