@@ -144,6 +144,14 @@ def figure_table(fig, *, max_rows: int = MAX_ROWS) -> pd.DataFrame:
     return _numeric(table.loc[:, ~table.columns.duplicated()])
 
 
+def _floats(values: np.ndarray) -> np.ndarray:
+    """The values as floats (NaN where one is not a number); numpy's cast first, pandas only for mixed arrays."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+
+
 def _trace_sentence(t, i: int, many: bool, xname: str) -> str:
     name = f"{_series_name(t, i)}: " if many else ""
     if t.type == "heatmap":
@@ -160,14 +168,14 @@ def _trace_sentence(t, i: int, many: bool, xname: str) -> str:
         return f"{name}a histogram of {len(_array(t.x)):,} values"
     horizontal = getattr(t, "orientation", None) == "h"
     cats, vals = (_array(t.y), _array(t.x)) if horizontal else (_array(t.x), _array(t.y))
-    numbers = pd.to_numeric(pd.Series(vals), errors="coerce")
-    if not len(numbers) or numbers.isna().all():
+    numbers = _floats(vals)
+    if not numbers.size or np.isnan(numbers).all():
         return f"{name}{len(vals):,} marks"
     if len(cats) != len(vals):
         cats = np.arange(len(vals))
     if t.type in ("bar", "waterfall") and len(vals) <= MAX_NAMED:
         return name + ", ".join(f"{plain(c)} {_num(v)}" for c, v in zip(cats, vals))
-    lo, hi = int(numbers.idxmin()), int(numbers.idxmax())
+    lo, hi = int(np.nanargmin(numbers)), int(np.nanargmax(numbers))
     points = "points" if _kind(t) == "points" else "values"
     return (f"{name}{len(vals):,} {points}, highest {_num(vals[hi])} at {_num(cats[hi])}, "
             f"lowest {_num(vals[lo])} at {_num(cats[lo])}")
