@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import memory, state, wheel
+from ui import a11y, memory, state, wheel
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
 from ui.classroom.live import ROOM_PARAM, stage_middleware  # a student's link is <app>/?room=CODE
@@ -54,6 +54,7 @@ DEFAULT_PAGE = "pages/home.py"
 # (offline classrooms: an error on every page; elsewhere: Google told of every visit). Icons of st.Page,
 # st.page_link and alerts come from the font bundled with Streamlit and need no request.
 PAGE_ICON = ROOT / "ui" / "page_icon.svg"
+NAV_KEY = "dtx_nav"  # the sidebar's page links: st.container(key=...) -> CSS class st-key-dtx_nav
 
 
 def existing_pages(pages: dict[str, list[tuple[str, str, str]]] = PAGES,
@@ -84,6 +85,21 @@ def build_navigation(default: str = DEFAULT_PAGE) -> dict[str, list]:
     }
 
 
+def sidebar_navigation(pages: dict[str, list]) -> None:
+    """The pages as links at the top of the sidebar, section by section, in the registry's order (each with its
+    title and icon; Streamlit draws the current page's link bold on a shaded background).
+
+    Streamlit's own sidebar list (``st.navigation(position="sidebar")``) fails WCAG 1.3.1 in axe-core: its ``<ul>``
+    holds a ``<div>`` per section and the ``<li>`` items sit in those, outside any list (11 violating elements on
+    every page). These links carry no list markup, so a screen reader reads them as links in order.
+    """
+    with st.sidebar, st.container(key=NAV_KEY):
+        for section, entries in pages.items():
+            st.caption(section)
+            for page in entries:
+                st.page_link(page)
+
+
 def main() -> None:
     st.set_page_config(
         page_title="Decision-tree explorer",
@@ -92,11 +108,15 @@ def main() -> None:
         initial_sidebar_state="expanded",
     )
     default = root_page(st.query_params)
-    page = st.navigation(build_navigation(default), position="sidebar", expanded=True)
+    pages = build_navigation(default)
+    page = st.navigation(pages, position="hidden")  # drawn by sidebar_navigation (WCAG: see there)
     student = page.url_path == STUDENT_PAGE or (page.url_path == "" and default == STUDENT_SCRIPT)
+    if not student:  # a student's phone has no sidebar
+        sidebar_navigation(pages)
     memory.start_janitor()  # once per server: gives memory back when tabs close (ui/memory.py)
     try:
         wheel.install()  # first in the main area (same place on every run): the wheel scrolls past charts
+        a11y.install()  # focusable formulas, charts named by their description, the current page marked
         state.init_state()
         if not student:  # a student's phone gets only the class, not the data controls
             apply_lesson_link()  # ?lesson=slug loads a ready-made classroom state once

@@ -9,7 +9,7 @@ import streamlit as st
 from ui.data import panels as panels
 from ui import state
 from ui.classroom import lesson_io
-from ui.charts import target_figure
+from ui.charts import target_figure, show_chart
 from ui.grow.exports import csv_bytes, file_stem
 from ui.summaries import split_counts, target_warnings
 from ui.widgets import md_escape
@@ -78,7 +78,7 @@ with target_tab:
             st.caption("Classes: " + ", ".join(md_escape(c) for c in ds.classes[:30])
                        + (" ..." if len(ds.classes) > 30 else ""))
     with right:
-        st.plotly_chart(target_figure(ds), key="data_target_chart", width="stretch")
+        show_chart(target_figure(ds), key="data_target_chart", width="stretch")
 
 with split_tab:
     left, right = st.columns([2, 3], gap="large")

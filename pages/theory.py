@@ -9,6 +9,7 @@ from engine.teach import theory
 from engine.viz import theory_figs
 from ui import state
 from ui.errors import friendly_errors
+from ui.charts import show_chart
 
 st.title("Theory")
 st.caption("The formulas behind the explorer, each with numbers you can change.")
@@ -44,8 +45,8 @@ with tab_curves, friendly_errors("theory: curves"):
             st.text(f"First class: {first}")
     if marked is None:
         marked = st.slider("Mark a value of p", 0.0, 1.0, 0.3, 0.01, key="theory_p")
-    st.plotly_chart(theory_figs.impurity_curves_figure(marked_p=marked, marked_label=label),
-                    key="theory_curves", width="stretch")
+    show_chart(theory_figs.impurity_curves_figure(marked_p=marked, marked_label=label),
+                    key="theory_curves", lead="Impurity of a two-class node", width="stretch")
     st.markdown("All three are 0 for a pure node and largest at p = 1/2. Entropy and Gini are "
                 "*strictly* concave; misclassification is straight on each half (see the next tab).")
 
@@ -73,9 +74,9 @@ with tab_zero, friendly_errors("theory: zero gain"):
     st.code("\n".join(f"{r.criterion}: {r.arithmetic}" for r in gains.itertuples()), language=None,
             wrap_lines=True)
     g1, g2 = st.columns(2)
-    g1.plotly_chart(theory_figs.gains_figure(gains), key="theory_gains", width="stretch")
+    show_chart(theory_figs.gains_figure(gains), where=g1, key="theory_gains", width="stretch")
     if len(parent) == 2:
-        g2.plotly_chart(theory_figs.split_chords_figure(parent, left), key="theory_chords", width="stretch")
+        show_chart(theory_figs.split_chords_figure(parent, left), where=g2, key="theory_chords", width="stretch")
     st.markdown(
         "**Why they disagree.** The parent's p is the weighted mean of the children's p, so the "
         "weighted children impurity lies on the chord between the children's points on the curve; "
@@ -99,7 +100,7 @@ with tab_pac, friendly_errors("theory: PAC"):
              r"\ln|\text{Trees}_{\le s}| \le |T|\ln 2 \\ "
              r"\ln|k\text{-DL}_n| \le |C|\ln 3 + \ln|C|!,\quad |C| = \textstyle\sum_{i\le k}\binom{2n}{i}"
              r"\end{gathered}")
-    st.plotly_chart(theory_figs.pac_figure(table), key="theory_pac", width="stretch")
+    show_chart(theory_figs.pac_figure(table), key="theory_pac", lead="Rows needed for a PAC guarantee", width="stretch")
     wide = table.pivot(index="n", columns="hypothesis_class", values="N")[table["hypothesis_class"].unique()]
     st.dataframe(wide, width="stretch", column_config={
         c: st.column_config.NumberColumn(format="%.4g") for c in wide.columns})

@@ -1,4 +1,5 @@
-"""Plotly figures for the Data page: class balance (classification) and target histogram (regression), and
+"""Plotly figures for the Data page: class balance (classification) and target histogram (regression);
+:func:`show_chart`, the one way the app shows a chart (with its text alternative); and
 :func:`overlay_shapes`, which draws light shapes onto a chart the browser already shows (the Grow page's
 selected region) without sending the chart again.
 
@@ -8,22 +9,27 @@ The figures are pure functions from a Dataset to a ``go.Figure``; the page decid
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.viz.alt import describe, figure_table
+from engine.viz.palette import OKABE_ITO, color_at
 from engine.viz.regions import escape, short_label
 from ui.summaries import class_counts
+from ui.widgets import md_escape
 
-# Okabe & Ito's colour-blind safe palette (black left out), cycled for many classes.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-             "#999999")
-
+#: ``st.container`` keys around a chart and around its description: ui.a11y's page script gives the chart's
+#: graph ``role="figure"`` and the description as its ``aria-label``
+CHART_PREFIX, ALT_PREFIX = "dtx_chart_", "dtx_alt_"
+TABLE_LABEL = "Chart as a table"
 
 def class_colours(n: int) -> list[str]:
-    """``n`` colours, one per class, colour-blind friendly, cycling after eight."""
-    return [OKABE_ITO[i % len(OKABE_ITO)] for i in range(n)]
+    """``n`` colours, one per class: the app's class colours (engine.viz.palette), colour-blind friendly and at
+    3:1 or more against the chart's background."""
+    return [color_at(i) for i in range(n)]
 
 
 def class_balance_figure(ds) -> go.Figure:
@@ -67,7 +73,7 @@ def target_histogram_figure(ds, *, bins: int = 30) -> go.Figure:
     fig = go.Figure(trace)
     if y.size:
         mean = float(y.mean())
-        fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[5],
+        fig.add_vline(x=mean, line_dash="dash", line_color=OKABE_ITO[3],
                       annotation_text=f"mean {mean:.4g}", annotation_position="top right")
     fig.update_layout(
         title=dict(text=f"Distribution of {short_label(ds.target)}"),
@@ -135,3 +141,26 @@ def overlay_shapes(container_key: str, shapes: list[dict]) -> None:
     with st.container(key=OVERLAY_PREFIX + container_key):
         st.text(json.dumps({"sel": f".st-key-{container_key}", "shapes": names}))
     st.html(OVERLAY_JS, unsafe_allow_javascript=True, width="content")
+
+
+def show_chart(fig: go.Figure, *, key: str, where=None, lead: str = "", description: str | None = None,
+               table=None, **kwargs):
+    """``st.plotly_chart(fig, key=key, **kwargs)`` (``width="stretch"`` unless given) with its text alternative
+    (WCAG 1.1.1), in ``where`` (a column; default: the current container); returns what ``st.plotly_chart`` does.
+
+    Below the chart an expander "Chart as a table" holds the description (``description``, or one made from the
+    figure, :func:`engine.viz.alt.describe`, ``lead`` naming an untitled chart) and, once opened, the data behind
+    the marks as a table (``table``, or :func:`engine.viz.alt.figure_table`) that the keyboard reaches. The same
+    description becomes the chart's accessible name: ui.a11y's page script sets it as the graph's ``aria-label``
+    (``role="figure"``, its SVG text hidden), so a screen reader says it instead of the chart's labels run together.
+    """
+    kwargs.setdefault("width", "stretch")
+    text = description or describe(fig, lead=lead)
+    with where if where is not None else nullcontext(), st.container(key=CHART_PREFIX + key):
+        event = st.plotly_chart(fig, key=key, **kwargs)
+        with st.expander(TABLE_LABEL, key=f"_w_table_{key}", on_change="rerun") as box:
+            with st.container(key=ALT_PREFIX + key):
+                st.caption(md_escape(text, limit=1000))
+            if box.open:
+                st.dataframe(figure_table(fig) if table is None else table, hide_index=True)
+    return event

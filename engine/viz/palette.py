@@ -3,7 +3,11 @@
 Class colours are Okabe & Ito's eight colour-blind-safe colours (Okabe & Ito 2008, "Color Universal
 Design"), reordered so the first classes are the most distinct; class ``i >= 8`` gets a deterministic
 extra hue ``h_i = (0.13 + 0.618034 * (i - 8)) mod 1`` (golden-ratio steps, so neighbours never clash)
-at fixed saturation 0.60 and lightness 0.42. Marker symbols add shape to colour, so classes stay
+at fixed saturation 0.60 and lightness 0.42. Every class colour is a chart mark (a bar, a point, a line), so
+it keeps at least 3:1 contrast against the charts' white and light-grey (#F1F4F8) backgrounds (WCAG 1.4.11):
+Okabe & Ito's orange, reddish purple, sky blue and yellow (2.3, 3.1, 2.3 and 1.3 to 1 on white) are drawn
+with the same hue and saturation at a lower lightness (#BB8100, #C870A1, #1C93D7, #978E0C), and an extra hue
+too light at 0.42 is darkened the same way (:func:`marks_contrast`). Marker symbols add shape to colour, so classes stay
 distinguishable in grey-scale prints and for readers who cannot tell the colours apart.
 
 Node fills follow scikit-learn's ``export_graphviz``: the tint grows with the purity of the node,
@@ -24,12 +28,14 @@ import numpy as np
 __all__ = [
     "OKABE_ITO", "SYMBOLS", "SEQUENTIAL", "HIGHLIGHT", "PATH", "MUTED", "OPEN", "INTERNAL_FILL",
     "class_colors", "class_symbols", "color_at", "tint", "purity_tint", "node_fill", "value_color",
-    "sequential_colorscale", "rgba",
+    "sequential_colorscale", "rgba", "contrast", "marks_contrast", "MARK_CONTRAST",
 ]
 
 # Okabe-Ito, most distinct first: blue, orange, bluish green, vermillion, reddish purple, sky blue,
 # yellow, black.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+OKABE_ITO = ("#0072B2", "#BB8100", "#009E73", "#D55E00", "#C870A1", "#1C93D7", "#978E0C", "#000000")
+#: least contrast of a class colour against the lightest chart background it meets (WCAG 1.4.11's 3:1)
+MARK_CONTRAST, CHART_BACKGROUND = 3.0, "#F1F4F8"
 
 # Plotly marker symbols, one per class (the star is kept for query points).
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down", "pentagon",
@@ -64,8 +70,31 @@ def color_at(i: int) -> str:
     if i < len(OKABE_ITO):
         return OKABE_ITO[i]
     h = (0.13 + 0.618034 * (i - len(OKABE_ITO))) % 1.0
-    r, g, b = colorsys.hls_to_rgb(h, 0.42, 0.60)
-    return _rgb_to_hex((r * 255, g * 255, b * 255))
+    lightness = 0.42
+    while True:  # darker in steps of 0.01 until the colour stands out from the chart's background
+        r, g, b = colorsys.hls_to_rgb(h, lightness, 0.60)
+        color = _rgb_to_hex((r * 255, g * 255, b * 255))
+        if marks_contrast(color) >= MARK_CONTRAST or lightness <= 0.2:
+            return color
+        lightness -= 0.01
+
+
+def _luminance(color: str) -> float:
+    """WCAG 2.1 relative luminance of ``#RRGGBB``."""
+    c = _hex_to_rgb(color) / 255.0
+    lin = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2])
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio ``(L1 + 0.05) / (L2 + 0.05)`` of two colours (1 to 21)."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def marks_contrast(color: str) -> float:
+    """Contrast of a chart mark's colour against the lightest chart background (:data:`CHART_BACKGROUND`)."""
+    return contrast(color, CHART_BACKGROUND)
 
 
 def class_colors(classes) -> dict:

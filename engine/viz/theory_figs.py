@@ -17,7 +17,7 @@ from engine.teach.theory import CRITERIA_COMPARED, impurity_curves
 COLORS = {
     "misclassification": "#D55E00",
     "entropy": "#0072B2",
-    "entropy_half": "#56B4E9",
+    "entropy_half": "#1C93D7",  # Okabe-Ito's sky blue at 3:1 on white (engine.viz.palette)
     "gini": "#009E73",
 }
 LABELS = {
@@ -26,7 +26,7 @@ LABELS = {
     "entropy_half": "Entropy / 2",
     "gini": "Gini 2p(1−p)",
 }
-_PAC_COLORS = ("#009E73", "#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#56B4E9")
+_PAC_COLORS = ("#009E73", "#0072B2", "#BB8100", "#D55E00", "#C870A1", "#1C93D7")  # palette.OKABE_ITO's marks
 
 
 def _curve_value(curves: pd.DataFrame, column: str, p: float) -> float:

@@ -29,7 +29,7 @@ def test_app_opens_on_the_introduction(page, wait_idle, screenshot):
 
 def test_upload_a_csv_on_the_data_page(page, wait_idle, screenshot, tmp_path):
     open_app(page, wait_idle)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
     screenshot(page, "data-default")
@@ -66,7 +66,7 @@ def test_upload_a_csv_on_the_data_page(page, wait_idle, screenshot, tmp_path):
 
 def test_a_bad_upload_shows_a_sentence_and_keeps_the_data(page, wait_idle, screenshot, tmp_path):
     open_app(page, wait_idle)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     bad = tmp_path / "notes.csv"
     bad.write_text("only_a_header,and_another\n", encoding="utf-8")
@@ -91,7 +91,7 @@ def test_a_deep_link_on_a_fresh_server_gets_the_app_frame(browser, fresh_app_url
         expect(sidebar.get_by_text("Random seed")).to_be_visible(timeout=60_000)
         wait_idle(tab)
         expect(tab.get_by_role("heading", name="Data", exact=True)).to_be_visible()
-        expect(tab.get_by_test_id("stSidebarNav")).to_contain_text("Introduction")
+        expect(tab.get_by_test_id("stSidebar")).to_contain_text("Introduction")
         screenshot(tab, "data-deep-link")
     finally:
         context.close()
@@ -108,7 +108,7 @@ def test_readme_screenshot(page, wait_idle):
         pytest.skip("set README_SCREENSHOT=1 to refresh docs/screenshot.png")
     open_app(page, wait_idle)
     # the two-feature "ski" sample, so the region plot is drawn next to the tree
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator(".st-key-_w_data_sample").click()
     page.get_by_role("option", name="ski", exact=True).click()
@@ -116,7 +116,7 @@ def test_readme_screenshot(page, wait_idle):
     page.get_by_role("button", name=re.compile("Use this sample")).click()
     wait_idle(page)
     expect(page.get_by_test_id("stSidebar").get_by_text("ski", exact=False).first).to_be_visible()
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(page)
     step = page.locator(".st-key-_w_grow_step button")  # the Grow page's Step button, by its key
     for _ in range(3):
@@ -136,7 +136,7 @@ def test_a_feature_that_gives_the_target_away_is_shown_and_ignored(page, wait_id
     csv = tmp_path / "gapminder.csv"
     frame[[c for c in frame.columns if c != "continent"] + ["continent"]].to_csv(csv, index=False)
     open_app(page, wait_idle)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
     expect(page.get_by_text(re.compile(r"Loaded .*gapminder"))).to_be_visible()

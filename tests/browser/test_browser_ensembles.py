@@ -72,7 +72,7 @@ def test_rules_page(page, wait_idle, screenshot):
     page.set_viewport_size({"width": 1440, "height": 1800})
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Rules").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Rules").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Rules")).to_be_visible()
     panel = page.get_by_role("tabpanel", name="Decision list")

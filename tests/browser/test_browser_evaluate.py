@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 
 def _use_sample(page, wait_idle, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.get_by_test_id("stSelectbox").filter(has_text="Sample data set").click()
     page.get_by_role("option", name=name, exact=True).click()
@@ -34,12 +34,12 @@ def test_evaluate_page_tabs(page, wait_idle, screenshot):
     wait_idle(page)
     _use_sample(page, wait_idle, "noisy_moons")
     # grow ten steps on the Grow page: the Evaluate page marks that tree
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(page)
     for _ in range(2):
         page.get_by_role("button", name="Step ×5").click()
         wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Evaluate").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
     expect(page.get_by_text("The Grow page's tree")).to_be_visible()
@@ -81,7 +81,7 @@ def test_evaluate_page_regression(page, wait_idle, screenshot):
     page.goto("/")
     wait_idle(page)
     _use_sample(page, wait_idle, "diabetes")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Evaluate").click()
     wait_idle(page)
     panel = page.get_by_role("tabpanel", name="Metrics")
     expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)

@@ -36,7 +36,7 @@ def split_nodes(page) -> int:
 def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     csv = tmp_path / "boxes.csv"
     csv.write_text(boxes_csv(), encoding="utf-8")
@@ -44,7 +44,7 @@ def test_upload_then_step_three_times(page, wait_idle, screenshot, tmp_path):
     expect(page.get_by_text(re.compile(r"Loaded .*boxes"))).to_be_visible()
     wait_idle(page)
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Grow", exact=True)).to_be_visible()
     expect(page.get_by_text(re.compile(r"Step 0 · 1 node ·"))).to_be_visible()

@@ -56,7 +56,7 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(HOSTILE_FILE))
     expect(page.get_by_text(re.compile(r"Loaded .*markup_names"))).to_be_visible(timeout=60_000)  # a busy machine
@@ -66,7 +66,7 @@ def test_hostile_upload_is_shown_literally(page, wait_idle, screenshot):
     no_injected_markup(page)
     screenshot(page, "hardening-hostile-data")
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(page)
     step = page.locator(".st-key-_w_grow_step button")
     for _ in range(2):
@@ -231,7 +231,7 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
     try:
         page.goto("/")
         wait_idle(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
         wait_idle(page)
         csv = tmp_path / "proxied.csv"
         csv.write_text("x,y,colour,label\n" + "".join(
@@ -240,7 +240,7 @@ def test_replicas_behind_nginx_keep_each_browser_on_one_replica(proxied_replicas
         page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
         expect(page.get_by_text(re.compile(r"Loaded .*proxied"))).to_be_visible(timeout=60_000)  # a busy machine
         wait_idle(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
         wait_idle(page)
         for i in (1, 2):
             page.locator(".st-key-_w_grow_step button").click()

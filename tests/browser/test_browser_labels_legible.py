@@ -110,7 +110,7 @@ def test_category_branches_name_a_side_not_a_cut_list(browser, app_url, wait_idl
     context, page = _tab(browser, app_url, size)
     try:
         _upload(page, wait_idle, make(tmp_path))
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()  # same session: same data
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()  # same session: same data
         wait_idle(page)
         page.get_by_role("button", name="Step ×5").click()
         wait_idle(page, timeout=180_000)

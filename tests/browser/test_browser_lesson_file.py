@@ -33,7 +33,7 @@ def idle(page) -> None:
 
 
 def nav(page, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name, exact=True).click()
     idle(page)
 
 

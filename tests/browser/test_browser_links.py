@@ -61,7 +61,7 @@ def _no_errors(page):
 
 
 def _goto(page, wait_idle, name: str):
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name).click()
     wait_idle(page)
 
 

@@ -53,7 +53,7 @@ def _tab(browser, url):
 def _upload(page, wait_idle, path: Path, expect_text: str):
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     expect(page.get_by_text(re.compile(expect_text)).first).to_be_visible(timeout=240_000)
@@ -84,7 +84,7 @@ def test_gzip_bomb_peak_and_memory_after_tabs_close(browser, server, wait_idle, 
     csv = write_csv(400_000, tmp_path)
     context, page = _tab(browser, url)
     _upload(page, wait_idle, csv, "Loaded")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(page)
     page.locator(".st-key-_w_grow_step button").click()
     wait_idle(page)
@@ -129,7 +129,7 @@ def test_closed_tabs_uploads_are_freed_while_another_tab_stays_open(browser, ser
         if now < idle + AFTER_CLOSE_BOUND_MB:
             break
         time.sleep(2)
-    stay_page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+    stay_page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
     wait_idle(stay_page)
     expect(stay_page.get_by_test_id("stException")).to_have_count(0)  # the open tab still works
     stay.close()

@@ -43,7 +43,7 @@ def xgboost_file(tmp_path):
 
 def go_to(page, wait_idle, name: str) -> None:
     """Open a page from the sidebar and wait for its script to finish."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name).click()
     wait_idle(page)
 
 

@@ -23,7 +23,7 @@ LINKS = ".js-plotly-plot svg a"  # Plotly's modebar buttons are <a> too, but out
 def _upload(page, wait_idle, path) -> None:
     page.goto("/")
     wait_idle(page)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"Loaded .*hostile"))).to_be_visible(timeout=60_000)
@@ -31,7 +31,7 @@ def _upload(page, wait_idle, path) -> None:
 
 
 def _go(page, wait_idle, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name).click()
     wait_idle(page)
 
 

@@ -13,7 +13,7 @@ TREES = "[class*='st-key-'][class*='_tree'] .js-plotly-plot"  # the interactive 
 
 
 def _use_sample(page, wait_idle, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     wait_idle(page)
     page.get_by_test_id("stSelectbox").filter(has_text="Sample data set").click()
     page.get_by_role("option", name=name, exact=True).click()
@@ -35,7 +35,7 @@ def test_prune_page_methods(page, wait_idle, screenshot):
     page.goto("/")
     wait_idle(page)
     _use_sample(page, wait_idle, "noisy_moons")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Prune").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Prune").click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="Prune")).to_be_visible()
     expect(page.get_by_text("There is no tree to prune yet")).to_be_visible()

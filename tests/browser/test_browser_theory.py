@@ -15,7 +15,7 @@ def test_theory_page_tabs_and_bad_counts(page, wait_idle, screenshot):
     # Start at the front door and use the sidebar, as a visitor does. (On a freshly started server a
     # deep link to /theory is served by Streamlit's legacy pages/ listing instead of app.py: reported.)
     page.goto("/")
-    nav = page.get_by_test_id("stSidebarNav")
+    nav = page.get_by_test_id("stSidebar")
     expect(nav).to_contain_text("Introduction")  # the app frame's st.navigation has run
     wait_idle(page)
     nav.get_by_role("link", name="Theory").click()

@@ -184,7 +184,7 @@ def test_a_7000_node_tree_from_an_upload_is_readable_and_explored(browser, app_u
         page.locator(".st-key-_w_data_upload [data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
         expect(page.get_by_text(re.compile(r"Loaded .*noise"))).to_be_visible()
         wait_idle(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
         wait_idle(page)
         page.locator(".st-key-_w_grow_grow button").click()
         wait_idle(page, timeout=300_000)

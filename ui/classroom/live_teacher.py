@@ -37,6 +37,7 @@ from ui import state
 from ui.classroom import live, live_roster
 from ui.classroom.quiz import verdict_text
 from ui.widgets import flash, md_escape, show_flashes
+from ui.charts import show_chart
 
 SESSION = "_live_teacher"  # {"code": ..., "token": ...} of the room this session teaches
 PUBLISHED = "_live_published"  # (code, round id, status) last published
@@ -228,7 +229,7 @@ def render_reveal(room: dict) -> None:
     right = sum(room.get("verdicts", {}).values())
     st.markdown(f"**Right: {right:d} of {answered:d}" + (f" ({right / answered:.0%})**" if answered else "**")
                 + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
-    st.plotly_chart(votes_figure(counts, payload.get("accepted", ()), payload.get("teacher_pick"), height=300),
+    show_chart(votes_figure(counts, payload.get("accepted", ()), payload.get("teacher_pick"), height=300),
                     key="live_votes", width="stretch", config={"displayModeBar": False})
 
 
@@ -299,7 +300,8 @@ def render_panel(grower, status: str) -> None:
                 st.caption("This address only works on this computer: open the app by its network name, "
                            f"or set {live.ENV_PUBLIC_URL}.")
         # as wide as its column (a fixed 170 px ran over the card's border in a narrow presenter column)
-        right.image(live.qr_png(address), caption="Scan to join", width="stretch")
+        right.image(live.qr_png(address), caption="Scan to join", width="stretch",
+                    alt=f"QR code of the join address {address}")  # WCAG 1.1.1: an image needs a text alternative
         right.caption(live_roster.idle_note())
         revealed = room is not None and room["stage"]["status"] == "revealed"
         if question is None and not read_only:

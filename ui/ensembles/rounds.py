@@ -18,6 +18,7 @@ from ui.classroom import presenter as classroom
 from ui import state
 from ui.ensembles.views import member_diagram, memo, pick_xy
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 W_ROUND = "_w_ens_round"
 
@@ -63,12 +64,13 @@ def render_rounds(ens, train) -> None:
                 ens, train.frame, train.frame[train.target], x, y, upto=max(kept_upto, 1),
                 marker_sizes=rnd.weights, cut=_cut(member.tree) if member else None,
                 title=f"Rounds 1–{m} combined; marker area = weight in round {m}"))
-            st.plotly_chart(fig, key="ens_round_map")
+            show_chart(fig, key="ens_round_map", lead="AdaBoost round: the weighted rows and the stump's split")
         else:
             top = np.argsort(rnd.weights)[::-1][:15]
             st.dataframe(pd.DataFrame({"row": train.row_ids[top], "weight": rnd.weights[top]}), hide_index=True)
     with right:
-        st.plotly_chart(figs.rounds_figure(rounds, current=m), key="ens_rounds_chart")
+        show_chart(figs.rounds_figure(rounds, current=m), key="ens_rounds_chart",
+                   lead="AdaBoost rounds: error and weight of each stump")
         if rnd.kept:
             member_diagram(ens.members[rnd.member].tree)
     if rnd.draw is not None:

@@ -22,6 +22,7 @@ from engine.viz.regions import region_figure
 from ui import state, tree_view, why
 from ui.feature_table import FEW, row_frame, split_counts, value_table
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 MEMO = "_ens_memo"
 W_MEMBER, W_SOURCE, W_ROW = "_w_ens_member", "_w_ens_source", "_w_ens_row"
@@ -112,7 +113,7 @@ def render_vote(ens, split) -> None:
     st.caption(f"How the {ens.n_members:d} members vote on {md_escape(what)}.")
     st.dataframe(row, hide_index=True)
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(figs.vote_figure(vb), key="ens_vote_chart")
+    show_chart(figs.vote_figure(vb), where=left, key="ens_vote_chart", lead="How the members vote for this row")
     with right:
         st.dataframe(vb.tally, hide_index=True, column_config={
             "weight": st.column_config.NumberColumn(format="%.3f"),
@@ -158,7 +159,7 @@ def render_members(ens, train) -> None:
             st.info("This member was trained on every training row (no bootstrap), so it has no out-of-bag rows.")
             return
         counts = ens.in_bag[m]
-        st.plotly_chart(figs.inbag_figure(counts), key="ens_inbag")
+        show_chart(figs.inbag_figure(counts), key="ens_inbag", lead="How often each row was drawn into a bootstrap sample")
         oob = np.flatnonzero(counts == 0)
         pred = ens.train_outputs[m, oob]
         truth = ens.train_y[oob]
@@ -211,12 +212,12 @@ def render_regions(ens, train) -> None:
     left, right = st.columns(2, gap="large")
     fig = memo(("map", ens, x, y), lambda: figs.ensemble_region_figure(
         ens, train.frame, labels, x, y, title=f"Vote of all {ens.n_members} members"))
-    left.plotly_chart(fig, key="ens_map")
+    show_chart(fig, where=left, key="ens_map", lead="The ensemble's decision map")
     tree = ens.members[m].tree
     with right:
         if x in tree.schema.feature_names and y in tree.schema.feature_names:
-            st.plotly_chart(region_figure(tree, train.frame, labels, x, y, height=520, show_leaf_ids=False),
-                            key="ens_member_regions")
+            show_chart(region_figure(tree, train.frame, labels, x, y, height=520, show_leaf_ids=False),
+                       key="ens_member_regions", lead=f"Regions of member {m:d} alone")
             st.caption(f"Member {m:d} alone: hard boxes. The vote smooths them (pale = members disagree).")
         else:
             st.info(f"Member {m:d} may not use both {md_escape(shorten(x))} and {md_escape(shorten(y))} "
@@ -228,11 +229,11 @@ def render_curves(ens, split) -> None:
     test = split.test if split.test is not None and len(split.test) else None
     curve = memo(("curve", ens), lambda: ensembles.size_curve(ens, test))
     left, right = st.columns(2, gap="large")
-    left.plotly_chart(figs.size_curve_figure(curve), key="ens_size_curve")
+    show_chart(figs.size_curve_figure(curve), where=left, key="ens_size_curve", lead="Accuracy against the number of members")
     rows = test if test is not None else split.train
     with right:
         report = memo(("variance", ens), lambda: ensembles.error_correlation(ens, rows))
-        st.plotly_chart(figs.variance_figure(report), key="ens_variance")
+        show_chart(figs.variance_figure(report), key="ens_variance", lead="Spread of the members' predictions")
     st.code(report.arithmetic(), language=None)
     what = "the test rows" if test is not None else "the training rows (there are no test rows)"
     st.caption(f"Errors measured on {md_escape(what)}. e_m(x) is member m's error on row x (0/1 wrong for classes, the "
@@ -255,4 +256,4 @@ def render_importances(ens, split) -> None:
             ens, rows, oob=oob, n_repeats=3, random_state=0,
             progress=lambda i, n: bar.progress(i / n, text=f"Feature {i} of {n}")))
         bar.empty()
-    st.plotly_chart(figs.importance_figure(imp, perm), key="ens_importance")
+    show_chart(figs.importance_figure(imp, perm), key="ens_importance", lead="Feature importance")

@@ -19,6 +19,7 @@ from engine.viz import eval_figs
 from ui import state
 from ui.widgets import md_escape
 from ui.evaluate import context as ec
+from ui.charts import show_chart
 
 TREE_CHOICES = ("grow", "full")
 TREE_LABELS = {"grow": "The Grow page's tree", "full": "Fully grown tree (current settings)"}
@@ -59,7 +60,7 @@ def render_metrics(ctx) -> None:
         for col, ev in zip(cols, evals):
             fig = (eval_figs.confusion_figure(ev) if ev.task == "classification"
                    else eval_figs.predicted_actual_figure(ev, seed=ctx.seed))
-            col.plotly_chart(fig, key=f"eval_fig_{ev.name}", width="stretch")
+            show_chart(fig, where=col, key=f"eval_fig_{ev.name}", width="stretch")
     if ctx.task == "classification":
         names = [e.name for e in evals]
         pick = st.selectbox("Per-class precision, recall and F1 for", names, index=len(names) - 1,
@@ -102,7 +103,7 @@ def render_cv(ctx) -> None:
     m2.metric("standard deviation", f"{result.std():.4f}")
     m3.metric(f"mean train {metric_label(result.metric)}", f"{result.mean(part='train'):.4f}")
     metric = ec.metric_choice(ctx.task, "eval_cv_metric", include_f1=True)
-    st.plotly_chart(eval_figs.cv_figure(result, metric), key="eval_cv_chart", width="stretch")
+    show_chart(eval_figs.cv_figure(result, metric), key="eval_cv_chart", width="stretch")
     st.dataframe(result.folds, hide_index=True, width="stretch")
     st.dataframe(result.summary(), hide_index=True, width="stretch")
 
@@ -119,7 +120,7 @@ def render_overfitting(ctx) -> None:
     table, grower = ec.curve_data(ctx, x)
     marker = ec.current_marker(ctx, table, x, metric)
     fig = eval_figs.growth_curve_figure(table, metric=metric, x=x, current=marker)
-    st.plotly_chart(fig, key="eval_curve_chart", width="stretch")
+    show_chart(fig, key="eval_curve_chart", width="stretch")
     st.markdown(ec.best_point_text(table, metric, x))
     if x == "depth":
         st.caption("Each point is the tree cut at that depth (every node above it split).")
@@ -160,7 +161,7 @@ def render_learning(ctx) -> None:
     else:
         runs, summary = last[1]
     metric = metrics_for(ctx.task)[0]
-    st.plotly_chart(eval_figs.learning_curve_figure(summary, metric=metric, runs=runs),
+    show_chart(eval_figs.learning_curve_figure(summary, metric=metric, runs=runs),
                     key="eval_lc_chart", width="stretch")
     st.caption(f"Scored on {len(ctx.curve_test):,} held-out rows. Lines: mean over the random subsets; "
                "band: ± one standard deviation; dots: single trees.")
@@ -207,7 +208,7 @@ def render_instability(ctx) -> None:
     m3.metric("test rows that changed in some run", f"{result.unstable_share:.0%}")
     m4.metric(f"vote of the runs ({metric_label(result.metric)})", f"{result.vote_score:.3f}",
               f"{result.vote_score - o['test_score']:+.3f} vs original", delta_arrow="off")
-    st.plotly_chart(eval_figs.instability_figure(result), key="eval_inst_chart", width="stretch")
+    show_chart(eval_figs.instability_figure(result), key="eval_inst_chart", width="stretch")
     st.caption(f"Perturbation: {PERTURBATIONS[result.method]}. A small change in the rows can change the "
                "root and the whole tree below it; voting over many such trees (bagging, random forests) "
                "averages the changes away.")

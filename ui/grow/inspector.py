@@ -32,6 +32,7 @@ from ui.grow.exports import csv_bytes, file_stem
 from ui.grow import views
 from ui.grow.views import memo, tree_fingerprint
 from ui.widgets import flash, md_escape, shorten
+from ui.charts import show_chart
 
 W_NODE = "_w_grow_node"
 SLIDER_MAX = 200  # thresholds offered on a slider; more than this: a number input
@@ -278,7 +279,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
     left, right = (st.container(), st.container()) if narrow else st.columns([1, 1], gap="large")
     with left:
         fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
-        st.plotly_chart(fig, key="grow_class_dist", width="stretch")
+        show_chart(fig, key="grow_class_dist", lead="Classes of the selected node's rows", width="stretch")
     if table.empty:
         return
     ranked = grower.candidates(sel)
@@ -305,7 +306,7 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
                 chosen = split.threshold if split.kind == "threshold" else split.describe()
                 fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
                            lambda: threshold_scan_figure(scan, chosen=chosen))
-                st.plotly_chart(fig, key="grow_scan", width="stretch")
+                show_chart(fig, key="grow_scan", lead="Gain of every threshold of the feature", width="stretch")
                 if grower.searches_histogram(sel) and grower.schema.kinds[
                         grower.schema.feature_names.index(feature)] == "numeric":
                     st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")

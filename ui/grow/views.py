@@ -18,7 +18,7 @@ from engine.viz.dot import dot_source
 from engine.viz.tree_figure import MODEBAR_PX, tree_figure
 from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
-from ui.charts import overlay_shapes
+from ui.charts import overlay_shapes, show_chart
 from ui.widgets import md_escape, shorten
 
 MEMO = "_grow_memo"
@@ -354,7 +354,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         f = st.selectbox("Feature", feats, key=W_X + "_fit", format_func=lambda v: shorten(v, 40))
         fig = memo(("fit", fp, f, qkey, big), lambda: presenter_figure(
             regression_fit_figure(tree, ds.frame, ds.y, f, query=query), big))
-        st.plotly_chart(fig, key="grow_fit", width="stretch")
+        show_chart(fig, key="grow_fit", lead="The tree's prediction against the feature", width="stretch")
         return
     if len(usable) < 2:
         names = ", ".join(numeric) if numeric else "none"
@@ -391,7 +391,7 @@ def render_regions(grower, *, highlight=None, query=None, two_features=None, set
         tree, ds.frame, None, x, y, query=query, seed=seed, points=points, layer=layer,
         height=REGION_HEIGHT_BIG if big else REGION_HEIGHT, dragmode=CLICKABLE_DRAGMODE), big))
     with st.container(key=REGION_BOX):
-        st.plotly_chart(fig, key=REGION_KEY, on_select=_on_region_select,
+        show_chart(fig, key=REGION_KEY, lead="The tree's regions over two features", on_select=_on_region_select,
                         selection_mode=("points", "box"), width="stretch")
         overlay_shapes(REGION_BOX, highlight_shapes(layer, hl))
     sample = (f"Showing {points.n_shown:,} of {points.n_known:,} rows, a sample spread over the classes and the "

@@ -20,6 +20,7 @@ from ui.model.common import class_names, data_matches, model_frame, pick_row
 from ui.model.regions import render_regions
 from ui.model.figures import answer_table, member_distribution_figure, waterfall_figure
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 W_OUTPUT = "_w_model_output"
 W_TAB = "_w_model_ens_tab"
@@ -46,9 +47,9 @@ def render_contributions(model, row) -> None:
                               help="A multi-class boosted model adds one tree per class in each round; each class "
                                    "has its own margin, and softmax turns the margins into probabilities.")
     steps = c.waterfall(output)
-    st.plotly_chart(waterfall_figure(steps, output=names.get(output, output), link=c.link,
-                                     answer_text=_answer_text(c, output, names)),
-                    key="model_waterfall", width="stretch")
+    show_chart(waterfall_figure(steps, output=names.get(output, output), link=c.link,
+                                answer_text=_answer_text(c, output, names)),
+               key="model_waterfall", lead="How each tree moves the margin", width="stretch")
     link = {"logistic": "p = 1 / (1 + e^(−margin)) gives the positive class's probability",
             "softmax": "softmax (e^margin of each class, divided by their sum) gives the probabilities",
             "exp": "e^margin gives the prediction (the margin is a logarithm)",
@@ -82,7 +83,7 @@ def render_votes(model, row) -> None:
     names = class_names(model, state.current_dataset())
     vb = named_votes(member_votes(model, row), names)
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(vote_figure(vb), key="model_vote_chart", width="stretch")
+    show_chart(vote_figure(vb), where=left, key="model_vote_chart", lead="How the model's members vote for this row", width="stretch")
     with right:
         st.dataframe(vb.tally, hide_index=True, column_config={
             "weight": st.column_config.NumberColumn(format="%.3f"),
@@ -91,7 +92,7 @@ def render_votes(model, row) -> None:
         kind = "the mean of the members' class distributions" if model.kind == "soft_vote" else "a majority vote"
         st.caption("The model combines its members by " + kind + ".")
     if model.task == "classification":
-        st.plotly_chart(member_distribution_figure(vb.members, [names[c] for c in model.classes]), key="model_member_dist",
+        show_chart(member_distribution_figure(vb.members, [names[c] for c in model.classes]), key="model_member_dist", lead="The members' predictions for this row",
                         width="stretch")
     st.dataframe(vb.members, hide_index=True, height=260, width="stretch",
                  column_config={"weight": st.column_config.NumberColumn(format="%.3f")})

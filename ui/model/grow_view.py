@@ -22,6 +22,7 @@ from ui.grow.layout import areas
 from ui.model import with_data
 from ui.model.common import current_tree, inner_unknown, member_label, member_picker, shown_tree
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 DIAGRAM_WIDTH = 520  # CSS px: the diagram's three fifths beside the inspector at 1366 px (as the grower's)
 COMPACT_NODES = 40  # more nodes than this: compact boxes
@@ -100,7 +101,7 @@ def render_inspector(model, tree, t: int) -> None:
         st.caption("A boosted tree's leaf holds a score, not a class: the model adds the scores of one tree a "
                    "round (per class) and turns the sum into its answer (see the Ensembles page).")
     elif tree.task == "classification" and not node.is_leaf and (model.inner_values or node.n_node_samples):
-        st.plotly_chart(class_distribution_figure(tree, sel, height=300), key="model_class_dist", width="stretch")
+        show_chart(class_distribution_figure(tree, sel, height=300), key="model_class_dist", lead="Classes of the selected node's rows", width="stretch")
     with_data.render_node_data(model, tree, sel)
 
 

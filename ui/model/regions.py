@@ -21,6 +21,7 @@ from ui.feature_table import row_frame, tested_first
 from ui.model.common import class_names, data_matches, data_targets, model_frame, split_counts, typed_row
 from ui.model.figures import region_map_figure
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 W_X, W_Y = "_w_model_reg_x", "_w_model_reg_y"
 RESOLUTION = 80  # grid points per axis (6,400 rows predicted by every tree at once)
@@ -124,6 +125,6 @@ def render_regions(model) -> None:
         return
     fig = region_map_figure(gx, gy, win, strength, task=model.task, classes=[names[c] for c in model.classes], x=x, y=y,
                             points=points, held=held)
-    st.plotly_chart(fig, key="model_regions", width="stretch")
+    show_chart(fig, key="model_regions", lead="The model's decision regions", width="stretch")
     if model.task == "classification":
         st.caption("Each cell shows the class the model predicts there; the paler, the closer the vote.")

@@ -24,6 +24,7 @@ from ui import state, tree_view
 from ui.model.common import class_names, current_tree, member_label, member_picker, shown_tree
 from ui.model.with_data import data_tree, matching, rows_and_targets
 from ui.widgets import md_escape, shorten
+from ui.charts import show_chart
 
 W_PRUNE, W_ALPHA = "_w_model_prune_method", "_w_model_alpha"
 PRUNE_METHODS = {"reduced_error": "Reduced error", "cost_complexity": "Cost complexity (α)"}
@@ -87,7 +88,7 @@ def render_evaluate(model) -> None:
     cols = st.columns(len(evals))
     for col, ev in zip(cols, evals):
         fig = eval_figs.confusion_figure(ev) if ev.task == "classification" else eval_figs.predicted_actual_figure(ev)
-        col.plotly_chart(fig, key=f"model_eval_{ev.name.split()[0]}", width="stretch")
+        show_chart(fig, where=col, key=f"model_eval_{ev.name.split()[0]}", width="stretch")
     if model.task == "classification":
         st.dataframe(evals[-1].report, hide_index=True, width="stretch", column_config={
             c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall", "f1")})

@@ -25,6 +25,7 @@ from ui import state, tree_view
 from ui.classroom.presenter import render_prune_narration
 from ui.grow.views import tree_fingerprint
 from ui.widgets import cores_setting, flash, md_escape, shorten
+from ui.charts import show_chart
 
 MEMO, MEMO_SIZE, BIG_TREE = "_prune_memo", 16, 100
 MANUAL, CV = "_prune_manual", "_prune_cv"
@@ -122,11 +123,11 @@ def ccp_panel(tree, grower, split):
     alpha = st.select_slider(
         "α (each value gives one tree of the path)", alphas, key=W_ALPHA,
         format_func=lambda a: f"{a:.4g} ({plural(int(path.n_leaves[path.index_for(a)]), 'leaf', 'leaves')})")
-    st.plotly_chart(alpha_path_figure(path, chosen=alpha), key="prune_path_chart", width="stretch")
+    show_chart(alpha_path_figure(path, chosen=alpha), key="prune_path_chart", width="stretch")
     cv = st.session_state.get(CV)
     if cv is not None and cv[:2] == (state.data_version(), fp):
         cv = cv[3]
-        st.plotly_chart(cv_figure(cv), key="prune_cv_chart", width="stretch")
+        show_chart(cv_figure(cv), key="prune_cv_chart", width="stretch")
         b1, b2 = st.columns(2)
         b1.button(f"Use the smallest CV error: α = {cv.alpha_min:.4g}", key="prune_use_min",
                   on_click=_set_alpha, args=(cv.alpha_min,))

@@ -25,13 +25,13 @@ edge [fontname=Helvetica, fontsize=10, color="#555555", arrowsize=0.6];
 
 # Mitchell's Table 3.2 tree (ID3), checked by eye against the book's Figure 3.1.
 PLAY_TENNIS_ID3 = HEADER + r"""n0 [label="#0  Outlook = ?\nn = 14\nNo 5, Yes 9\nentropy = 0.940", fillcolor="#F4F4F4"];
-n1 [label="#1  class = Yes\nn = 4\nNo 0, Yes 4\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#EEBF54"];
+n1 [label="#1  class = Yes\nn = 4\nNo 0, Yes 4\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#D1AB54"];
 n2 [label="#2  Wind = ?\nn = 5\nNo 2, Yes 3\nentropy = 0.971", fillcolor="#F4F4F4"];
 n4 [label="#4  class = No\nn = 2\nNo 2, Yes 0\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#54A1CB"];
-n5 [label="#5  class = Yes\nn = 3\nNo 0, Yes 3\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#EEBF54"];
+n5 [label="#5  class = Yes\nn = 3\nNo 0, Yes 3\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#D1AB54"];
 n3 [label="#3  Humidity = ?\nn = 5\nNo 3, Yes 2\nentropy = 0.971", fillcolor="#F4F4F4"];
 n6 [label="#6  class = No\nn = 3\nNo 3, Yes 0\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#54A1CB"];
-n7 [label="#7  class = Yes\nn = 2\nNo 0, Yes 2\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#EEBF54"];
+n7 [label="#7  class = Yes\nn = 2\nNo 0, Yes 2\nentropy = 0.000\nstop: all rows have the\nsame label", fillcolor="#D1AB54"];
 n0 -> n1 [label="Overcast"];
 n0 -> n2 [label="Rain"];
 n2 -> n4 [label="Strong"];

@@ -1,0 +1,52 @@
+"""The page-wide accessibility fixes (ui/a11y.py): the script is allowed by the proxy's policy and aims at what
+the app draws; the code colours reach WCAG's 4.5:1 on every background a code block has."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.csp import proxy_allows, script_body
+from ui import a11y
+from ui.charts import ALT_PREFIX, CHART_PREFIX
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two ``#rrggbb`` colours."""
+    def lum(h):
+        r, g, b_ = (int(h.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        f = lambda v: v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4  # noqa: E731
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b_)
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_proxys_policy_allows_the_accessibility_script_by_its_hash():
+    assert proxy_allows(a11y.A11Y_JS)
+
+
+def test_the_script_names_the_charts_marks_formulas_and_the_current_page():
+    body = script_body(a11y.A11Y_JS)
+    assert f"st-key-{CHART_PREFIX}" in body and f"st-key-{ALT_PREFIX}" in body
+    assert 'setAttribute("role", "figure")' in body and 'setAttribute("aria-label", text)' in body
+    assert 'svg.setAttribute("aria-hidden", "true")' in body
+    assert ".katex-display" in body and "tabIndex = 0" in body
+    assert "aria-current" in body and "st-key-dtx_nav" in body
+
+
+def test_the_scripts_container_takes_no_room():
+    assert f".st-key-{a11y.A11Y_KEY}," in a11y.A11Y_CSS and "display: none" in a11y.A11Y_CSS
+
+
+@pytest.mark.parametrize("background", ["#f8fafc", "#f1f4f8", "#e8ecf2", "#ffffff"])
+def test_every_code_colour_reaches_4_5_to_1(background):
+    colours = re.findall(r"color: (#[0-9a-f]{6})", a11y.A11Y_CSS)
+    assert len(colours) == 7  # six token groups and inline code in captions
+    low = {c: round(contrast(c, background), 2) for c in colours if contrast(c, background) < 4.5}
+    assert not low, low
+
+
+def test_the_contrast_formula_matches_wcag_examples():
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the lightest grey at 4.5:1
