@@ -152,5 +152,10 @@ class GradientEnsemble(Ensemble):
         y = np.asarray(y)
         return np.array([self.loss.loss(y, raw) for raw in self.staged_raw(data)])
 
+    def to_onnx(self) -> bytes:
+        """ONNX model bytes (:func:`engine.ensembles.gradient.onnx_boost.boosting_to_onnx`)."""
+        from engine.ensembles.gradient.onnx_boost import boosting_to_onnx   # onnx is imported on export only
+        return boosting_to_onnx(self)
+
     def oob_votes(self, upto=None, outputs=None):
         raise DataError("Gradient boosting uses no bootstrap: there are no out-of-bag votes.")
