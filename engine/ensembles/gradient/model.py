@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import pandas as pd
 
 from engine.errors import DataError
 from engine.ensembles.compiled import CompiledTree
@@ -139,6 +140,37 @@ class GradientEnsemble(Ensemble):
         X = np.asarray(self.encode(data), dtype=float)
         k = len(self.members) if upto is None else self.check_rounds(upto) * self.n_columns
         return np.stack([t.values(X)[:, 0] for t in self._trees[:k]]) if k else np.empty((0, X.shape[0]))
+
+    def tally(self, outputs: np.ndarray, upto: int | None = None, members=None) -> np.ndarray:
+        """From :meth:`member_outputs`: class probabilities (n, K), or for regression (n, 2) the value and 1,
+        so the vote-based figures (the decision map) draw the boosted model as they draw a vote."""
+        k = outputs.shape[0] // self.n_columns
+        raw = self.init_raw[None, :] + self.learning_rate * outputs.T.reshape(outputs.shape[1], k, self.n_columns).sum(1)
+        if self.task == "classification":
+            return self.loss.probabilities(raw)
+        return np.stack([raw[:, 0], np.ones(raw.shape[0])], axis=1)
+
+    def combine(self, votes: np.ndarray) -> np.ndarray:
+        """Most probable class code (first on ties) or the value, from :meth:`tally`'s table."""
+        return np.argmax(votes, axis=1) if self.task == "classification" else votes[:, 0]
+
+    def waterfall(self, row, column: int = 0, upto: int | None = None) -> pd.DataFrame:
+        """One row's raw output ``column`` as steps ``base score``, ``tree 1`` .. ``tree upto`` (round r's tree
+        of that column) with ``start``, ``contribution`` (learning rate x leaf value) and ``end``: the layout
+        of :meth:`engine.models.explain.Contributions.waterfall`, so the same waterfall chart draws it."""
+        X = np.asarray(self.encode(row), dtype=float)
+        if X.shape[0] != 1:
+            raise DataError(f"A breakdown is for one row; got {X.shape[0]} rows.")
+        if not 0 <= int(column) < self.n_columns:
+            raise DataError(f"column must be 0..{self.n_columns - 1}; got {column!r}.")
+        base, contrib = self.contributions(X, int(column))
+        c = contrib[0, :self.check_rounds(upto)]
+        ends = base + np.cumsum(c)
+        steps = pd.DataFrame({"step": [f"tree {r + 1}" for r in range(c.size)],
+                              "start": np.concatenate([[base], ends[:-1]]) if c.size else [], "contribution": c,
+                              "end": ends})
+        head = pd.DataFrame({"step": ["base score"], "start": [0.0], "contribution": [base], "end": [base]})
+        return pd.concat([head, steps], ignore_index=True)
 
     def contributions(self, data, column: int = 0) -> tuple[float, np.ndarray]:
         """(F_0, (n, rounds) each round's learning rate x leaf value) of raw column ``column``: the start
