@@ -93,3 +93,44 @@ def test_rules_page(page, wait_idle, screenshot):
     expect(panel.get_by_test_id("stCode")).to_contain_text("IF (Outlook = Sunny AND Humidity = High) THEN No")
     screenshot(page, "rules_kdt")
     _no_errors(page)
+
+
+def test_gradient_boosting_one_round_at_a_time(page, wait_idle, screenshot):
+    """A boosting run on the noisy moons at a laptop's 1366x768: train, step, play, to the end; the residuals,
+    the round's tree, the running prediction (curve, then maps), the loss curve and the waterfall draw."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/ensembles?lesson=random-forest-votes&method=gradient_boosting")
+    wait_idle(page)
+    page.get_by_role("button", name="Train").click()
+    wait_idle(page, timeout=180_000)
+    expect(page.get_by_text("Gradient boosting: 50 rounds (50 trees) trained")).to_be_visible()
+    expect(page.get_by_text("Round 1 of 50")).to_be_visible()
+    page.get_by_role("button", name="Step a round").click()
+    wait_idle(page)
+    expect(page.get_by_text("Round 2 of 50")).to_be_visible()
+    expect(page.get_by_text("Round 2: a tree with")).to_be_visible()
+    for key in ("gb_residuals", "gb_running", "gb_loss", "gb_waterfall"):
+        expect(page.locator(f".st-key-{key} .js-plotly-plot")).to_have_count(1)
+    expect(page.locator(TREES)).to_have_count(1)
+    _no_errors(page)
+    screenshot(page, "ensembles_boosting_viewport", full_page=False)
+    page.set_viewport_size({"width": 1366, "height": 3200})    # the whole panel, still 1366 px wide
+    wait_idle(page)
+    screenshot(page, "ensembles_boosting_round")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    wait_idle(page)
+    page.get_by_role("button", name="Play").click()
+    expect(page.get_by_text("Round 4 of 50")).to_be_visible(timeout=20_000)   # a round a second
+    page.get_by_role("button", name="Pause").click()
+    wait_idle(page)
+    page.get_by_role("button", name="To the end").click()
+    wait_idle(page)
+    expect(page.get_by_text("Round 50 of 50")).to_be_visible()
+    page.get_by_text("two features").click()
+    wait_idle(page)
+    expect(page.locator(".st-key-gb_map_before .js-plotly-plot")).to_have_count(1)
+    expect(page.locator(".st-key-gb_map_after .heatmaplayer")).not_to_have_count(0)
+    _no_errors(page)
+    page.set_viewport_size({"width": 1366, "height": 3200})
+    wait_idle(page)
+    screenshot(page, "ensembles_boosting_end")

@@ -1,7 +1,7 @@
 """Ensembles page: gradient boosting one round at a time.
 
 The trained ensemble holds every round; the page walks through them: ``Step a round`` / ``Back`` / ``Play``
-(one round a second, in a fragment, until the last) / ``To the end``. For the current round m it shows what
+(one round a second until the last) / ``To the end``. For the current round m it shows what
 its tree fits (the pseudo-residuals against one or two features), the tree (the members' diagram), the
 running prediction before and after (a curve along one feature, or the decision map over two), the training
 and test loss against the rounds, and one row's raw output as the start value plus each round's share (the
@@ -9,6 +9,8 @@ imported models' waterfall), with the round narrated in the classroom language.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import streamlit as st
@@ -21,8 +23,9 @@ from ui import state
 from ui.classroom import presenter as classroom
 from ui.ensembles.views import member_diagram, memo, numeric_features
 from ui.model.figures import waterfall_figure
+from ui.widgets import md_escape
 
-ROUND, PLAYING = "_gb_round", "_gb_playing"
+ROUND, PLAYING, PLAY_LAST = "_gb_round", "_gb_playing", "_gb_play_last"
 W_CLASS, W_ROW, W_DIMS, W_X, W_Y = "_w_gb_class", "_w_gb_row", "_w_gb_dims", "_w_gb_x", "_w_gb_y"
 PLAY_SECONDS = 1.0
 
@@ -40,6 +43,12 @@ def _set_round(m: int, playing: bool = False) -> None:
     st.session_state[PLAYING] = playing
 
 
+def _play(m: int, n_rounds: int) -> None:
+    """Play: the next round at once, then one a second (see :func:`_tick`)."""
+    _set_round(min(m + 1, n_rounds), m + 1 < n_rounds)
+    st.session_state[PLAY_LAST] = time.monotonic()
+
+
 def controls(ens) -> int:
     """Back / Step a round / Play (Pause) / To the end; returns the round to show."""
     m = current_round(ens)
@@ -53,32 +62,31 @@ def controls(ens) -> int:
         c[2].button("Pause", key="_w_gb_pause", icon=":material/pause:", on_click=_set_round, args=(m, False))
     else:
         c[2].button("Play", key="_w_gb_play", icon=":material/play_arrow:", disabled=m >= M,
-                    on_click=_set_round, args=(m, True))
+                    on_click=_play, args=(m, M))
     c[3].button("To the end", key="_w_gb_end", icon=":material/last_page:", disabled=m >= M,
                 on_click=_set_round, args=(M,))
-    c[4].markdown(f"**Round {m} of {M}** · learning rate {ens.learning_rate:g}")
+    c[4].markdown(f"**Round {m:d} of {M:d}** · learning rate {ens.learning_rate:g}")
     return m
 
 
+def _tick(n_rounds: int) -> None:
+    """One Play tick: the next round once a second has passed since the last, then a full rerun (the last
+    round stops Play)."""
+    ss = st.session_state
+    if not ss.get(PLAYING) or time.monotonic() - float(ss.get(PLAY_LAST, 0.0)) < 0.95 * PLAY_SECONDS:
+        return
+    m = min(int(ss.get(ROUND, 1)) + 1, n_rounds)
+    _set_round(m, m < n_rounds)
+    ss[PLAY_LAST] = time.monotonic()
+    st.rerun()
+
+
 def render(ens, split) -> None:
-    """Controls and the current round. While playing, a fragment runs every second and steps one round
-    each time (the first step at once), until the last round, where a full rerun stops the timer."""
-    playing = bool(st.session_state.get(PLAYING))
-
-    @st.fragment(run_every=PLAY_SECONDS if playing else None)
-    def body():
-        m = current_round(ens)
-        if st.session_state.get(PLAYING):
-            if m < ens.n_rounds:
-                m += 1
-                _set_round(m, True)
-            if m >= ens.n_rounds:
-                _set_round(m, False)
-                if playing:
-                    st.rerun()          # the whole page again, without the timer
-        render_round(ens, split, controls(ens))
-
-    body()
+    """Controls and the current round; while playing, a small fragment polls four times a second and
+    steps a round each second (as the Grow page's Play: the page itself reruns in full)."""
+    render_round(ens, split, controls(ens))
+    if st.session_state.get(PLAYING):
+        st.fragment(_tick, run_every=PLAY_SECONDS / 4)(ens.n_rounds)
 
 
 def _column_picker(ens) -> int:
@@ -126,8 +134,8 @@ def render_round(ens, split, m: int) -> None:
                        delta_color="off")
     cols[3].metric("rows in this round", f"{len(train) if rnd.in_sample is None else int(rnd.in_sample.sum()):,}")
     if m == 1:
-        st.text(narrate_gradient_start(ens, lang=lang, noun=noun))
-    st.text(narrate_gradient_round(ens, r, lang=lang, noun=noun))
+        st.markdown(md_escape(narrate_gradient_start(ens, lang=lang, noun=noun)))
+    st.markdown(md_escape(narrate_gradient_round(ens, r, lang=lang, noun=noun)))
     k = _column_picker(ens)
     tree = ens.members[rnd.members[k]].tree
     raw_before = memo(("gb_raw", ens, r), lambda: ens.raw(train, r))
@@ -142,7 +150,7 @@ def render_round(ens, split, m: int) -> None:
             st.plotly_chart(residual_figure(ens, train.frame, res, fitted, *feats, in_sample=rnd.in_sample,
                                             what=what), key="gb_residuals")
     with right:
-        st.caption(f"Round {m}'s tree (leaf values before × {ens.learning_rate:g}; "
+        st.caption(f"Round {m:d}'s tree (leaf values before × {ens.learning_rate:g}; "
                    + ("the mean residual" if ens.task == "regression" else "one Newton step") + ")")
         member_diagram(tree)
     row_pos = _row_picker(train)

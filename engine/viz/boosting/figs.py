@@ -93,6 +93,10 @@ def running_curve(ens, frame: pd.DataFrame, x: str, row: dict, r: int, *, column
     return pd.DataFrame(out)
 
 
+def _after(rounds: int) -> str:
+    return f"after {rounds} round" + ("" if rounds == 1 else "s")
+
+
 def running_figure(curve: pd.DataFrame, frame: pd.DataFrame, target_values: np.ndarray, x: str, r: int, *,
                    what: str, row_x: float | None = None, max_points: int = MAX_POINTS,
                    height: int = 420) -> go.Figure:
@@ -104,9 +108,9 @@ def running_figure(curve: pd.DataFrame, frame: pd.DataFrame, target_values: np.n
     fig.add_trace(go.Scatter(x=xs[rows], y=np.asarray(target_values, dtype=float)[rows], mode="markers",
                              name="training rows", marker={"size": 5, "color": palette.MUTED, "opacity": 0.6},
                              customdata=rows[:, None], hovertemplate="row %{customdata[0]}: %{y:.4g}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=curve["x"], y=curve["before"], mode="lines", name=f"after {r} rounds",
+    fig.add_trace(go.Scatter(x=curve["x"], y=curve["before"], mode="lines", name=_after(r),
                              line={"color": palette.OKABE_ITO[1], "width": 2, "dash": "dash"}))
-    fig.add_trace(go.Scatter(x=curve["x"], y=curve["after"], mode="lines", name=f"after {r + 1} rounds",
+    fig.add_trace(go.Scatter(x=curve["x"], y=curve["after"], mode="lines", name=_after(r + 1),
                              line={"color": palette.OKABE_ITO[0], "width": 3}))
     if row_x is not None and np.isfinite(row_x):
         fig.add_vline(x=row_x, line={"color": palette.PATH, "dash": "dot"})
