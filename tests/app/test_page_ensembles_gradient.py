@@ -90,3 +90,23 @@ def test_engine_refusals_are_one_sentence(monkeypatch):
     assert [e.value for e in at.error]
     assert "Gradient boosting with 2,000 rounds of depth-3 trees" in at.error[0].value.replace("\\", "")
     assert at.session_state[training.W_GB_LOSS] == "log_loss"      # the only loss offered for classes
+
+
+def test_round_tree_grows_split_by_split_with_gain_tables():
+    ds = engine.load_sample("diabetes")
+    at, split = _open(ds)
+    _boost(at, **{training.W_GB_M: 3, training.W_GB_DEPTH: 2})
+    ens = at.session_state[training.RESULT]["ensemble"]
+    at.button(key="_w_gb_step").click().run()
+    at.button(key="_w_gb_regrow_step").click().run()
+    _ok(at)
+    table = at.dataframe[0].value
+    assert list(table["split"])[0] == ens.members[1].tree.root.split.describe()
+    assert any("Node 0 (" in m.value.replace("\\", "") for m in at.markdown)
+    for _ in range(3):
+        at.button(key="_w_gb_regrow_step").click().run()
+    _ok(at)
+    grown = at.session_state["_ens_memo"][("gb_grower", ens, 1, 0)]
+    assert grown.done and grown.tree.fingerprint == ens.members[1].tree.fingerprint
+    at.button(key="_w_gb_regrow_reset").click().run()
+    assert grown.n_steps == 0

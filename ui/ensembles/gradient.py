@@ -21,6 +21,7 @@ from engine.viz import ensemble_figs as figs
 from engine.viz.boosting import loss_figure, residual_figure, running_curve, running_figure
 from ui import state
 from ui.classroom import presenter as classroom
+from ui.ensembles.gradient_grow import render_regrow
 from ui.ensembles.views import member_diagram, memo, numeric_features
 from ui.model.figures import waterfall_figure
 from ui.widgets import md_escape
@@ -153,6 +154,7 @@ def render_round(ens, split, m: int) -> None:
         st.caption(f"Round {m:d}'s tree (leaf values before × {ens.learning_rate:g}; "
                    + ("the mean residual" if ens.task == "regression" else "one Newton step") + ")")
         member_diagram(tree)
+    render_regrow(ens, train, r, k)
     row_pos = _row_picker(train)
     row = train.frame.iloc[[row_pos]]
     left, right = st.columns([3, 2], gap="large")

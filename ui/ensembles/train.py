@@ -131,6 +131,7 @@ def train(train_ds, settings: dict, test_ds=None):
         bar.empty()
     st.session_state.pop(MEMO, None)  # views remembered for the previous ensemble
     st.session_state.pop("_gb_round", None)
+    st.session_state.pop("_gb_regrow_steps", None)
     st.session_state[RESULT] = {"version": state.data_version(), "ensemble": ens, "method": method,
                                 "seconds": time.perf_counter() - started, "settings": dict(settings)}
     return ens
