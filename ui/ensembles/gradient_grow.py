@@ -58,4 +58,7 @@ def render_regrow(ens, train, r: int, k: int = 0) -> None:
         st.markdown(md_escape(narrate_step(record, grower, lang=lang, noun=row_noun(state.current_dataset_name()))))
         table = record.gain_table
         if table is not None:
-            st.dataframe(gain_table_view(table), hide_index=True, width="stretch", column_config=gain_table_columns())
+            view = gain_table_view(table)
+            view = view[[c for c in view.columns if c not in ("gain_ratio", "split_info", "eligible")]]   # C4.5's
+            st.dataframe(view.dropna(axis=1, how="all"), hide_index=True, width="stretch",
+                         column_config=gain_table_columns())
