@@ -110,3 +110,14 @@ def test_round_tree_grows_split_by_split_with_gain_tables():
     assert grown.done and grown.tree.fingerprint == ens.members[1].tree.fingerprint
     at.button(key="_w_gb_regrow_reset").click().run()
     assert grown.n_steps == 0
+
+
+def test_categories_and_missing_values_step_without_errors():
+    for name in ("play_tennis", "titanic_small"):       # no numeric feature; missing values and categories
+        at, split = _open(engine.load_sample(name))
+        _boost(at, **{training.W_GB_M: 3})
+        at.button(key="_w_gb_step").click().run()
+        _ok(at)
+        ens = at.session_state[training.RESULT]["ensemble"]
+        assert ens.n_rounds == 3 and _chart(at, "gb_waterfall")["data"][0]["type"] == "waterfall"
+        assert np.array_equal(ens.predict(split.test), fit_gradient_boosting(split.train, n_estimators=3).predict(split.test))
