@@ -30,7 +30,7 @@ import numpy as np
 from engine.budget import check_trees, reserving
 from engine.config import TreeConfig
 from engine.config import tree_config as check_config
-from engine.errors import ConfigError
+from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
 from engine.grow.parallel import check_n_jobs, tree_threads
 from engine.threads import thread_map
@@ -135,6 +135,9 @@ def fit_gradient_boosting(dataset, *, n_estimators: int = 100, learning_rate: fl
     raw = np.tile(init, (n, 1))
     Xt = yt = raw_t = None
     if test is not None and len(test):
+        if getattr(test, "schema", None) != dataset.schema:
+            raise DataError("The test rows must come from the same data set as the training rows (a split of it), "
+                            "with the same columns, kinds and classes.")
         Xt, yt = np.asarray(test.X, dtype=float), np.asarray(test.y)
         raw_t = np.tile(init, (Xt.shape[0], 1))
     members, rounds = [], []

@@ -161,3 +161,5 @@ def test_wrong_loss_for_numbers_and_bad_upto():
     with pytest.raises(DataError, match="probabilities"):
         ens.predict_proba(ds.X)
     assert np.allclose(ens.raw(ds.X, 0), ds.y.mean())
+    with pytest.raises(DataError, match="same data set"):
+        fit_gradient_boosting(ds, n_estimators=2, test=engine.load_sample("iris"))
