@@ -21,7 +21,8 @@ def _round(at) -> int:
     return at.session_state[gradient.ROUND]
 
 
-def test_regression_steps_plays_and_ends_equal_to_the_engine():
+def test_regression_steps_plays_and_ends_equal_to_the_engine(monkeypatch):
+    monkeypatch.setattr(gradient, "PLAY_SECONDS", 3600.0)   # a slow run must not count as a second of Play
     ds = engine.load_sample("diabetes")
     at, split = _open(ds)
     _boost(at, **{training.W_GB_M: 6, training.W_GB_DEPTH: 2})
@@ -52,7 +53,7 @@ def test_regression_steps_plays_and_ends_equal_to_the_engine():
     at.button(key="_w_gb_play").click().run()
     _ok(at)
     assert _round(at) == 2 and at.session_state[gradient.PLAYING]
-    at.session_state[gradient.PLAY_LAST] = 0.0        # a second has passed: the ticker steps a round
+    at.session_state[gradient.PLAY_LAST] = -1e9        # a whole pace has passed: the ticker steps a round
     at.run()
     assert _round(at) == 3
     at.button(key="_w_gb_pause").click().run()
