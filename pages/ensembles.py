@@ -1,9 +1,10 @@
-"""Ensembles: bagging, random forests and AdaBoost on the active data, with their votes laid open."""
+"""Ensembles: bagging, random forests, AdaBoost and gradient boosting on the active data, laid open."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ui.ensembles import gradient as gradient
 from ui.ensembles import rounds as rounds
 from ui.ensembles import train as training
 from ui.ensembles import views as views
@@ -22,7 +23,8 @@ if state.current_model() is not None:  # a model trained elsewhere: its trees' v
     st.stop()
 st.caption("Many trees vote. Bagging grows each tree on a bootstrap sample, a random forest also draws "
            "features at random, AdaBoost reweights the rows each round. Members grow with the active "
-           "tree settings (Grow page); the random seed is the sidebar's.")
+           "tree settings (Grow page); the random seed is the sidebar's. Gradient boosting adds trees "
+           "instead: each round's CART regression tree fits the residuals of the rounds before it.")
 
 training.apply_method_link()
 split = state.current_split()
@@ -32,11 +34,12 @@ with st.container(border=True):
     settings = training.settings_panel(train)
     go = st.button("Train", type="primary", key="_w_ens_train", icon=":material/play_arrow:")
     if train.task == "regression":
-        st.caption("The target is numeric: members average their predictions (AdaBoost is for classes).")
+        st.caption("The target is numeric: members average their predictions, or boosting adds them up "
+                   "(AdaBoost is for classes).")
 
 if go:
     with friendly_errors("ensembles: training"):
-        training.train(train, settings)
+        training.train(train, settings, split.test)
 
 result = training.current_result()
 if result is None:
@@ -55,6 +58,10 @@ st.caption(ONNX_NOTE)
 if result["settings"] != settings:
     st.caption("The settings above differ from the trained ensemble's: press Train to apply them.")
 
+if ens.method == "gradient_boosting":
+    with friendly_errors("ensembles: gradient boosting"):
+        gradient.render(ens, split)
+    st.stop()
 tab_names = TABS + (["AdaBoost rounds"] if ens.method == "adaboost" else [])
 tabs = st.tabs(tab_names, key=W_TAB + ens.method, on_change="rerun")
 panels = [lambda: views.render_vote(ens, split), lambda: views.render_why(ens, split),

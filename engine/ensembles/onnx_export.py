@@ -291,7 +291,10 @@ def onnx_problem(model) -> str | None:
 
 
 def to_onnx(model) -> bytes:
-    """ONNX model bytes of a tree or an ensemble (see the module docstring for the file's input and outputs)."""
+    """ONNX model bytes of a tree or an ensemble (see the module docstring for the file's input and outputs);
+    a model with its own ``to_onnx`` (gradient boosting: a sum, not a vote) writes itself."""
+    if callable(getattr(model, "to_onnx", None)):
+        return model.to_onnx()
     if hasattr(model, "members"):
         return ensemble_to_onnx(model)
     _check_tree(model)

@@ -112,6 +112,21 @@ _EN = {
     "learner.stump": "the stump {test}",
     "learner.tree": "a tree with {leaves} leaves",
     "learner.text": "the learner ({text})",
+    # gradient boosting
+    "gboost.start": "Start: F₀ = {start} for all {noun}, {what}",
+    "gboost.start.mean": "the mean of the target",
+    "gboost.start.logodds": "the log-odds ln(p / (1 − p)) of the second class's share p",
+    "gboost.start.logs": "the logarithms of the class shares (centred)",
+    "gboost.round": ("Round {round}: {trees} on the pseudo-residuals ({residual}) of {n} {noun}, first split "
+                     "{test}; learning rate {rate} × each leaf's value is added to the running prediction F. "
+                     "The training loss goes from {before} to {after}"),
+    "gboost.trees.one": "a tree with {leaves} leaves is grown",
+    "gboost.trees.other": "{k} trees (one per class, {leaves} leaves in all) are grown",
+    "gboost.residual.reg": "target − F",
+    "gboost.residual.cls": "1 for the class, else 0, − the predicted probability",
+    "gboost.newton": "each leaf takes one Newton step: sum of the residuals / sum of p(1 − p)",
+    "gboost.test": "the test loss is {test}; it is lowest after round {best}",
+    "gboost.nosplit": "no split (every residual alike)",
 }
 
 _DE = {
@@ -191,6 +206,20 @@ _DE = {
     "learner.stump": "Der Stumpf {test}",
     "learner.tree": "Ein Baum mit {leaves} Blättern",
     "learner.text": "Der Lerner ({text})",
+    "gboost.start": "Start: F₀ = {start} für alle {noun}, {what}",
+    "gboost.start.mean": "der Mittelwert des Ziels",
+    "gboost.start.logodds": "die Log-Odds ln(p / (1 − p)) des Anteils p der zweiten Klasse",
+    "gboost.start.logs": "die Logarithmen der Klassenanteile (zentriert)",
+    "gboost.round": ("Runde {round}: Auf den Pseudo-Residuen ({residual}) von {n} {noun} {trees}, erster "
+                     "Split {test}; Lernrate {rate} × Blattwert wird zur laufenden Vorhersage F addiert. "
+                     "Der Trainingsverlust geht von {before} auf {after}"),
+    "gboost.trees.one": "wird ein Baum mit {leaves} Blättern gelernt",
+    "gboost.trees.other": "werden {k} Bäume gelernt (einer je Klasse, zusammen {leaves} Blätter)",
+    "gboost.residual.reg": "Ziel − F",
+    "gboost.residual.cls": "1 für die Klasse, sonst 0, − die vorhergesagte Wahrscheinlichkeit",
+    "gboost.newton": "jedes Blatt macht einen Newton-Schritt: Summe der Residuen / Summe von p(1 − p)",
+    "gboost.test": "der Testverlust ist {test}; am kleinsten ist er nach Runde {best}",
+    "gboost.nosplit": "kein Split (alle Residuen gleich)",
 }
 
 #: language -> message id -> template.

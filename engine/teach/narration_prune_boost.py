@@ -162,3 +162,36 @@ def narrate_boost_round(rnd, *, n_classes: int = 2, lang: str = "en", noun: str 
     share = float(np.asarray(rnd.next_weights, dtype=float)[wrong].sum())
     return text[:-1] + "; " + t("boost.shrink", lang, noun=noun_word(noun, 2, lang),
                                 factor=fmt(rnd.factor, lang, digits), share=fmt(share, lang, digits)) + "."
+
+
+def narrate_gradient_start(ens, *, lang: str = "en", noun: str = "row", digits: int = 3) -> str:
+    """The start value F_0 of a gradient-boosted ensemble in words (mean, log-odds or centred log shares)."""
+    check_language(lang)
+    what = {1: "logodds"}.get(ens.n_columns, "logs") if ens.task == "classification" else "mean"
+    start = " | ".join(fmt(v, lang, digits) for v in np.asarray(ens.init_raw, dtype=float))
+    return t("gboost.start", lang, noun=noun_word(noun, 2, lang), start=start,
+             what=t(f"gboost.start.{what}", lang)) + "."
+
+
+def narrate_gradient_round(ens, r: int, *, lang: str = "en", noun: str = "row", digits: int = 3) -> str:
+    """Round ``r`` (0-based) of a :class:`engine.ensembles.gradient.GradientEnsemble` in words: what its trees
+    fit, their first split, the learning rate, the training loss before and after, and the test loss with the
+    round where it is lowest (when the ensemble recorded one)."""
+    check_language(lang)
+    rnd = ens.rounds[r]
+    trees = [ens.members[m].tree for m in rnd.members]
+    leaves = sum(tr.n_leaves for tr in trees)
+    k = len(trees)
+    root = trees[0].root
+    test = split_text(root.split, lang) if not root.is_leaf else t("gboost.nosplit", lang)
+    n = len(ens.train_y) if rnd.in_sample is None else int(np.count_nonzero(rnd.in_sample))
+    text = t("gboost.round", lang, round=r + 1, trees=plural("gboost.trees", k, lang, k=k, leaves=leaves),
+             residual=t("gboost.residual." + ("cls" if ens.task == "classification" else "reg"), lang),
+             n=fmt_count(n, lang), noun=noun_word(noun, n, lang), test=test, rate=fmt_sig(ens.learning_rate, lang),
+             before=fmt(rnd.train_loss_before, lang, digits), after=fmt(rnd.train_loss, lang, digits))
+    if ens.task == "classification":
+        text += "; " + t("gboost.newton", lang)
+    tests = np.array([rd.test_loss for rd in ens.rounds], dtype=float)
+    if np.isfinite(tests[r]):
+        text += "; " + t("gboost.test", lang, test=fmt(tests[r], lang, digits), best=int(np.nanargmin(tests)) + 1)
+    return text + "."

@@ -20,12 +20,15 @@ from ui import state
 from ui.ensembles.views import MEMO
 from ui.widgets import cores_setting
 
-METHODS = {"bagging": "Bagging", "random_forest": "Random forest", "adaboost": "AdaBoost"}
+METHODS = {"bagging": "Bagging", "random_forest": "Random forest", "adaboost": "AdaBoost",
+           "gradient_boosting": "Gradient boosting"}
+LOSSES = {"squared_error": "squared error", "log_loss": "log-loss"}
 BASES = {"stump": "decision stump", "tree": "depth-k tree", "random_stump": "randomised stump"}
 RESULT = "ens_result"
 W_METHOD = "_w_ens_method"
 W_M, W_FRAC, W_K, W_PER_TREE = "_w_ens_m", "_w_ens_frac", "_w_ens_k", "_w_ens_per_tree"
 W_ROUNDS, W_BASE, W_DEPTH, W_THRESH = "_w_ens_rounds", "_w_ens_base", "_w_ens_depth", "_w_ens_thresholds"
+W_GB_M, W_GB_RATE, W_GB_DEPTH, W_GB_SUB, W_GB_LOSS = "_w_gb_m", "_w_gb_rate", "_w_gb_depth", "_w_gb_sub", "_w_gb_loss"
 _QP_APPLIED = "_ens_method_link"
 
 
@@ -50,7 +53,7 @@ def _k_options(d: int) -> list:
 def settings_panel(train) -> dict:
     """Draw the method and parameter widgets; return the chosen settings."""
     d = len(train.feature_names)
-    methods = list(METHODS) if train.task == "classification" else ["bagging", "random_forest"]
+    methods = list(METHODS) if train.task == "classification" else ["bagging", "random_forest", "gradient_boosting"]
     if st.session_state.get(W_METHOD) not in methods:
         st.session_state[W_METHOD] = "random_forest"
     method = st.segmented_control("Method", methods, format_func=METHODS.get, key=W_METHOD,
@@ -79,29 +82,56 @@ def settings_panel(train) -> dict:
             out["max_depth"] = cols[2].number_input("Depth k", 1, 10, 2, key=W_DEPTH)
         if out["base"] == "random_stump":
             out["n_thresholds"] = cols[2].number_input("Random thresholds per stump", 1, 50, 5, key=W_THRESH)
+    if method == "gradient_boosting":
+        out.update(boosting_settings(train, cols))
     return out
 
 
-def train(train_ds, settings: dict):
-    """Fit the chosen ensemble on ``train_ds`` with an ``st.progress`` bar; store and return it."""
+def boosting_settings(train, cols) -> dict:
+    """Rounds, learning rate, depth, subsample and loss of gradient boosting (the loss the target allows)."""
+    losses = ["squared_error"] if train.task == "regression" else ["log_loss"]
+    out = {"n_estimators": cols[0].number_input("Rounds M", 1, 2000, 50, key=W_GB_M),
+           "learning_rate": cols[1].number_input("Learning rate ν", 0.001, 1.0, 0.1, 0.01, key=W_GB_RATE,
+                                                 format="%.3f", help="Each round adds ν × its tree's leaf values."),
+           "max_depth": cols[2].number_input("Tree depth", 1, 10, 3, key=W_GB_DEPTH),
+           "subsample": cols[3].slider("Subsample", 0.1, 1.0, 1.0, 0.05, key=W_GB_SUB,
+                                       help="Share of the rows each round's tree is fitted on (drawn without "
+                                            "replacement; 1 = every row).")}
+    if st.session_state.get(W_GB_LOSS) not in losses:
+        st.session_state[W_GB_LOSS] = losses[0]
+    out["loss"] = st.selectbox("Loss", losses, key=W_GB_LOSS, format_func=LOSSES.get,
+                               help="Squared error for a numeric target; log-loss for classes (multinomial, "
+                                    "one tree per class and round, with more than two classes).")
+    return out
+
+
+def train(train_ds, settings: dict, test_ds=None):
+    """Fit the chosen ensemble on ``train_ds`` with an ``st.progress`` bar; store and return it. Gradient
+    boosting records its loss on ``test_ds`` after every round."""
     method = settings["method"]
     kwargs = {k: v for k, v in settings.items() if k != "method"}
     bar = st.progress(0.0, text="Training...")
+    word = "rounds" if method == "gradient_boosting" else "members"
 
     def progress(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{done} of {total} members trained")
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{done} of {total} {word} trained")
 
     started = time.perf_counter()
     try:
         fit = {"bagging": ensembles.fit_bagging, "random_forest": ensembles.fit_random_forest,
-               "adaboost": ensembles.fit_adaboost}[method]
+               "adaboost": ensembles.fit_adaboost, "gradient_boosting": ensembles.fit_gradient_boosting}[method]
         if method != "adaboost":          # AdaBoost's rounds depend on each other: one core
             kwargs["n_jobs"] = state.current_n_jobs()
-        ens = fit(train_ds, tree_config=member_config(), random_state=state.current_seed(), progress=progress,
-                  **kwargs)
+        if method == "gradient_boosting":  # CART regression trees on the residuals, as scikit-learn's
+            kwargs["test"] = test_ds
+        else:
+            kwargs["tree_config"] = member_config()
+        ens = fit(train_ds, random_state=state.current_seed(), progress=progress, **kwargs)
     finally:
         bar.empty()
     st.session_state.pop(MEMO, None)  # views remembered for the previous ensemble
+    st.session_state.pop("_gb_round", None)
+    st.session_state.pop("_gb_regrow_steps", None)
     st.session_state[RESULT] = {"version": state.data_version(), "ensemble": ens, "method": method,
                                 "seconds": time.perf_counter() - started, "settings": dict(settings)}
     return ens
@@ -117,6 +147,9 @@ def current_result() -> dict | None:
 
 def summary_line(res: dict) -> str:
     ens = res["ensemble"]
+    if res["method"] == "gradient_boosting":
+        return (f"Gradient boosting: {len(ens.rounds)} rounds ({ens.n_members} trees) trained in "
+                f"{res['seconds']:.1f} s · {LOSSES[ens.loss_name]}")
     parts = [f"{METHODS[res['method']]}: {ens.n_members} members trained in {res['seconds']:.1f} s"]
     if ens.in_bag is not None:
         metric = "OOB accuracy" if ens.task == "classification" else "OOB mean squared error"

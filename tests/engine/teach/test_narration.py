@@ -359,3 +359,25 @@ def test_a_leaf_closed_by_hand_does_not_finish_the_tree(tennis):
     grower.grow()
     last = grower.history[-1]
     assert last.node_id is None and "The tree is finished" in narrate_step(last, grower)
+
+
+def test_gradient_boosting_rounds_in_english_and_german():
+    from engine.ensembles import fit_gradient_boosting
+    from engine.teach.narration_prune_boost import narrate_gradient_round, narrate_gradient_start
+    split = engine.load_sample("diabetes").split(test_size=0.3, seed=1)
+    ens = fit_gradient_boosting(split.train, n_estimators=4, max_depth=1, test=split.test)
+    assert narrate_gradient_start(ens, noun="patient") == "Start: F₀ = 145.3 for all patients, the mean of the target."
+    assert narrate_gradient_start(ens, noun="patient", lang="de") == (
+        "Start: F₀ = 145,3 für alle Patienten, der Mittelwert des Ziels.")
+    assert narrate_gradient_round(ens, 1, noun="patient") == (
+        "Round 2: a tree with 2 leaves is grown on the pseudo-residuals (target − F) of 309 patients, first split "
+        "bmi at 27.35; learning rate 0.1 × each leaf's value is added to the running prediction F. The training "
+        "loss goes from 5179.0 to 4926.6; the test loss is 6503.5; it is lowest after round 4.")
+    assert narrate_gradient_round(ens, 1, noun="patient", lang="de") == (
+        "Runde 2: Auf den Pseudo-Residuen (Ziel − F) von 309 Patienten wird ein Baum mit 2 Blättern gelernt, "
+        "erster Split bmi bei 27,35; Lernrate 0,1 × Blattwert wird zur laufenden Vorhersage F addiert. Der "
+        "Trainingsverlust geht von 5179,0 auf 4926,6; der Testverlust ist 6503,5; am kleinsten ist er nach Runde 4.")
+    iris = fit_gradient_boosting(engine.load_sample("iris"), n_estimators=2, subsample=0.5)
+    text = narrate_gradient_round(iris, 0, noun="flower")
+    assert text.startswith("Round 1: 3 trees (one per class, ") and " of 75 flowers, " in text
+    assert "one Newton step: sum of the residuals / sum of p(1 − p)." in text
