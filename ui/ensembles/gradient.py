@@ -20,6 +20,7 @@ from engine.teach.narration_prune_boost import narrate_gradient_round, narrate_g
 from engine.viz import ensemble_figs as figs
 from engine.viz.boosting import loss_figure, residual_figure, running_curve, running_figure
 from ui import state
+from ui.charts import show_chart
 from ui.classroom import presenter as classroom
 from ui.ensembles.gradient_grow import render_regrow
 from ui.ensembles.views import member_diagram, memo, numeric_features
@@ -148,7 +149,7 @@ def render_round(ens, split, m: int) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         if feats is not None:
-            st.plotly_chart(residual_figure(ens, train.frame, res, fitted, *feats, in_sample=rnd.in_sample,
+            show_chart(residual_figure(ens, train.frame, res, fitted, *feats, in_sample=rnd.in_sample,
                                             what=what), key="gb_residuals")
     with right:
         st.caption(f"Round {m:d}'s tree (leaf values before × {ens.learning_rate:g}; "
@@ -166,7 +167,7 @@ def render_round(ens, split, m: int) -> None:
                                                                                    column=k))
             target = np.asarray(train.y, dtype=float) if ens.task == "regression" else \
                 (np.asarray(train.y) == (k if ens.n_columns > 1 else 1)).astype(float)
-            st.plotly_chart(running_figure(curve, train.frame, target, x, r, row_x=float(values[x]), what=(
+            show_chart(running_figure(curve, train.frame, target, x, r, row_x=float(values[x]), what=(
                 train.target if ens.task == "regression" else f"P({ens.classes[k if ens.n_columns > 1 else 1]})")),
                 key="gb_running")
         elif feats is not None:
@@ -176,16 +177,16 @@ def render_round(ens, split, m: int) -> None:
             for where, upto, title in ((maps[0], r, f"after {r} rounds"), (maps[1], m, f"after {m} rounds")):
                 fig = memo(("gb_map", ens, upto, x, y), lambda upto=upto, title=title: figs.ensemble_region_figure(
                     ens, train.frame, labels, x, y, upto=upto, resolution=60, title=title, height=420))
-                where.plotly_chart(fig, key=f"gb_map_{'before' if upto == r else 'after'}")
+                show_chart(fig, key=f"gb_map_{'before' if upto == r else 'after'}", where=where)
     with right:
-        st.plotly_chart(loss_figure(ens.rounds, current=m, loss_name=_loss_words(ens)), key="gb_loss")
+        show_chart(loss_figure(ens.rounds, current=m, loss_name=_loss_words(ens)), key="gb_loss")
     steps = ens.waterfall(row, k, upto=m)
     output = "value" if ens.task == "regression" else str(ens.classes[k if ens.n_columns > 1 else 1])
     answer = ens.predict_proba(row, m)[0] if ens.task == "classification" else None
     answer_text = (f"{ens.predict(row, m)[0]:.4g}" if answer is None else
                    ", ".join(f"P({c}) = {p:.3f}" for c, p in zip(ens.classes, answer)))
     link = "identity" if ens.task == "regression" else ("logistic" if ens.n_columns == 1 else "softmax")
-    st.plotly_chart(waterfall_figure(steps, output=output, link=link, answer_text=answer_text),
+    show_chart(waterfall_figure(steps, output=output, link=link, answer_text=answer_text),
                     key="gb_waterfall", width="stretch")
     if test is not None and len(test):
         st.caption(f"Test rows: {len(test):,}. The star on the loss chart is the round after which more "
