@@ -79,6 +79,13 @@ def test_classes_two_features_and_class_trees():
     assert "residual of " + ds.classes[2] in json.dumps(_chart(at, "gb_residuals")["layout"]["title"])
     at.number_input(key=gradient.W_ROW).set_value(5).run()
     _ok(at)
+    why = _chart(at, "gb_why_chart")                      # path contributions beside SHAP for the row's margin
+    row = split.train.frame.iloc[[5]]
+    output = list(ens.classes).index(at.session_state["_w_gb_why_output"])
+    shap = engine.tree_shap(ens, row)[0, output]
+    drawn = sorted(float(v) for t in why["data"] if "SHAP" in t["name"] for v in _values(t["x"]))
+    assert np.allclose(drawn, sorted(v for v in shap[:-1] if v != 0) or drawn, atol=1e-9)
+    assert abs(sum(shap[:-1]) + shap[-1] - ens.raw(row)[0, output]) < 1e-9
 
 
 def test_engine_refusals_are_one_sentence(monkeypatch):

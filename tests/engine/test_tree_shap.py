@@ -254,3 +254,18 @@ def test_explaining_reserves_memory_and_refuses_over_the_budget(monkeypatch):
     rows = np.zeros((200_000, 4))
     with pytest.raises(ConfigError, match="Explaining these rows.*explain fewer rows"):
         engine.tree_shap(tree, rows)
+
+
+@pytest.mark.parametrize("sample", ["diabetes", "breast_cancer", "iris"])
+def test_gradient_boosting_values_add_up_to_its_margin(sample):
+    from engine.ensembles import fit_gradient_boosting
+
+    ds = engine.load_sample(sample)
+    ens = fit_gradient_boosting(ds, n_estimators=8, max_depth=3)
+    rows = ds.frame.iloc[:40]
+    phi = engine.tree_shap(ens, rows)
+    raw = ens.raw(rows)
+    assert phi.shape[-1] == len(ds.schema.feature_names) + 1
+    assert np.abs(phi.sum(axis=-1).reshape(raw.shape) - raw).max() < 1e-9 * max(1.0, np.abs(raw).max())
+    # the expected value is the mean margin over the training rows' cover, F_0 plus the trees' weighted means
+    assert np.ptp(phi[..., -1], axis=0).max() < 1e-12

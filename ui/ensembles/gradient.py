@@ -19,7 +19,7 @@ from engine.teach.narration import row_noun
 from engine.teach.narration_prune_boost import narrate_gradient_round, narrate_gradient_start
 from engine.viz import ensemble_figs as figs
 from engine.viz.boosting import loss_figure, residual_figure, running_curve, running_figure
-from ui import state
+from ui import state, why
 from ui.charts import show_chart
 from ui.classroom import presenter as classroom
 from ui.ensembles.gradient_grow import render_regrow
@@ -188,6 +188,10 @@ def render_round(ens, split, m: int) -> None:
     link = "identity" if ens.task == "regression" else ("logistic" if ens.n_columns == 1 else "softmax")
     show_chart(waterfall_figure(steps, output=output, link=link, answer_text=answer_text),
                     key="gb_waterfall", width="stretch")
+    st.subheader("Why this prediction")
+    st.caption("The same row's margin (its value for regression) after all rounds, split among the features two ways.")
+    why.render_row(ens, row, key="gb_why")
+    why.render_summary(ens, train.frame, key="gb_why", ident=("gb", id(ens), state.data_version()))
     if test is not None and len(test):
         st.caption(f"Test rows: {len(test):,}. The star on the loss chart is the round after which more "
                    "rounds make the test loss worse: where overfitting starts.")

@@ -22,6 +22,7 @@ import pandas as pd
 from engine.errors import DataError
 from engine.ensembles.compiled import CompiledTree
 from engine.ensembles.votes import Ensemble
+from engine.tree.explain import TreeSum, TreeTerm
 from engine.ensembles.gradient.losses import make_loss
 
 
@@ -178,6 +179,19 @@ class GradientEnsemble(Ensemble):
         X = np.asarray(self.encode(data), dtype=float)
         cols = [self.learning_rate * self._trees[rd.members[column]].values(X)[:, 0] for rd in self.rounds]
         return float(self.init_raw[column]), (np.stack(cols, axis=1) if cols else np.empty((X.shape[0], 0)))
+
+    def tree_sum(self):
+        """The raw output (the margin; the value for regression) as F_0 plus each tree's leaf values times the
+        learning rate, tree ``m * K + k`` adding to column k (what :func:`engine.tree.explain.tree_shap`
+        explains, in XGBoost's layout: log-odds of the second class for two classes)."""
+        if self.task == "regression":
+            outputs = ("value",)
+        else:
+            outputs = tuple(self.classes) if self.n_columns > 1 else (self.classes[1],)
+        terms = tuple(TreeTerm(self.members[m].tree, weight=float(self.learning_rate), outputs=(k,))
+                      for rd in self.rounds for k, m in enumerate(rd.members))
+        return TreeSum(terms, tuple(float(v) for v in self.init_raw), outputs, self.schema.feature_names,
+                       self.encode, what="value" if self.task == "regression" else "margin")
 
     def losses(self, data, y) -> np.ndarray:
         """The loss after 0, 1, ..., M rounds on rows ``data`` with targets ``y`` (codes or values)."""
