@@ -68,3 +68,21 @@ def test_a_pruning_preview_names_the_cut_nodes():
     data = aria_tree.tree_payload(tree, plan, label="Tree before pruning", marked=(3,))
     cut = {it["id"] for it in data["items"] if it["name"].endswith("; pruned")}
     assert cut == set(tree.subtree_ids(3))
+
+
+def test_the_vote_breakdown_in_words():
+    import pandas as pd
+
+    from engine.ensembles.votes import VoteBreakdown
+    from ui.ensembles.views import vote_sentence
+
+    tally = pd.DataFrame({"class": ["No", "Yes"], "votes": [3, 7], "weight": [3.0, 7.0], "share": [0.3, 0.7]})
+    vb = VoteBreakdown(pd.DataFrame(), tally, "Yes", "classification")
+    assert vote_sentence(vb) == "Yes wins, 7 of 10 votes (weight share 0.70); No 3"
+    assert vote_sentence(VoteBreakdown(pd.DataFrame(), pd.DataFrame(), 12.5, "regression")) == \
+        "the mean prediction is 12.5"
+
+
+def test_status_regions_and_reduced_motion_are_in_the_page_script_and_style():
+    assert "st-key-dtx_status_" in aria_tree.ARIA_JS and 'setAttribute("role", "status")' in aria_tree.ARIA_JS
+    assert "prefers-reduced-motion: reduce" in aria_tree.ARIA_CSS
