@@ -8,7 +8,8 @@ node, or a ``+k nodes`` box), nested as in the diagram (``aria-level``, ``aria-s
 (roving tabindex), Up/Down go to the previous/next item, Right opens an item or goes to its first child, Left
 closes it or goes to its parent, Home/End to the first/last item, ``*`` opens the siblings, Enter (or Space)
 does what a click on the box does (the Grow page opens the node in the inspector; a ``+k nodes`` box shows
-the subtree below it) by sending the chart the same selection event a click sends. The focused box is
+the subtree below it) by sending the chart the same selection event a click sends. (The script also gives
+the keyboard focus back to a keyed widget that a rerun draws anew, e.g. Step pressed with Enter.) The focused box is
 outlined on the diagram (a dashed purple frame drawn through Plotly's own relayout, as
 :data:`ui.charts.OVERLAY_JS` draws its shapes, so the chart is not sent again) and its name is shown below
 the chart; the focus stays on its node across Step, Undo and the reruns an Enter causes (the nearest
@@ -74,10 +75,12 @@ def tree_payload(tree, plan, *, label: str, selected=None, selectable: bool = Fa
         siblings = plan.children[parent[i]] if parent[i] >= 0 else (i,)
         if kind == FOLD:
             name = fold_name(node, int(plan.hidden[i]))
+            if grey and (nid in grey or all(c in grey for c in node.children)):  # as the figure's "+k pruned"
+                name += f"; {marked_label}"
         else:
             known = not (unknown_inner and (not node.is_leaf or (node.n_node_samples == 0 and not node.weight > 0)))
             name = node_name(tree, node, open_ids=open_ids, known=known)
-        if nid in grey:
+        if kind != FOLD and nid in grey:
             name += f"; {marked_label}"
         out.append({"id": int(nid), "kind": int(kind), "name": name, "level": int(plan.level[i]) + 1,
                     "size": len(siblings), "pos": siblings.index(i) + 1, "kids": list(plan.children[i]),
@@ -275,7 +278,24 @@ ARIA_JS = """<script>
     if (hadFocus && els[cur]) { view.focused = true; els[cur].focus({preventScroll: true}); view.trail = trailOf(data, cur); }
     show(box, view);
   };
+  // A rerun may draw a widget anew (its element replaced): the keyboard focus would fall to the page's start. The
+  // keyed widget that had the focus gets it back when it is drawn again (Step pressed with Enter stays focused).
+  let last = null;
+  document.addEventListener("focusin", e => {
+    const t = e.target;
+    const box = t instanceof Element && !t.closest(".dtx-aria-tree") ? t.closest("[class*='st-key-']") : null;
+    const key = box && [...box.classList].find(c => c.startsWith("st-key-"));
+    last = key ? {el: t, key} : null;
+  }, true);
+  const refocus = () => {
+    if (!last || last.el.isConnected) return;
+    if (document.activeElement && document.activeElement !== document.body) { last = null; return; }
+    const box = document.querySelector("." + CSS.escape(last.key));
+    const el = box && box.querySelector("button:not([disabled]), input:not([disabled]), textarea, select, a[href], [tabindex='0']");
+    if (el) el.focus({preventScroll: true});
+  };
   const scan = () => {
+    refocus();
     document.querySelectorAll("[class*='st-key-dtx_aria_']").forEach(box => {
       const key = keyOf(box);
       if (!key) return;

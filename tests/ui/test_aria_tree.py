@@ -86,3 +86,13 @@ def test_the_vote_breakdown_in_words():
 def test_status_regions_and_reduced_motion_are_in_the_page_script_and_style():
     assert "st-key-dtx_status_" in aria_tree.ARIA_JS and 'setAttribute("role", "status")' in aria_tree.ARIA_JS
     assert "prefers-reduced-motion: reduce" in aria_tree.ARIA_CSS
+
+
+def test_a_folded_subtree_that_is_cut_says_so():
+    tree = engine.Grower(engine.load_sample("iris"), engine.TreeConfig(algorithm="cart")).grow().tree
+    plan = plan_view(tree, width=200, height=260)
+    nid = next(n for n, kind in plan.items if kind == 1)
+    data = aria_tree.tree_payload(tree, plan, label="t", marked=tuple(tree.nodes[nid].children))
+    fold = next(it for it in data["items"] if it["kind"] == 1 and it["id"] == nid)
+    assert fold["name"].endswith("Enter shows them; pruned")
+    assert not any(it["name"].endswith("; pruned") for it in data["items"] if it["id"] != nid)
