@@ -67,9 +67,10 @@ ZOOM_KEEPER = """<script>
 })();
 </script>"""
 CRUMBS = 5  # breadcrumbs shown: the root and the last ones before the focus
-HELP = ("Click a box to inspect it; a “+k nodes” box shows the subtree below it, the buttons above lead back "
-        "up. Drag to pan; zoom with the wheel after a click in the diagram (or with Ctrl held: until then the wheel "
-        "scrolls the page) or with the mode bar; double-click to see the whole view again.")
+HELP = ("Click a box to inspect it (or Tab to the diagram's tree, walk it with the arrow keys, Enter); a “+k nodes” "
+        "box shows the subtree below it, the buttons above lead back up. Drag to pan; zoom with the wheel after a click "
+        "in the diagram (or with Ctrl held: until then the wheel scrolls the page) or with the mode bar; double-click "
+        "to see the whole view again.")
 
 
 def focus_key(key: str) -> str:

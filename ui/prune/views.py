@@ -296,7 +296,7 @@ def render_result(result, parts: dict) -> None:
     with right:
         st.markdown(f"**After** · {md_escape(plural(after.n_leaves, 'leaf', 'leaves'))}")
         _diagram(after, key="prune_tree_after", compact=compact, width=width, label="Tree after pruning")
-    st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
+    st.caption(tree_view.HELP + " A click on a node of “Before” (or Enter in its tree) picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
                   on_click=use_on_grow_page, args=(result,))
