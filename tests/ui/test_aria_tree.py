@@ -3,6 +3,8 @@ that builds it (allowed by the proxy's Content-Security-Policy, no user text in 
 
 from __future__ import annotations
 
+import pytest
+
 import engine
 from engine.viz.tree_layout import plan_view
 from engine.viz.tree_labels import fold_name, node_name
@@ -96,3 +98,14 @@ def test_a_folded_subtree_that_is_cut_says_so():
     fold = next(it for it in data["items"] if it["kind"] == 1 and it["id"] == nid)
     assert fold["name"].endswith("Enter shows them; pruned")
     assert not any(it["name"].endswith("; pruned") for it in data["items"] if it["id"] != nid)
+
+
+def test_names_are_made_once_per_tree_and_reused_when_only_the_selection_moves(monkeypatch):
+    tree = tennis()
+    plan = plan_view(tree, width=520, height=600)
+    names: dict = {}
+    first = aria_tree.tree_payload(tree, plan, label="t", selected=0, names=names)
+    assert len(names) == 6
+    monkeypatch.setattr(aria_tree, "node_name", lambda *a, **k: pytest.fail("a name was made again"))
+    again = aria_tree.tree_payload(tree, plan, label="t", selected=2, names=names)
+    assert [it["name"] for it in again["items"]] == [it["name"] for it in first["items"]]
