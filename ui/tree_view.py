@@ -17,6 +17,7 @@ import streamlit as st
 from engine.viz.tree_figure import FONT_PX, FOLD, MODEBAR_PX, clicked_node, tree_figure
 from engine.viz.tree_labels import branch_label, short
 from engine.viz.tree_layout import plan_view, subtree_sizes, trail_to
+from ui import aria_tree
 from ui.widgets import md_escape
 
 #: Plotly's chart options: wheel zoom (a page script decides when the wheel reaches the chart), no logo,
@@ -66,9 +67,10 @@ ZOOM_KEEPER = """<script>
 })();
 </script>"""
 CRUMBS = 5  # breadcrumbs shown: the root and the last ones before the focus
-HELP = ("Click a box to inspect it; a “+k nodes” box shows the subtree below it, the buttons above lead back "
-        "up. Drag to pan; zoom with the wheel after a click in the diagram (or with Ctrl held: until then the wheel "
-        "scrolls the page) or with the mode bar; double-click to see the whole view again.")
+HELP = ("Click a box to inspect it (or Tab to the diagram's tree, walk it with the arrow keys, Enter); a “+k nodes” "
+        "box shows the subtree below it, the buttons above lead back up. Drag to pan; zoom with the wheel after a click "
+        "in the diagram (or with Ctrl held: until then the wheel scrolls the page) or with the mode bar; double-click "
+        "to see the whole view again.")
 
 
 def focus_key(key: str) -> str:
@@ -177,13 +179,24 @@ def navigation(tree, plan, *, key: str, on_node=None, goto: bool = True) -> None
                      placeholder="node id", help="Show this node (and its siblings) and select it.")
 
 
-def show_figure(fig, *, key: str, tree=None, on_node=None, config=None):
+def show_figure(fig, *, key: str, tree=None, on_node=None, config=None, plan=None, selected=None,
+                label: str = "Decision tree", unknown_inner: bool = False, marked=(), marked_label: str = "pruned"):
     """``st.plotly_chart`` of a tree figure whose clicks focus ``+k`` boxes and call ``on_node(node_id)``; the
     page script :data:`ZOOM_KEEPER` carries the user's zoom and pan over to the next figure of this chart.
-    ``config``: Plotly's chart options (default :data:`CONFIG`)."""
+    ``config``: Plotly's chart options (default :data:`CONFIG`). With the figure's ``plan`` (and ``tree``), the
+    chart gets its ARIA tree (:mod:`ui.aria_tree`: the keyboard and screen readers walk the drawn boxes, Enter
+    does what a click does); ``selected``: the node the inspector shows, ``label``: the tree's accessible name,
+    ``unknown_inner``, ``marked``, ``marked_label``: as the figure's."""
     st.html(ZOOM_KEEPER, unsafe_allow_javascript=True, width="content")
-    return st.plotly_chart(fig, key=key, on_select=lambda: _on_click(tree, key, on_node), selection_mode="points",
-                           width="stretch", config=CONFIG if config is None else config)
+    if plan is None or tree is None:
+        return st.plotly_chart(fig, key=key, on_select=lambda: _on_click(tree, key, on_node), selection_mode="points",
+                               width="stretch", config=CONFIG if config is None else config)
+    with st.container(key=aria_tree.container_key(key)):
+        event = st.plotly_chart(fig, key=key, on_select=lambda: _on_click(tree, key, on_node), selection_mode="points",
+                                width="stretch", config=CONFIG if config is None else config)
+        aria_tree.describe(tree, plan, key=key, label=label, selected=selected, selectable=on_node is not None,
+                           unknown_inner=unknown_inner, marked=marked, marked_label=marked_label)
+    return event
 
 
 def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, big: bool = False,
@@ -205,6 +218,11 @@ def plan_for(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, bi
     return plan
 
 
+def _tree_label(title) -> str:
+    """The accessible name of a tree chart: its title, if any."""
+    return f"Decision tree: {title}" if title else "Decision tree"
+
+
 def tree_chart(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, on_node=None, caption: bool = True,
                compact: bool = False, big: bool = False, show_ids: bool = True, **figure_kw):
     """Draw ``tree`` as the chart ``key``: navigation, the planned view, a caption; returns the figure.
@@ -216,7 +234,9 @@ def tree_chart(tree, *, key: str, width: float = WIDTH, height: float = HEIGHT, 
     navigation(tree, plan, key=key, on_node=on_node)
     fig = tree_figure(tree, plan=plan, fit_height=True, compact=compact, big=big, show_ids=show_ids,
                       uirevision=key, **figure_kw)
-    show_figure(fig, key=key, tree=tree, on_node=on_node)
+    show_figure(fig, key=key, tree=tree, on_node=on_node, plan=plan, selected=keep,
+                unknown_inner=figure_kw.get("unknown_inner", False), label=_tree_label(figure_kw.get("title")),
+                marked=figure_kw.get("marked", ()), marked_label=figure_kw.get("marked_label", "pruned"))
     if caption:
         shown, total = len(plan.drawn), int(subtree_sizes(tree)[0])
         note = f"{shown:,} of {total:,} nodes shown. " if shown < total else ""

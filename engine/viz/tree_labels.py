@@ -30,7 +30,7 @@ from engine.viz import palette
 from engine.viz.regions import escape
 
 __all__ = ["box_lines", "wrap2", "hover_text", "hover_lines", "fill_of", "short_branch", "short", "branch_label",
-           "text_px", "fit",
+           "text_px", "fit", "node_name", "fold_name",
            "FONT_FAMILY", "LINE_CHARS", "BoxSize", "box_size"]
 
 FONT_FAMILY = "Verdana, 'DejaVu Sans', 'Bitstream Vera Sans', sans-serif"  # one metric: EM below
@@ -225,6 +225,60 @@ def hover_text(tree, node, open_ids, names) -> str:
     if node.is_leaf and node.stop_reason is not None:
         lines.append(f"stop: {escape(STOP_REASONS.get(node.stop_reason, node.stop_reason))}")
     return "<br>".join(lines)
+
+
+SPOKEN_CLASSES = 6  # a spoken name lists the counts of at most this many classes (the biggest ones)
+SPOKEN_BRANCH = 120  # characters of a branch's whole condition a spoken name keeps (else its short form)
+
+
+def node_name(tree, node, *, open_ids=(), known: bool = True) -> str:
+    """What a sighted reader reads in a node's box and on the branch into it, as one plain sentence for a screen
+    reader (the ARIA tree of :mod:`ui.aria_tree`): ``Node 2, tests Humidity: 5 rows, entropy 0.971, 3 Yes / 2 No;
+    branch Outlook = Sunny``; a leaf says what it predicts and why it stopped, an open leaf (``open_ids``) that it
+    is open. ``known=False``: a model file's node without row counts (its test or prediction only). Not escaped:
+    the caller puts it into text, never into HTML."""
+    if not node.is_leaf:
+        what = f"tests {node.split.feature}"
+    elif node.id in open_ids:
+        what = "open leaf, not split yet" + ("" if tree.task == "regression" else f", majority {node.prediction}")
+    elif tree.task == "regression":
+        what = f"leaf, predicts {_num(float(node.prediction))}"
+    else:
+        what = f"leaf, predicts {node.prediction}"
+    parts = []
+    if known:
+        parts.append(plural(node.n_node_samples, "row") if count_text(node).startswith("n=")
+                     else f"weight {_num(float(node.weight))}")
+        parts.append(f"{node.criterion} {node.impurity:.4g}" if tree.task == "regression"
+                     else f"{node.criterion} {node.impurity:.3f}")
+        if tree.task == "regression":
+            parts.append(f"mean {_num(float(node.value[0]))}")
+        else:
+            parts.append(_spoken_counts(tree.schema.classes, node.stats))
+    text = f"Node {node.id}, {what}" + (": " + ", ".join(parts) if parts else "")
+    if node.is_leaf and node.id not in open_ids and node.stop_reason is not None:
+        text += f"; stopped: {STOP_REASONS.get(node.stop_reason, node.stop_reason)}"
+    if node.parent is not None:
+        short_text, full = branch_label(tree, node)
+        if full:
+            text += f"; branch {full if len(full) <= SPOKEN_BRANCH else short_text}"
+    return text
+
+
+def fold_name(node, hidden: int) -> str:
+    """The spoken name of a ``+k nodes`` box: how many nodes below ``node`` the view does not draw."""
+    return f"{plural(hidden, 'more node')} below node {node.id}, not drawn; Enter shows them"
+
+
+def _spoken_counts(classes, stats) -> str:
+    """``3 Yes / 2 No`` in the classes' order; past :data:`SPOKEN_CLASSES` classes the biggest ones and how
+    many other classes there are."""
+    pairs = list(zip(classes, stats))
+    if len(pairs) > SPOKEN_CLASSES:
+        top = sorted(range(len(pairs)), key=lambda k: -float(pairs[k][1]))[:SPOKEN_CLASSES - 1]
+        rest = len(pairs) - len(top)
+        return " / ".join(f"{_count(pairs[k][1])} {pairs[k][0]}" for k in sorted(top)) + f" / {rest} other classes"
+    return " / ".join(f"{_count(v)} {c}" for c, v in pairs)
 
 
 def _count(v: float) -> str:

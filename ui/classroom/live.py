@@ -211,7 +211,7 @@ def draw_tree(tree, highlight: int | None, key: str, round_key: str, phone: bool
     signature = (round_key, highlight, chart, plan.focus, plan.items, plan.hidden, plan.width, plan.height)
     fig = shared_figure(signature, lambda: tree_figure(tree, plan=plan, fit_height=True, compact=False, big=False,
                                                        show_ids=True, uirevision=chart, highlight=highlight))
-    tree_view.show_figure(fig, key=chart, tree=tree,
+    tree_view.show_figure(fig, key=chart, tree=tree, plan=plan, label="The class's tree",
                           config={**tree_view.CONFIG, "displayModeBar": False} if phone else None)
 
 

@@ -30,6 +30,7 @@ import streamlit as st
 from engine.split.records import format_number
 from live import nicknames, roster, rooms
 from live.rooms import LiveError, RoomNotFound, StoreUnavailable
+from ui import aria_tree
 from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 
@@ -174,13 +175,14 @@ def render_question(code: str, room: dict, me: dict, question, round_key: str) -
 def render_reveal(room: dict, me: dict) -> None:
     payload = room.get("reveal") or {}
     mine = room["answers"].get(me["key"])
-    if mine is None:
-        st.info("You did not answer this one. The winner: " + md_escape(payload.get("winner_test", "")) + ".",
-                icon=":material/info:")
-    elif room["verdicts"].get(me["key"]):
-        st.success("✓ " + payload["sentences"].get(me["key"], "Right."), icon=":material/check_circle:")
-    else:
-        st.warning("✗ " + payload["sentences"].get(me["key"], "Not this time."), icon=":material/cancel:")
+    with aria_tree.status("live_verdict"):  # the reveal is read out to the student
+        if mine is None:
+            st.info("You did not answer this one. The winner: " + md_escape(payload.get("winner_test", "")) + ".",
+                    icon=":material/info:")
+        elif room["verdicts"].get(me["key"]):
+            st.success("✓ " + payload["sentences"].get(me["key"], "Right."), icon=":material/check_circle:")
+        else:
+            st.warning("✗ " + payload["sentences"].get(me["key"], "Not this time."), icon=":material/cancel:")
     table = pd.DataFrame(payload.get("table") or [])
     if len(table):
         if "split" in table and table["split"].astype(str).str.endswith("= ?").all():
@@ -207,7 +209,8 @@ def render_room(code: str, room: dict, me: dict, read_only: bool) -> None:
     snap = room.get("snapshot") or {}
     stage = room["stage"]
     score = room["scores"].get(me["key"], [0, 0])
-    st.text(f"You: {me['name']} · score {score[1]} of {score[0]}")  # st.text: the nickname stays text
+    with aria_tree.status("live_score"):  # the score is read out when it changes
+        st.text(f"You: {me['name']} · score {score[1]} of {score[0]}")  # st.text: the nickname stays text
     if stage["status"] == "closed":
         st.info(f"The teacher has ended the class. Your score: {score[1]:d} of {score[0]:d}.", icon=":material/flag:")
         return

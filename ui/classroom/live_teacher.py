@@ -33,7 +33,7 @@ from engine.teach.quiz import QuizAnswer, judge, make_question
 from engine.viz.quiz_figs import votes_figure
 from live import rooms
 from live.rooms import LiveError
-from ui import state
+from ui import aria_tree, state
 from ui.classroom import live, live_roster
 from ui.classroom.quiz import verdict_text
 from ui.widgets import flash, md_escape, show_flashes
@@ -207,7 +207,8 @@ def _live_controls(grower, question, rid: str | None, read_only: bool, drawn: in
     if room is not None:
         if drawn is not None and room["stage"]["n"] != drawn:
             st.rerun()  # the teacher revealed or the class moved on: redraw the page (chart, scores)
-        _counts_line(room)
+        with aria_tree.status("live_counts"):  # the answer count is read out as it changes
+            _counts_line(room)
     revealed = room is not None and room["stage"]["status"] == "revealed"
     if question is not None and not revealed and not read_only:
         st.selectbox("Your own guess (optional)", question.features, index=None, key=pick_key(rid),
@@ -227,8 +228,9 @@ def render_reveal(room: dict) -> None:
     counts = payload.get("counts") or {}
     answered = sum(counts.values())
     right = sum(room.get("verdicts", {}).values())
-    st.markdown(f"**Right: {right:d} of {answered:d}" + (f" ({right / answered:.0%})**" if answered else "**")
-                + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
+    with aria_tree.status("live_reveal"):
+        st.markdown(f"**Right: {right:d} of {answered:d}" + (f" ({right / answered:.0%})**" if answered else "**")
+                    + f" · the winner: {md_escape(payload.get('winner_test', ''))}")
     show_chart(votes_figure(counts, payload.get("accepted", ()), payload.get("teacher_pick"), height=300),
                     key="live_votes", width="stretch", config={"displayModeBar": False})
 

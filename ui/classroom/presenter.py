@@ -21,7 +21,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.teach.i18n import LANGUAGES
 from engine.teach.narration import narrate_step_lines, row_noun
-from ui import state
+from ui import aria_tree, state
 from ui.widgets import md_escape
 
 PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names
@@ -231,7 +231,7 @@ def render_narration(grower, lang: str = "en") -> None:
     """The latest step in words, under the diagram (text labels, not only colours)."""
     text = latest_narration(grower, lang)
     note = state.step_note(grower)  # the teacher's own note on this step (a lesson file carries it)
-    with st.container(key="narration"):
+    with aria_tree.status("narration"), st.container(key="narration"):  # read out after each step
         if text is None:
             st.markdown(md_escape("Press Step (or the right arrow key): each step is explained here in words."))
         else:

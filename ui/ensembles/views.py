@@ -19,7 +19,7 @@ from engine import ensembles
 from engine.split.wording import plural
 from engine.viz import ensemble_figs as figs
 from engine.viz.regions import region_figure
-from ui import state, tree_view, why
+from ui import aria_tree, state, tree_view, why
 from ui.feature_table import FEW, row_frame, split_counts, value_table
 from ui.widgets import md_escape, shorten
 from ui.charts import show_chart
@@ -107,10 +107,22 @@ def pick_row(split, ens) -> tuple[pd.DataFrame, str]:
         if data.task == "classification" else f"row {int(data.row_ids[pos])} of the table"
 
 
+def vote_sentence(vb) -> str:
+    """The vote's outcome in words: ``Yes wins, 7 of 10 votes (weight share 0.70); No 3``; regression: the mean."""
+    if vb.task != "classification":
+        return f"the mean prediction is {float(vb.winner):.4g}"
+    tally = vb.tally.sort_values("weight", ascending=False)
+    top = tally.iloc[0]
+    rest = "; ".join(f"{c} {int(v):d}" for c, v in zip(tally["class"].iloc[1:], tally["votes"].iloc[1:]) if v)
+    return (f"{vb.winner} wins, {int(top['votes']):d} of {int(tally['votes'].sum()):d} votes (weight share "
+            f"{float(top['share']):.2f})" + (f"; {rest}" if rest else ""))
+
+
 def render_vote(ens, split) -> None:
     row, what = pick_row(split, ens)
     vb = ensembles.vote_breakdown(ens, row)
-    st.caption(f"How the {ens.n_members:d} members vote on {md_escape(what)}.")
+    with aria_tree.status("ens_vote"):  # a screen reader hears the outcome when the row changes
+        st.caption(f"How the {ens.n_members:d} members vote on {md_escape(what)}: {md_escape(vote_sentence(vb))}.")
     st.dataframe(row, hide_index=True)
     left, right = st.columns([3, 2], gap="large")
     show_chart(figs.vote_figure(vb), where=left, key="ens_vote_chart", lead="How the members vote for this row")

@@ -132,9 +132,11 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
                 compact, big, width, height),
                lambda: tree_figure(tree, plan=plan, highlight=highlight, path=path, selected=selected,
                                    compact=compact, big=big, uirevision=TREE_KEY))
-    tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked)
+    tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked, plan=plan, selected=selected,
+                          label="Decision tree being grown")
     if not big:
-        st.caption("Click a box to inspect it (an open leaf can be split right away); a “+k nodes” box shows "
+        st.caption("Click a box to inspect it (an open leaf can be split right away), or Tab to the diagram's tree, walk "
+                   "it with the arrow keys and press Enter; a “+k nodes” box shows "
                    "the subtree below it, the buttons above lead back up. Drag to pan; the wheel zooms after a click in "
                    "the diagram (or with Ctrl held); double-click for the whole view. Black outline: the last split; blue: the node in the inspector.")
     return fig

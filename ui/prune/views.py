@@ -235,7 +235,7 @@ def _pick_for_manual_cut(node_id: int) -> None:
     st.session_state[W_NODE] = node_id  # the manual panel's node (it keeps only nodes that can be cut)
 
 
-def _diagram(tree, *, key: str, compact, width, marked=(), marked_label="pruned") -> None:
+def _diagram(tree, *, key: str, compact, width, marked=(), marked_label="pruned", label: str = "Decision tree") -> None:
     """The interactive diagram (cut subtrees greyed when ``marked``), planned for ``width`` CSS px so every box
     is readable; a click on a node picks it for the manual cut, a click on a “+k nodes” box shows its subtree."""
     plan = tree_view.plan_for(tree, key=key, width=width, height=DIAGRAM_HEIGHT, compact=compact)
@@ -243,7 +243,8 @@ def _diagram(tree, *, key: str, compact, width, marked=(), marked_label="pruned"
     fig = memo(("tree_fig", key, tree_fingerprint(tree), plan.focus, plan.expanded, compact, width, tuple(marked)),
                lambda: tree_figure(tree, plan=plan, fit_height=True, compact=compact, marked=marked,
                                    marked_label=marked_label, uirevision=key))
-    tree_view.show_figure(fig, key=key, tree=tree, on_node=_pick_for_manual_cut)
+    tree_view.show_figure(fig, key=key, tree=tree, on_node=_pick_for_manual_cut, plan=plan,
+                          selected=st.session_state.get(W_NODE), label=label, marked=marked, marked_label=marked_label)
 
 
 DIAGRAM_HEIGHT = 560  # CSS px: at most this tall; a view is planned for the width of its column
@@ -292,11 +293,11 @@ def render_result(result, parts: dict) -> None:
     with left:
         st.markdown(f"**Before** · {md_escape(plural(before.n_leaves, 'leaf', 'leaves'))}, greyed parts are cut")
         _diagram(before, key="prune_tree_before", compact=compact, width=width, marked=result.marked,
-                 marked_label="pruned")
+                 marked_label="pruned", label="Tree before pruning")
     with right:
         st.markdown(f"**After** · {md_escape(plural(after.n_leaves, 'leaf', 'leaves'))}")
-        _diagram(after, key="prune_tree_after", compact=compact, width=width)
-    st.caption(tree_view.HELP + " A click on a node of “Before” picks it for a manual cut.")
+        _diagram(after, key="prune_tree_after", compact=compact, width=width, label="Tree after pruning")
+    st.caption(tree_view.HELP + " A click on a node of “Before” (or Enter in its tree) picks it for a manual cut.")
     if result.is_subtree and result.collapsed and st.session_state.get(state.GROWER) is not None:
         st.button("Use the pruned tree on the Grow page", key="prune_apply", icon=":material/check:",
                   on_click=use_on_grow_page, args=(result,))
