@@ -13,7 +13,8 @@ from pathlib import Path
 import streamlit as st
 
 from engine.errors import EngineError
-from ui import a11y, memory, state, wheel
+from ui import memory, state, wheel
+from ui.access import a11y
 from ui.errors import show_engine_error, show_unexpected_error
 from ui.classroom.lessons import apply_lesson_link
 from ui.classroom.live import ROOM_PARAM, stage_middleware  # a student's link is <app>/?room=CODE

@@ -21,7 +21,7 @@ from engine.viz.regions import escape, short_label
 from ui.summaries import class_counts
 from ui.widgets import md_escape
 
-#: ``st.container`` keys around a chart and around its description: ui.a11y's page script gives the chart's
+#: ``st.container`` keys around a chart and around its description: ui.access.a11y's page script gives the chart's
 #: graph ``role="figure"`` and the description as its ``aria-label``
 CHART_PREFIX, ALT_PREFIX = "dtx_chart_", "dtx_alt_"
 TABLE_LABEL = "Chart as a table"
@@ -151,7 +151,7 @@ def show_chart(fig: go.Figure, *, key: str, where=None, lead: str = "", descript
     Below the chart an expander "Chart as a table" holds the description (``description``, or one made from the
     figure, :func:`engine.viz.alt.describe`, ``lead`` naming an untitled chart) and, once opened, the data behind
     the marks as a table (``table``, or :func:`engine.viz.alt.figure_table`) that the keyboard reaches. The same
-    description becomes the chart's accessible name: ui.a11y's page script sets it as the graph's ``aria-label``
+    description becomes the chart's accessible name: ui.access.a11y's page script sets it as the graph's ``aria-label``
     (``role="figure"``, its SVG text hidden), so a screen reader says it instead of the chart's labels run together.
     """
     kwargs.setdefault("width", "stretch")

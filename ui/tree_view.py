@@ -17,7 +17,7 @@ import streamlit as st
 from engine.viz.tree_figure import FONT_PX, FOLD, MODEBAR_PX, clicked_node, tree_figure
 from engine.viz.tree_labels import branch_label, short
 from engine.viz.tree_layout import plan_view, subtree_sizes, trail_to
-from ui import aria_tree
+from ui.access import aria_tree
 from ui.widgets import md_escape
 
 #: Plotly's chart options: wheel zoom (a page script decides when the wheel reaches the chart), no logo,
@@ -184,7 +184,7 @@ def show_figure(fig, *, key: str, tree=None, on_node=None, config=None, plan=Non
     """``st.plotly_chart`` of a tree figure whose clicks focus ``+k`` boxes and call ``on_node(node_id)``; the
     page script :data:`ZOOM_KEEPER` carries the user's zoom and pan over to the next figure of this chart.
     ``config``: Plotly's chart options (default :data:`CONFIG`). With the figure's ``plan`` (and ``tree``), the
-    chart gets its ARIA tree (:mod:`ui.aria_tree`: the keyboard and screen readers walk the drawn boxes, Enter
+    chart gets its ARIA tree (:mod:`ui.access.aria_tree`: the keyboard and screen readers walk the drawn boxes, Enter
     does what a click does); ``selected``: the node the inspector shows, ``label``: the tree's accessible name,
     ``unknown_inner``, ``marked``, ``marked_label``: as the figure's."""
     st.html(ZOOM_KEEPER, unsafe_allow_javascript=True, width="content")

@@ -233,7 +233,7 @@ SPOKEN_BRANCH = 120  # characters of a branch's whole condition a spoken name ke
 
 def node_name(tree, node, *, open_ids=(), known: bool = True) -> str:
     """What a sighted reader reads in a node's box and on the branch into it, as one plain sentence for a screen
-    reader (the ARIA tree of :mod:`ui.aria_tree`): ``Node 2, tests Humidity: 5 rows, entropy 0.971, 3 Yes / 2 No;
+    reader (the ARIA tree of :mod:`ui.access.aria_tree`): ``Node 2, tests Humidity: 5 rows, entropy 0.971, 3 Yes / 2 No;
     branch Outlook = Sunny``; a leaf says what it predicts and why it stopped, an open leaf (``open_ids``) that it
     is open. ``known=False``: a model file's node without row counts (its test or prediction only). Not escaped:
     the caller puts it into text, never into HTML."""

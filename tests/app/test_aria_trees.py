@@ -1,4 +1,4 @@
-"""AppTest: every tree chart of the pages carries its ARIA tree's items (ui.aria_tree) beside it, as JSON text in a
+"""AppTest: every tree chart of the pages carries its ARIA tree's items (ui.access.aria_tree) beside it, as JSON text in a
 hidden container keyed ``dtx_ariajson_<chart key>``, one item per box the figure draws, named as the box reads."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.app.tree_charts import tree_charts
-from ui import aria_tree
+from ui.access import aria_tree
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

@@ -1,4 +1,4 @@
-"""End to end in Chromium: the Grow page's tree diagram is an ARIA tree (ui.aria_tree, issue 37 item 1).
+"""End to end in Chromium: the Grow page's tree diagram is an ARIA tree (ui.access.aria_tree, issue 37 item 1).
 
 After two steps on Play Tennis the page holds a ``tree`` whose items name each node's test, counts and branch
 (read through Playwright's ``aria_snapshot``, what a screen reader is given); the arrow keys move the focus between

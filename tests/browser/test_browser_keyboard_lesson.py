@@ -3,7 +3,7 @@
 Load Play Tennis on the Data page, change a setting, Step twice, walk the diagram's ARIA tree to a node and open it
 in the inspector, force a split there, go to Prune and prune, go to Ensembles, train and read the vote breakdown.
 Every control is reached with Tab / Shift+Tab (so it is in the tab order) and worked with Enter, typing or arrows.
-Along the way: the focus stays on Step after a Step (a rerun draws the button anew: ui.aria_tree's script gives
+Along the way: the focus stays on Step after a Step (a rerun draws the button anew: ui.access.aria_tree's script gives
 the focus back), narration and the vote are role="status" regions.
 """
 

@@ -1,4 +1,4 @@
-"""The page-wide accessibility fixes (ui/a11y.py): the script is allowed by the proxy's policy and aims at what
+"""The page-wide accessibility fixes (ui/access/a11y.py): the script is allowed by the proxy's policy and aims at what
 the app draws; the code colours reach WCAG's 4.5:1 on every background a code block has."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.csp import proxy_allows, script_body
-from ui import a11y
+from ui.access import a11y
 from ui.charts import ALT_PREFIX, CHART_PREFIX
 
 

@@ -1,4 +1,4 @@
-"""The ARIA tree of a tree chart (ui.aria_tree): its items as data, their spoken names, and the one page script
+"""The ARIA tree of a tree chart (ui.access.aria_tree): its items as data, their spoken names, and the one page script
 that builds it (allowed by the proxy's Content-Security-Policy, no user text in it, no innerHTML)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import engine
 from engine.viz.tree_layout import plan_view
 from engine.viz.tree_labels import fold_name, node_name
 from tests.csp import proxy_allows
-from ui import aria_tree
+from ui.access import aria_tree
 
 
 def tennis(steps: int = 2):

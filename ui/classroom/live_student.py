@@ -30,7 +30,7 @@ import streamlit as st
 from engine.split.records import format_number
 from live import nicknames, roster, rooms
 from live.rooms import LiveError, RoomNotFound, StoreUnavailable
-from ui import aria_tree
+from ui.access import aria_tree
 from ui.classroom import live, live_watchdog
 from ui.widgets import flash, md_escape
 

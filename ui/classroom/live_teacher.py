@@ -33,7 +33,8 @@ from engine.teach.quiz import QuizAnswer, judge, make_question
 from engine.viz.quiz_figs import votes_figure
 from live import rooms
 from live.rooms import LiveError
-from ui import aria_tree, state
+from ui import state
+from ui.access import aria_tree
 from ui.classroom import live, live_roster
 from ui.classroom.quiz import verdict_text
 from ui.widgets import flash, md_escape, show_flashes

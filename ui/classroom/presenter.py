@@ -21,7 +21,8 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.teach.i18n import LANGUAGES
 from engine.teach.narration import narrate_step_lines, row_noun
-from ui import aria_tree, state
+from ui import state
+from ui.access import aria_tree
 from ui.widgets import md_escape
 
 PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names

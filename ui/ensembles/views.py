@@ -19,7 +19,8 @@ from engine import ensembles
 from engine.split.wording import plural
 from engine.viz import ensemble_figs as figs
 from engine.viz.regions import region_figure
-from ui import aria_tree, state, tree_view, why
+from ui import state, tree_view, why
+from ui.access import aria_tree
 from ui.feature_table import FEW, row_frame, split_counts, value_table
 from ui.widgets import md_escape, shorten
 from ui.charts import show_chart
