@@ -10,7 +10,7 @@ Leaves point to themselves (threshold +inf, so a leaf's test always sends the pa
 a few levels run without checking who has arrived; then the (member, row) pairs that reached a leaf are set
 aside and the rest moved on. The work is cut into pieces of about ``PIECE`` pairs: one member and a chunk
 of rows, or (for few rows) a few members and every row. A piece touches one member's node table (about
-24 bytes a node: 600 kB for 25k nodes) and working arrays of a few hundred kB, so both stay in the core's
+18 bytes a node kept: int32 feature and first child, float64 threshold, a leaf flag and a class code; 450 kB for 25k nodes) and working arrays of a few hundred kB, so both stay in the core's
 cache; routing every member at once through the whole table (tens of MB for 100 deep trees) made every
 lookup a cache miss and was 1.5-2x slower. The rows are read column-major (``f * n + row``): near the root
 most rows test the same feature, so those reads are sequential. Pieces run on the threads of
@@ -50,9 +50,9 @@ class StackedForest:
 
     @classmethod
     def build(cls, compiled, task: str) -> "StackedForest | None":
-        """From the members' ``(ColumnAdapter, CompiledTree)`` pairs; None when one needs the general path."""
-        if not compiled:
-            return None
+        """From the members' ``(ColumnAdapter, CompiledTree)`` pairs (any iterable, read once); None when one
+        needs the general path. Kept compact: features and children as int32, class codes in the smallest
+        unsigned type (about 18 bytes a node with the float64 threshold)."""
         parts, offset, roots = [], 0, []
         for adapter, ct in compiled:
             if adapter.tables or ct.children.shape[1] != 2 or (ct.kind == 2).any():
@@ -63,17 +63,21 @@ class StackedForest:
             leaf = ct.kind == 0
             size = leaf.size
             safe = np.where(leaf, 0, ct.feature)
-            feature = np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe])
-            first = np.where(leaf, np.arange(size), ct.children[:, 0]) + offset
+            feature = np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe]).astype(np.int32)
+            first = (np.where(leaf, np.arange(size), ct.children[:, 0]) + offset).astype(np.int64)
             values = ct.values_table
             out = first_argmax(values) if task == "classification" else values[:, 0]
-            parts.append((feature,
-                          np.where(leaf, np.inf, ct.threshold), first, leaf, out))
+            if task == "classification":
+                out = out.astype(np.min_scalar_type(max(values.shape[1] - 1, 0)))
+            parts.append((feature, np.where(leaf, np.inf, ct.threshold), first, leaf, out))
             roots.append(offset)
             offset += size
+        if not parts:
+            return None
         feature, threshold, first, leaf, out = (np.concatenate(p) for p in zip(*parts))
-        return cls(feature.astype(np.int64), threshold.astype(float), first.astype(np.int64),
-                   leaf, np.asarray(roots, dtype=np.int64), out, task)
+        index = np.int32 if offset < 2**31 else np.int64
+        return cls(feature, threshold.astype(float), first.astype(index), leaf, np.asarray(roots, dtype=np.int64),
+                   out, task)
 
     def leaves(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to;
@@ -104,8 +108,8 @@ class StackedForest:
         m0, m1, r0, r1 = piece
         lo = int(self.roots[m0])
         hi = int(self.roots[m1]) if m1 < self.roots.size else self.leaf.size
-        offsets = self.feature[lo:hi] * n
-        threshold, first, leaf = self.threshold[lo:hi], self.first[lo:hi] - lo, self.leaf[lo:hi]
+        offsets = self.feature[lo:hi].astype(np.int64) * n
+        threshold, first, leaf = self.threshold[lo:hi], (self.first[lo:hi] - lo).astype(np.int64), self.leaf[lo:hi]
         c, k = r1 - r0, m1 - m0
         cur = np.repeat(self.roots[m0:m1] - lo, c)
         row = np.tile(np.arange(r0, r1), k)
