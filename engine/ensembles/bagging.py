@@ -134,7 +134,8 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
             notes.append(f"{always} training rows were drawn by every member, so they have no out-of-bag vote.")
     ensemble = Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
                         (), settings, tuple(notes))
-    ensemble.__dict__["_stacked"] = StackedForest.build(_flat_members(members, dataset), dataset.task)
+    ensemble.__dict__["_stacked"] = StackedForest.build(_flat_members(members, dataset), dataset.task,
+                                                           sum(m.tree.n_nodes for m in members))
     return ensemble
 
 

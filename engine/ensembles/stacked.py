@@ -49,10 +49,11 @@ class StackedForest:
         return f"StackedForest(members={self.roots.size}, nodes={self.leaf.size}, task={self.task})"
 
     @classmethod
-    def build(cls, compiled, task: str) -> "StackedForest | None":
+    def build(cls, compiled, task: str, n_nodes: int | None = None) -> "StackedForest | None":
         """From the members' ``(ColumnAdapter, CompiledTree)`` pairs (any iterable, read once); None when one
         needs the general path. Kept compact: features and children as int32, class codes in the smallest
-        unsigned type (about 18 bytes a node with the float64 threshold)."""
+        unsigned type (about 18 bytes a node with the float64 threshold). ``n_nodes``: the members' nodes
+        together, when known: the table is then filled in place (no second copy while it is put together)."""
         parts, offset, roots = [], 0, []
         for adapter, ct in compiled:
             if adapter.tables or ct.children.shape[1] != 2 or (ct.kind == 2).any():
@@ -63,21 +64,33 @@ class StackedForest:
             leaf = ct.kind == 0
             size = leaf.size
             safe = np.where(leaf, 0, ct.feature)
-            feature = np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe]).astype(np.int32)
-            first = (np.where(leaf, np.arange(size), ct.children[:, 0]) + offset).astype(np.int64)
             values = ct.values_table
             out = first_argmax(values) if task == "classification" else values[:, 0]
             if task == "classification":
                 out = out.astype(np.min_scalar_type(max(values.shape[1] - 1, 0)))
-            parts.append((feature, np.where(leaf, np.inf, ct.threshold), first, leaf, out))
+            part = (np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe]),
+                    np.where(leaf, np.inf, ct.threshold), np.where(leaf, np.arange(size), ct.children[:, 0]) + offset,
+                    leaf, out)
+            if n_nodes is None:
+                parts.append(part)
+            else:
+                if not parts:
+                    index = np.int32 if n_nodes < 2**31 else np.int64
+                    parts = [np.empty(n_nodes, dtype=d) for d in (np.int32, float, index, bool, out.dtype)]
+                for whole, piece in zip(parts, part):
+                    whole[offset:offset + size] = piece
             roots.append(offset)
             offset += size
-        if not parts:
+        if not roots:
             return None
-        feature, threshold, first, leaf, out = (np.concatenate(p) for p in zip(*parts))
+        if n_nodes is None:
+            parts = [np.concatenate(p) for p in zip(*parts)]
+        elif offset != n_nodes:
+            raise ValueError(f"the members have {offset} nodes, not {n_nodes}")
+        feature, threshold, first, leaf, out = parts
         index = np.int32 if offset < 2**31 else np.int64
-        return cls(feature, threshold.astype(float), first.astype(index), leaf, np.asarray(roots, dtype=np.int64),
-                   out, task)
+        return cls(feature.astype(np.int32, copy=False), threshold.astype(float, copy=False),
+                   first.astype(index, copy=False), leaf, np.asarray(roots, dtype=np.int64), out, task)
 
     def leaves(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to;

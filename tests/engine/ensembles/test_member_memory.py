@@ -118,3 +118,23 @@ def test_a_forest_keeps_small_dtypes_and_no_second_or_third_copy_of_its_trees():
         assert fields["first_child"].dtype == np.int32 and fields["parent"].dtype == np.int32
     ens.members[0].tree.nodes[0]                        # drawing one member makes its nodes, and only its
     assert ens.members[0].tree.nodes.materialised and not ens.members[1].tree.nodes.materialised
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_a_compact_node_store_makes_the_same_nodes_tables_and_importances(task):
+    import copy
+
+    ds = _numeric(_data(task, n=900))
+    weights = np.bincount(np.random.default_rng(0).integers(0, len(ds), len(ds)), minlength=len(ds)).astype(float)
+    tree = engine.Grower(ds, engine.TreeConfig(algorithm="cart"), sample_weight=weights).grow().tree
+    assert hasattr(tree.nodes, "compact")
+    plain = copy.deepcopy(tree.nodes)
+    small = copy.deepcopy(tree.nodes).compact()
+    assert small._fields["first_child"].dtype == np.int32
+    if task == "classification":
+        assert small._fields["stats"].dtype == np.uint16 and small._fields["splits"]["w_left"].dtype == np.uint16
+    for a, b in zip(plain.routing(), small.routing()):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert plain.importance_terms() == small.importance_terms()
+    assert tuple(plain) == tuple(small)              # every Node and Split field, floats as floats
+    assert [type(v) for v in vars(small[1].split).values()] == [type(v) for v in vars(plain[1].split).values()]
