@@ -105,7 +105,8 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     check_trees(dataset, tree_config, what=f"A {METHOD_NAMES.get(method, method)} of {n_estimators:,} trees "
                        f"on {n:,} rows{classes_text(dataset)}", n_trees=n_estimators,
                        kept_trees=n_estimators, shown=1, n_rows=grown_rows(n, n_draws, bootstrap),
-                       trees_word="trees (Members M)", shipped_rows=n,
+                       trees_word="trees (Members M)", shipped_rows=n, compact=True,
+                       kept_extra=n * (int(bootstrap) + output_dtype(dataset).itemsize),
                        at_once=concurrency(n_jobs, n_estimators, n * n_estimators))
     names = dataset.feature_names
     seeds = member_seeds(random_state, n_estimators)
