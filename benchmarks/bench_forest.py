@@ -14,6 +14,17 @@ varies less than the wall time when other programs share the cores. Accuracy is 
 held-out quarter and the out-of-bag estimate is reported for both; "same" says whether our two forests
 (one core, all cores) are identical. The load average before and after is printed: on a shared
 machine, read the ratios, not the seconds. Data: the synthetic 3-class problem of ``bench_fit.py``.
+
+Memory (issue 41): ``--memory`` fits each model in a fresh process capped at 6 GB of address space
+(``prlimit``), ours (random forest, bagging) and scikit-learn's (``RandomForestClassifier``,
+``BaggingClassifier(DecisionTreeClassifier())``), ``n_jobs=-1``, on ``--sizes`` rows x 20 of the 2-class
+problem, and prints the peak increase over the baseline after the data is loaded: "self" from
+``resource.getrusage`` (this process: scikit-learn's threads, our main process), "with workers" the
+process plus its worker processes sampled every 5 ms (our members grow in joblib worker processes, started
+before the baseline as a server's are; scikit-learn's bagging also grows in joblib's processes, warmed the same
+way), and "kept" the resident memory the fitted model holds afterwards:
+
+    python benchmarks/bench_forest.py --memory --sizes 100000 --trees 50
 """
 
 from __future__ import annotations
@@ -84,6 +95,82 @@ def run(n: int, trees: int, seed: int, n_jobs: int, repeat: int, predict_repeat:
             "leaves": float(np.mean([m.tree.n_leaves for m in forest.members])), "forest": forest}
 
 
+MEMORY_CHILD = r'''
+import gc, json, os, resource, sys, threading, time
+sys.path[:0] = [{root!r}, {bench!r}]
+os.environ["DTX_MEMORY_BUDGET_MB"] = "100000"
+import numpy as np, psutil
+from bench_fit import make_data
+who, n, trees = {who!r}, {n!r}, {trees!r}
+ds = make_data(n, n_classes=2, seed=0)
+X, y = ds.X, np.asarray(ds.y)
+if who.startswith("ours"):
+    from engine.ensembles import fit_bagging, fit_random_forest
+    from engine.grow.parallel import run_tasks
+    run_tasks(abs, [(i,) for i in range(4)], n_jobs=-1)          # the server's warm worker processes
+    fit = {{"ours_forest": lambda: fit_random_forest(ds, n_estimators=trees, n_jobs=-1),
+           "ours_bagging": lambda: fit_bagging(ds, n_estimators=trees, n_jobs=-1)}}[who]
+    predict = lambda model: model.predict_codes(ds, n_jobs=-1)
+else:
+    from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+    from joblib import Parallel, delayed
+    Parallel(n_jobs=-1)(delayed(abs)(i) for i in range(4))   # warm workers (BaggingClassifier uses processes)
+    fit = {{"sk_forest": lambda: RandomForestClassifier(n_estimators=trees, max_features="sqrt", n_jobs=-1,
+                                                       oob_score=True, random_state=0).fit(X, y),
+           "sk_bagging": lambda: BaggingClassifier(DecisionTreeClassifier(), n_estimators=trees, n_jobs=-1,
+                                                   oob_score=True, random_state=0).fit(X, y)}}[who]
+    predict = lambda model: model.predict(X)
+me = psutil.Process()
+def rss():
+    total = 0
+    for p in [me] + me.children(recursive=True):
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+gc.collect(); time.sleep(0.2)
+base, own = rss(), me.memory_info().rss
+peak, stop = [base], threading.Event()
+def sample():
+    while not stop.is_set():
+        peak[0] = max(peak[0], rss()); time.sleep(0.005)
+t = threading.Thread(target=sample, daemon=True); t.start()
+t0 = time.perf_counter(); model = fit(); seconds = time.perf_counter() - t0
+stop.set(); t.join(); peak[0] = max(peak[0], rss()); gc.collect()
+self_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - own
+kept = me.memory_info().rss - own
+t0 = time.perf_counter(); predict(model); predicted = time.perf_counter() - t0
+print(json.dumps({{"self": self_peak, "workers": peak[0] - base, "kept": kept, "fit": seconds, "predict": predicted}}))
+'''
+
+
+def memory(n: int, trees: int, who: str) -> dict:
+    """One fit in a fresh process capped at 6 GB (see the module docstring): bytes and seconds."""
+    import json
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    code = MEMORY_CHILD.format(root=str(here.parent), bench=str(here), who=who, n=n, trees=trees)
+    out = subprocess.run(["prlimit", "--as=6000000000", sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main_memory(sizes, trees: int) -> None:
+    print(f"machine: {cpu_count()} cores; load average {os.getloadavg()[0]:.1f} (1 min) at the start")
+    print("| model | rows | trees | self MB | with workers MB | kept MB | fit s | predict s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        for kind, count in (("forest", trees), ("bagging", max(1, trees // 2))):
+            for who in (f"ours_{kind}", f"sk_{kind}"):
+                r = memory(n, count, who)
+                print(f"| {who} | {n:,} | {count} | {r['self'] / 2**20:,.0f} | {r['workers'] / 2**20:,.0f} | "
+                      f"{r['kept'] / 2**20:,.0f} | {r['fit']:.1f} | {r['predict']:.2f} |", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="rows (before the split)")
@@ -91,7 +178,12 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=1, help="fits: best of this many runs per cell")
     ap.add_argument("--predict-repeat", type=int, default=5, help="predictions: best of this many rounds")
+    ap.add_argument("--memory", action="store_true", help="peak memory of ours and scikit-learn's forest and "
+                    "bagging (trees // 2 members), each in a fresh process")
     args = ap.parse_args(argv)
+    if args.memory:
+        main_memory(args.sizes, args.trees)
+        return
     print(f"machine: {cpu_count()} cores; load average {os.getloadavg()[0]:.1f} (1 min) at the start")
     print(f"{'rows':>8} {'trees':>5} {'jobs':>4} | {'fit ours':>9} {'fit sk':>8} {'ratio':>6} | {'pred ours':>9} "
           f"{'pred sk':>8} {'ratio':>6} {'med':>5} {'cpu':>5} | {'acc ours':>8} {'acc sk':>7} | {'oob ours':>8} {'oob sk':>7} | leaves | same")

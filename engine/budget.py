@@ -66,6 +66,11 @@ SHOWN_PER_NODE = 2500
 WORKING_PER_ROW_FEATURE = 52
 #: bytes per node kept by a grown tree besides its stats (its arrays, the flat copy that predicts)
 KEPT_PER_NODE = 300
+#: bytes per node a forest's or bagging's member keeps once grown (engine.grow.levelstore.NodeStore.compact:
+#: int32 node arrays, the split records, its share of the stacked table that predicts, allocator slack;
+#: measured 105 bytes a node with the rows' tables for 50 members of 22,000 nodes); its class counts add
+#: the smallest unsigned integer that holds the rows (1, 2 or 4 bytes a class)
+COMPACT_PER_NODE = 130
 #: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
 WORKING_PER_ROW_STAT = 8 * 6
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
@@ -298,15 +303,19 @@ def max_leaves(n_rows: int, config=None, share: float = 1.0) -> int:
 
 
 def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: bool = False,
-               share: float = 1.0) -> tuple[int, int]:
+               share: float = 1.0, compact: bool = False) -> tuple[int, int]:
     """(working, kept) bytes of one tree grown on ``n_rows`` rows: the arrays alive while it grows, and
-    what the grown tree keeps (with ``shown``, also the node objects a diagram or a table reads);
-    ``share``: leaves expected per row (:func:`leaf_share`)."""
+    what the grown tree keeps (with ``shown``, also the node objects a diagram or a table reads; with
+    ``compact``, what an ensemble's member keeps: :data:`COMPACT_PER_NODE`); ``share``: leaves expected per
+    row (:func:`leaf_share`)."""
     leaves = max_leaves(n_rows, config, share)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
-    kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown
-                                                                                 else KEPT_PER_NODE)) + PER_TREE
+    if compact:
+        kept = nodes * (COMPACT_PER_NODE + stats * np.min_scalar_type(max(1, int(n_rows))).itemsize) + PER_TREE
+    else:
+        kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown
+                                                                                     else KEPT_PER_NODE)) + PER_TREE
     # features searched: a tree drawing k of them per node touches about 2 k features' sorted orders at once
     draw = config.n_features_to_draw(d) if config is not None and getattr(config, "max_features", None) else d
     d = max(1, min(d, 2 * int(draw)))
@@ -345,13 +354,16 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
               kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
-              shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True) -> int:
+              shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True,
+              compact: bool = False) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
     ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
     ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
-    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions);
-    ``records``: count :data:`MANY_TREES_FIXED` for a job of many trees (False for a job that grows its trees
-    one after the other in this process and counts its tables in ``kept_extra``: AdaBoost)."""
+    ``kept_extra``: bytes the job keeps beside each kept tree (AdaBoost's row weights and predictions, a
+    forest's in-bag counts and training predictions); ``records``: count :data:`MANY_TREES_FIXED` for a job
+    of many trees (False for a job that grows its trees one after the other in this process and counts its
+    tables in ``kept_extra``: AdaBoost); ``compact``: the kept trees are an ensemble's compact members
+    (those growing at once are whole until they are done)."""
     kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
@@ -360,18 +372,25 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     # node objects are made only when a grown tree is read, after its working arrays are gone (counted for
     # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
     # single tree is refused)
-    alive = max(int(kept_trees), at_once) * kept + int(kept_trees) * int(kept_extra)
+    if compact:
+        member = tree_bytes(**kw, compact=True)[1]
+        alive = int(kept_trees) * (member + int(kept_extra)) + at_once * kept
+    else:
+        alive = max(int(kept_trees), at_once) * kept + int(kept_trees) * int(kept_extra)
     fixed = JOB_FIXED
     if n_trees > 1:
         shipped = int(n_rows if shipped_rows is None else shipped_rows)
         fixed += (MANY_TREES_FIXED if records else 0) + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
                                      if at_once > 1 else 0)
-    return int(fixed + max(at_once * working + alive, alive + max(int(shown), at_once) * (shown_kept - kept)))
+    # a compact ensemble makes node objects for the members a page draws, one at a time, after they grew
+    drawn = int(shown) if compact else max(int(shown), at_once)
+    return int(fixed + max(at_once * working + alive, alive + drawn * (shown_kept - kept)))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
                 shown: int = 0, n_rows: int | None = None, trees_word: str = "",
-                shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True) -> int:
+                shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True,
+                compact: bool = False) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
     of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
     Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
@@ -382,7 +401,7 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
                          at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
-                         kept_extra=kept_extra, records=records)
+                         kept_extra=kept_extra, records=records, compact=compact)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():

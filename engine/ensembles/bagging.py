@@ -105,23 +105,25 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
     check_trees(dataset, tree_config, what=f"A {METHOD_NAMES.get(method, method)} of {n_estimators:,} trees "
                        f"on {n:,} rows{classes_text(dataset)}", n_trees=n_estimators,
                        kept_trees=n_estimators, shown=1, n_rows=grown_rows(n, n_draws, bootstrap),
-                       trees_word="trees (Members M)", shipped_rows=n,
+                       trees_word="trees (Members M)", shipped_rows=n, compact=True,
+                       kept_extra=n * (int(bootstrap) + output_dtype(dataset).itemsize),
                        at_once=concurrency(n_jobs, n_estimators, n * n_estimators))
     names = dataset.feature_names
     seeds = member_seeds(random_state, n_estimators)
-    in_bag = np.zeros((n_estimators, n), dtype=np.uint16 if n_draws < 65535 else np.uint32) if bootstrap else None
-    dtype = np.int64 if dataset.task == "classification" else float
-    outputs = np.empty((n_estimators, n), dtype=dtype)
-    members, compiled = [], []
+    in_bag = np.zeros((n_estimators, n), dtype=np.uint8) if bootstrap else None
+    outputs = np.empty((n_estimators, n), dtype=output_dtype(dataset))
+    members = []
     subset = feature_subset_size if feature_subset_size is not None and feature_subset_size < len(names) else None
     tasks = [(dataset, tree_config, int(seed), n_draws if bootstrap else 0, subset) for seed in seeds.tolist()]
     grown = run_tasks(grow_member, tasks, n_jobs=n_jobs, progress=progress, should_stop=should_stop,
                       rows=n * n_estimators, shared=(dataset,))
     for m, (seed, (tree, feats, out)) in enumerate(zip(seeds.tolist(), grown)):
         if bootstrap:
-            in_bag[m] = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
+            counts = np.bincount(draw_bootstrap(n, n_draws, seed), minlength=n)
+            if counts.max() > np.iinfo(in_bag.dtype).max:      # a row drawn 256+ times: only on a few rows
+                in_bag = in_bag.astype(np.min_scalar_type(int(counts.max())))
+            in_bag[m] = counts
         members.append(Member(m, tree, 1.0, tuple(feats), int(seed)))
-        compiled.append((ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)))
         outputs[m] = out
     settings = dict(params or {})
     settings.update(n_estimators=n_estimators, max_samples=max_samples, n_draws=n_draws, bootstrap=bootstrap,
@@ -133,9 +135,26 @@ def fit_bagged(dataset, *, method: str, n_estimators: int, max_samples: float, b
             notes.append(f"{always} training rows were drawn by every member, so they have no out-of-bag vote.")
     ensemble = Ensemble(method, dataset.schema, tuple(members), np.asarray(dataset.y).copy(), outputs, in_bag,
                         (), settings, tuple(notes))
-    ensemble.__dict__["_compiled"] = compiled      # the flat trees made here serve prediction too
-    ensemble.__dict__["_stacked"] = StackedForest.build(compiled, dataset.task)
+    ensemble.__dict__["_stacked"] = StackedForest.build(_flat_members(members, dataset), dataset.task,
+                                                           sum(m.tree.n_nodes for m in members))
     return ensemble
+
+
+def output_dtype(dataset) -> np.dtype:
+    """The members' predictions on the training rows: class codes in the smallest unsigned integer type that
+    holds them (uint8 up to 256 classes: 1 byte a row and member), regression values as floats."""
+    if dataset.task != "classification":
+        return np.dtype(float)
+    return np.min_scalar_type(max(len(dataset.classes) - 1, 0))
+
+
+def _flat_members(members, dataset):
+    """Each member's flat routing table, made one at a time for :meth:`StackedForest.build` and not kept on
+    its tree: the stacked table is the one copy a forest keeps (a member's own tables are made again when a
+    row with a missing value, or a page, needs them)."""
+    for m in members:
+        yield ColumnAdapter(dataset.schema, m.tree.schema), CompiledTree(m.tree, dataset.classes)
+        m.tree.__dict__.pop("_arrays", None)
 
 
 def grown_rows(n: int, n_draws: int, bootstrap: bool) -> int:
@@ -160,7 +179,12 @@ def grow_member(dataset, tree_config: TreeConfig, seed: int, n_draws: int, featu
                     sample_weight=None if counts is None else counts.astype(float)).grow()
     tree = grower.tree
     adapter, flat = ColumnAdapter(dataset.schema, tree.schema), CompiledTree(tree, dataset.classes)
-    return tree, tuple(feats), _training_outputs(grower, adapter, flat, dataset.X)
+    out = _training_outputs(grower, adapter, flat, dataset.X).astype(output_dtype(dataset), copy=False)
+    compact = getattr(tree.nodes, "compact", None)
+    if compact is not None:       # what a member keeps (and a worker sends back): small dtypes, no routing table
+        compact()
+        tree.__dict__.pop("_arrays", None)
+    return tree, tuple(feats), out
 
 
 def _training_outputs(grower, adapter, flat, X) -> np.ndarray:

@@ -10,7 +10,7 @@ Leaves point to themselves (threshold +inf, so a leaf's test always sends the pa
 a few levels run without checking who has arrived; then the (member, row) pairs that reached a leaf are set
 aside and the rest moved on. The work is cut into pieces of about ``PIECE`` pairs: one member and a chunk
 of rows, or (for few rows) a few members and every row. A piece touches one member's node table (about
-24 bytes a node: 600 kB for 25k nodes) and working arrays of a few hundred kB, so both stay in the core's
+18 bytes a node kept: int32 feature and first child, float64 threshold, a leaf flag and a class code; 450 kB for 25k nodes) and working arrays of a few hundred kB, so both stay in the core's
 cache; routing every member at once through the whole table (tens of MB for 100 deep trees) made every
 lookup a cache miss and was 1.5-2x slower. The rows are read column-major (``f * n + row``): near the root
 most rows test the same feature, so those reads are sequential. Pieces run on the threads of
@@ -49,10 +49,11 @@ class StackedForest:
         return f"StackedForest(members={self.roots.size}, nodes={self.leaf.size}, task={self.task})"
 
     @classmethod
-    def build(cls, compiled, task: str) -> "StackedForest | None":
-        """From the members' ``(ColumnAdapter, CompiledTree)`` pairs; None when one needs the general path."""
-        if not compiled:
-            return None
+    def build(cls, compiled, task: str, n_nodes: int | None = None) -> "StackedForest | None":
+        """From the members' ``(ColumnAdapter, CompiledTree)`` pairs (any iterable, read once); None when one
+        needs the general path. Kept compact: features and children as int32, class codes in the smallest
+        unsigned type (about 18 bytes a node with the float64 threshold). ``n_nodes``: the members' nodes
+        together, when known: the table is then filled in place (no second copy while it is put together)."""
         parts, offset, roots = [], 0, []
         for adapter, ct in compiled:
             if adapter.tables or ct.children.shape[1] != 2 or (ct.kind == 2).any():
@@ -63,17 +64,33 @@ class StackedForest:
             leaf = ct.kind == 0
             size = leaf.size
             safe = np.where(leaf, 0, ct.feature)
-            feature = np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe])
-            first = np.where(leaf, np.arange(size), ct.children[:, 0]) + offset
             values = ct.values_table
             out = first_argmax(values) if task == "classification" else values[:, 0]
-            parts.append((feature,
-                          np.where(leaf, np.inf, ct.threshold), first, leaf, out))
+            if task == "classification":
+                out = out.astype(np.min_scalar_type(max(values.shape[1] - 1, 0)))
+            part = (np.where(leaf, 0, safe if adapter.identity else adapter.columns[safe]),
+                    np.where(leaf, np.inf, ct.threshold), np.where(leaf, np.arange(size), ct.children[:, 0]) + offset,
+                    leaf, out)
+            if n_nodes is None:
+                parts.append(part)
+            else:
+                if not parts:
+                    index = np.int32 if n_nodes < 2**31 else np.int64
+                    parts = [np.empty(n_nodes, dtype=d) for d in (np.int32, float, index, bool, out.dtype)]
+                for whole, piece in zip(parts, part):
+                    whole[offset:offset + size] = piece
             roots.append(offset)
             offset += size
-        feature, threshold, first, leaf, out = (np.concatenate(p) for p in zip(*parts))
-        return cls(feature.astype(np.int64), threshold.astype(float), first.astype(np.int64),
-                   leaf, np.asarray(roots, dtype=np.int64), out, task)
+        if not roots:
+            return None
+        if n_nodes is None:
+            parts = [np.concatenate(p) for p in zip(*parts)]
+        elif offset != n_nodes:
+            raise ValueError(f"the members have {offset} nodes, not {n_nodes}")
+        feature, threshold, first, leaf, out = parts
+        index = np.int32 if offset < 2**31 else np.int64
+        return cls(feature.astype(np.int32, copy=False), threshold.astype(float, copy=False),
+                   first.astype(index, copy=False), leaf, np.asarray(roots, dtype=np.int64), out, task)
 
     def leaves(self, X: np.ndarray, members: int | None = None, n_jobs: int | None = None) -> np.ndarray:
         """(members, n) stacked slot of the leaf each of the first ``members`` trees sends each row to;
@@ -104,8 +121,8 @@ class StackedForest:
         m0, m1, r0, r1 = piece
         lo = int(self.roots[m0])
         hi = int(self.roots[m1]) if m1 < self.roots.size else self.leaf.size
-        offsets = self.feature[lo:hi] * n
-        threshold, first, leaf = self.threshold[lo:hi], self.first[lo:hi] - lo, self.leaf[lo:hi]
+        offsets = self.feature[lo:hi].astype(np.int64) * n
+        threshold, first, leaf = self.threshold[lo:hi], (self.first[lo:hi] - lo).astype(np.int64), self.leaf[lo:hi]
         c, k = r1 - r0, m1 - m0
         cur = np.repeat(self.roots[m0:m1] - lo, c)
         row = np.tile(np.arange(r0, r1), k)

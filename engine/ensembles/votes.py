@@ -147,20 +147,20 @@ class Ensemble:
         value, and members with category tests, one member at a time through its own tree."""
         X = np.asarray(self.encode(data), dtype=float)
         upto = self.check_upto(upto)
-        parts = self._compiled[: upto if upto is not None else None]
+        k = self.n_members if upto is None else upto
         dtype = np.int64 if self.task == "classification" else float
-        out = np.empty((len(parts), X.shape[0]), dtype=dtype)
-        stacked = self._stacked if X.shape[0] > 1 else None
+        out = np.empty((k, X.shape[0]), dtype=dtype)
+        stacked = self._stacked
         rows = slice(None)
         if stacked is not None:
             gaps = np.isnan(X).any(axis=1)
             if not gaps.any():                       # no row needs the members' own path: no copies
-                return stacked.outputs(X, len(parts), n_jobs).astype(dtype, copy=False)
+                return stacked.outputs(X, k, n_jobs).astype(dtype, copy=False)
             whole = np.flatnonzero(~gaps)
-            out[:, whole] = stacked.outputs(X[whole], len(parts), n_jobs)
+            out[:, whole] = stacked.outputs(X[whole], k, n_jobs)
             rows = np.flatnonzero(gaps)
         if stacked is None or rows.size:
-            for m, (adapt, ct) in enumerate(parts):
+            for m, (adapt, ct) in enumerate(self._compiled[:k]):
                 out[m, rows] = ct.predict(adapt(X[rows]))
         return out
 

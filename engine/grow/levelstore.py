@@ -255,6 +255,27 @@ class NodeStore(Sequence):
             stack.extend((fc[nid] + 1, fc[nid]))
         return self._root.weight, terms
 
+    def compact(self) -> "NodeStore":
+        """Keep the recorded arrays in the smallest dtypes that hold them exactly (an ensemble keeps dozens
+        of these): node ids and counts as int32, branches as int8, whole class counts (and whole child
+        weights) as the smallest unsigned integer that holds the largest (uint8/uint16/uint32). Every reader
+        turns them back into the numbers they were (floats where floats were recorded), so nodes, routing
+        tables and importances are unchanged. Returns itself; a store whose nodes were made stays as it is."""
+        if self._made is not None:
+            return self
+        f = self._fields
+        for key in ("parent", "depth", "n_rows", "split_of", "first_child"):
+            f[key] = _narrow(f[key], np.int32)
+        f["branch"] = _narrow(f["branch"], np.int8)
+        f["stats"] = whole_counts(f["stats"])
+        sp = dict(f["splits"])
+        for key in ("node", "feature", "n_left", "n_right", "first_child"):
+            sp[key] = _narrow(sp[key], np.int32)
+        for key in ("w_left", "w_right"):
+            sp[key] = whole_counts(sp[key])
+        f["splits"] = sp
+        return self
+
     @property
     def n_splits(self) -> int:
         return int(np.count_nonzero(self._fields["split_of"] >= 0))
@@ -302,6 +323,35 @@ class NodeStore(Sequence):
         return feat, thr, ~leaf, leaf, child, values
 
 
+def _narrow(a, dtype) -> np.ndarray:
+    """``a`` as ``dtype`` when every value fits (integers only), else unchanged."""
+    a = np.asarray(a)
+    if a.dtype.kind not in "iu" or a.dtype.itemsize <= np.dtype(dtype).itemsize:
+        return a
+    info = np.iinfo(dtype)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        return a
+    return a.astype(dtype)
+
+
+def whole_counts(a) -> np.ndarray:
+    """Float counts that are all whole numbers >= 0 (class counts of unweighted or bootstrap rows) as the
+    smallest unsigned integer type that holds the largest; anything else (regression sums, fractional
+    weights) unchanged."""
+    a = np.asarray(a)
+    if a.dtype.kind != "f" or not a.size:
+        return a
+    top = a.max()
+    if not (a.min() >= 0 and top < 2**32 and np.array_equal(a, np.floor(a))):
+        return a
+    return a.astype(np.min_scalar_type(int(top)))
+
+
+#: split numbers recorded as floats: read back as floats whatever dtype :meth:`NodeStore.compact` keeps them in
+FLOAT_SPLIT_KEYS = ("threshold", "gain", "gain_ratio", "split_info", "impurity_parent", "impurity_children",
+                    "w_left", "w_right")
+
+
 def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, split_of, splits,
                 first_child, crit, classes, names, task) -> list:
     """Node objects for nodes ``0..N-1`` from the per-node arrays (the root's own numbers are kept).
@@ -318,7 +368,8 @@ def build_nodes(root: Node, *, parent, depth, branch, stats, n_rows, reason, spl
 def _build_nodes(root, parent, depth, branch, stats, n_rows, reason, split_of, splits, first_child, crit,
                  classes, names, task) -> list:
     st, wt, imp, values, preds = node_fields(stats, crit, classes)
-    sp = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
+    sp = {k: (np.asarray(v, dtype=float if k in FLOAT_SPLIT_KEYS else v.dtype).tolist()
+              if isinstance(v, np.ndarray) else v) for k, v in splits.items()}
     # a split's sides are its children's stats: the same tuples (equal numbers), not copies
     at = np.full(len(sp["feature"]), -1, dtype=np.int64)
     at[split_of[split_of >= 0]] = np.flatnonzero(split_of >= 0)

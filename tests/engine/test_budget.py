@@ -95,12 +95,16 @@ def test_the_1000_class_file_is_refused_before_any_tree_grows_with_what_to_chang
 
 
 def test_fewer_trees_are_offered_when_some_fit_and_a_bigger_budget_lets_the_job_run(monkeypatch):
-    monkeypatch.delenv(budget.BUDGET_ENV, raising=False)
+    # 200 classes on 3,000 rows were refused at the default 500 MB before a forest's members were kept
+    # compact (issue 41); a smaller budget keeps the test's forests small
+    monkeypatch.setenv(budget.BUDGET_ENV, "100")
     ds = _data(200, 3000)
     with pytest.raises(ConfigError, match=r"at most \d+ trees \(Members M\)") as err:
         fit_random_forest(ds, n_estimators=50, n_jobs=1)
     most = int(str(err.value).split("at most ")[1].split(" ")[0])
     assert fit_random_forest(ds, n_estimators=most, n_jobs=1).n_members == most
+    with pytest.raises(ConfigError, match=r"at most \d+ trees"):
+        fit_random_forest(ds, n_estimators=most + 1, n_jobs=1)           # the advice is the most that fits
     monkeypatch.setenv(budget.BUDGET_ENV, "0.01")
     with pytest.raises(ConfigError, match="budget of 1 MB"):
         fit_adaboost(_data(3, 300), n_rounds=5)
