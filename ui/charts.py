@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.viz.regions import escape, short_label
+from engine.viz.text import escape, short_label
 from ui.summaries import class_counts
 
 # Okabe & Ito's colour-blind safe palette (black left out), cycled for many classes.

@@ -337,7 +337,7 @@ def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
 def test_plotly_text_escape_leaves_no_markup_tex_or_template(text):
     """Plotly renders a subset of HTML, ``%{...}`` templates and ``$...$`` TeX (which it dropped
     without MathJax: a column named ``$x$`` vanished from a plot note)."""
-    from engine.viz.regions import escape
+    from engine.viz.text import escape
 
     out = escape(text)
     assert "<" not in out and ">" not in out and "$" not in out and "%{" not in out and "\n" not in out
