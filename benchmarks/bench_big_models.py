@@ -82,7 +82,7 @@ def make_lightgbm(nodes: int, folder: Path, trained: int = 10) -> list[Path]:
     text = lgb.train(params, lgb.Dataset(X, y), trained).model_to_string()
     head, rest = text.split("\nTree=0\n", 1)
     body, tail = rest.split("\nend of trees", 1)
-    blocks = ("Tree=0\n" + body).strip().split("\n\n")
+    blocks = [b.strip() for b in ("Tree=0\n" + body).split("\n\n") if b.strip()]
     sizes = [2 * int(b.split("num_leaves=")[1].split("\n")[0]) - 1 for b in blocks]
     count = 0
     while sum(sizes[t % len(sizes)] for t in range(count + 1)) <= nodes:
@@ -151,7 +151,7 @@ def main(argv: list[str]) -> None:
         for path in files:
             r = measure(path, args.root.resolve(), extra=USE if args.use else "")
             print(f"{path.name:24s} {path.stat().st_size / 2**20:7.1f} MB file  +{r['peak_mb']:6.0f} MB peak  "
-                  f"{r['cpu']:6.2f} s CPU  {r['seconds']:6.2f} s  {r['outcome'][:90]}", flush=True)
+                  f"{r['cpu']:6.2f} s CPU  {r['seconds']:6.2f} s  {r.get('nodes', 0):,} nodes  {r['outcome'][:90]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -60,14 +60,15 @@ try:
     exec(sys.argv[3] if len(sys.argv) > 3 else "")
     outcome = f"opened: {m.n_trees} trees, {len(m.feature_names)} features"
     seconds, cpu = time.perf_counter() - t, time.process_time() - c
-    outcome += f", {sum(tree.n_nodes for tree in m.trees):,} nodes"
+    nodes = sum(tree.n_nodes for tree in m.trees)
 except EngineError as err:
     outcome = "refused: " + str(err)
 except BaseException as err:
     outcome = f"raised {type(err).__name__}: {err}"
 if not outcome.startswith("opened"):
-    seconds, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"peak_mb": vm("VmHWM") - before, "cpu": cpu, "seconds": seconds, "outcome": outcome}))
+    seconds, cpu, nodes = time.perf_counter() - t, time.process_time() - c, 0
+print(json.dumps({"peak_mb": vm("VmHWM") - before, "cpu": cpu, "seconds": seconds, "outcome": outcome,
+                  "nodes": nodes}))
 """
 
 
