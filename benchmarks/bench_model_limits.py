@@ -57,18 +57,25 @@ before = vm("VmRSS")
 t, c = time.perf_counter(), time.process_time()
 try:
     m = load_model(data)
+    exec(sys.argv[3] if len(sys.argv) > 3 else "")
     outcome = f"opened: {m.n_trees} trees, {len(m.feature_names)} features"
+    seconds, cpu = time.perf_counter() - t, time.process_time() - c
+    nodes = sum(tree.n_nodes for tree in m.trees)
 except EngineError as err:
     outcome = "refused: " + str(err)
 except BaseException as err:
     outcome = f"raised {type(err).__name__}: {err}"
-print(json.dumps({"peak_mb": vm("VmHWM") - before, "cpu": time.process_time() - c,
-                  "seconds": time.perf_counter() - t, "outcome": outcome}))
+if not outcome.startswith("opened"):
+    seconds, cpu, nodes = time.perf_counter() - t, time.process_time() - c, 0
+print(json.dumps({"peak_mb": vm("VmHWM") - before, "cpu": cpu, "seconds": seconds, "outcome": outcome,
+                  "nodes": nodes}))
 """
 
 
-def measure(path: Path, root: Path, cap: int = 4 * 2**30) -> dict:
-    out = subprocess.run(["prlimit", f"--as={cap}", sys.executable, "-c", CHILD, str(root), str(path)],
+def measure(path: Path, root: Path, cap: int = 4 * 2**30, extra: str = "") -> dict:
+    """Open ``path`` with ``root``'s engine in a capped child (``extra``: code run on the model ``m`` after
+    opening, inside the timing and the peak)."""
+    out = subprocess.run(["prlimit", f"--as={cap}", sys.executable, "-c", CHILD, str(root), str(path), extra],
                          capture_output=True, text=True, timeout=900, cwd=ROOT)
     lines = out.stdout.strip().splitlines()
     if out.returncode or not lines:

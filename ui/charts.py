@@ -17,7 +17,7 @@ import streamlit as st
 
 from engine.viz.alt import describe, figure_table
 from engine.viz.palette import OKABE_ITO, color_at
-from engine.viz.regions import escape, short_label
+from engine.viz.text import escape, short_label
 from ui.summaries import class_counts
 from ui.widgets import md_escape
 

@@ -11,15 +11,11 @@ XGBoost and scikit-learn number them. Nodes the root does not reach are left out
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from engine.data.schema import FeatureSchema
 from engine.errors import DataError
-from engine.models.checks import MAX_DEPTH, MAX_NODES
-from engine.split.records import Split
-from engine.tree.node import Node
+from engine.models.arrays import ArrayNodes, fill_internal, walk_levels
 from engine.tree.store import Tree
 from engine.tree.surgery import refit
 
@@ -37,51 +33,6 @@ def _column(name: str, values, n: int, dtype, default=None) -> np.ndarray:
     return arr
 
 
-def walk_arrays(left: np.ndarray, right: np.ndarray, root: int = 0, where: str = "a tree"):
-    """Breadth-first order of the nodes reached from ``root``, with each one's parent and depth; refuses
-    children out of range, nodes reached twice (cycles), one-child nodes and over-deep trees."""
-    n = left.size
-    if n == 0 or n > MAX_NODES:
-        raise DataError(f"The model file is damaged: {where} has {n:,} nodes "
-                        f"(a tree has at least 1 and the explorer opens at most {MAX_NODES:,}).")
-    if not 0 <= root < n:
-        raise DataError(f"The model file is damaged: {where} has no root node.")
-    seen = np.zeros(n, dtype=bool)
-    order, parent, depth = [], {root: -1}, {root: 0}
-    queue = deque([root])
-    seen[root] = True
-    while queue:
-        i = queue.popleft()
-        order.append(i)
-        lo, hi = int(left[i]), int(right[i])
-        if lo < 0 and hi < 0:
-            continue
-        for c in (lo, hi):
-            if not 0 <= c < n:
-                raise DataError(f"The model file is damaged: node {i} of {where} points to a child ({c}) "
-                                f"that does not exist.")
-            if seen[c]:
-                raise DataError(f"The model file is damaged: node {c} of {where} is reached twice "
-                                f"(a cycle or a shared child).")
-            seen[c] = True
-            parent[c], depth[c] = i, depth[i] + 1
-            if depth[c] > MAX_DEPTH:
-                raise DataError(f"{where.capitalize()} is deeper than {MAX_DEPTH:,} levels; the explorer "
-                                f"opens trees up to that depth.")
-            queue.append(c)
-    return order, parent, depth
-
-
-def _fill_internal(order, left, right, values: np.ndarray, weight: np.ndarray) -> None:
-    """Internal nodes without a value get the cover-weighted mean of their children's (bottom-up)."""
-    for i in reversed(order):
-        if left[i] < 0 or not np.isnan(values[i]).any():
-            continue
-        lo, hi = left[i], right[i]
-        wl, wr = (weight[lo], weight[hi]) if weight[lo] + weight[hi] > 0 else (1.0, 1.0)
-        values[i] = (wl * values[lo] + wr * values[hi]) / (wl + wr)
-
-
 def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, missing_left, values,
                      criterion: str | None = None, weight=None, count=None, gain=None, impurity=None,
                      category_sets: dict | None = None, root: int = 0, where: str = "a tree") -> Tree:
@@ -95,11 +46,14 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
     (default: ``count`` when given, else 1); ``count``: rows (default 0: unknown); ``gain``/``impurity`` where the file has them
     (impurity default NaN: unknown). ``category_sets``: {node number: codes going left} for category
     tests (the feature must be categorical in ``schema``). ``where`` names the tree in error sentences.
+
+    The tree's nodes are an :class:`~engine.models.arrays.ArrayNodes` store: the checks and the numbering
+    run on the arrays, and a node object is made when a page reads it.
     """
     n = len(left) if hasattr(left, "__len__") else 0
     left = _column("left children", left, n, np.int64)
     right = _column("right children", right, n, np.int64)
-    order, parent, depth = walk_arrays(left, right, int(root), where)
+    order, parent, levels = walk_levels(left, right, int(root), where)
     feature = _column("features", feature, n, np.int64, 0)
     threshold = _column("thresholds", threshold, n, float, 0.0)
     missing_left = _column("missing-value directions", missing_left, n, bool, True)
@@ -114,61 +68,50 @@ def tree_from_arrays(*, schema: FeatureSchema, left, right, feature, threshold, 
         raise DataError(f"The model file is damaged: {where} has leaf values of {values.shape[1]} numbers "
                         f"where {width} are expected.")
     category_sets = category_sets or {}
-    n_feat = len(schema.feature_names)
-    for i in order:
-        if left[i] < 0:
-            if not np.isfinite(values[i]).all():
-                raise DataError(f"The model file is damaged: a leaf of {where} has a value that is not a number.")
-            continue
-        if not 0 <= feature[i] < n_feat:
-            raise DataError(f"The model file is damaged: node {i} of {where} tests feature number "
-                            f"{int(feature[i])}, but the model has {n_feat} features.")
-        if i in category_sets:
-            cats = schema.categories[feature[i]]
-            codes = category_sets[i]
-            if not schema.is_categorical(int(feature[i])) or any(not 0 <= c < len(cats) for c in codes):
-                raise DataError(f"The model file is damaged: node {i} of {where} tests a category the "
-                                f"feature does not have.")
-        elif np.isnan(threshold[i]):
-            raise DataError(f"The model file is damaged: node {i} of {where} has a threshold that is not a number.")
+    _check_nodes(schema, order, left, feature, threshold, values, category_sets, where)
     weight = np.where(np.isfinite(weight), weight, 0.0)
-    _fill_internal(order, left, right, values, weight)
-    criterion = criterion or ("gini" if task == "classification" else "variance")
-    new = {old: k for k, old in enumerate(order)}
-    nodes: list[Node] = []
-    splits: dict[int, Split] = {}
-    for old in order:
-        p = parent[old]
-        branch = "" if p < 0 else splits[p].branch_labels()[0 if left[p] == old else 1]
-        v = values[old]
-        w = float(weight[old])
-        if task == "classification":
-            stats = tuple((v * w).tolist())
-            prediction = schema.classes[int(np.argmax(v))]
-        else:
-            stats = (w, w * float(v[0]), w * float(v[0]) ** 2)
-            prediction = float(v[0])
-        split, children, g = None, (), None
-        if left[old] >= 0:
-            j = int(feature[old])
-            lo, hi = int(left[old]), int(right[old])
-            common = dict(feature=schema.feature_names[j], feature_index=j, gain=float(gain[old]),
-                          child_weights=(1.0, 0.0) if missing_left[old] else (0.0, 1.0),
-                          child_counts=(int(count[lo]), int(count[hi])), task=task)
-            if old in category_sets:
-                codes = tuple(sorted(int(c) for c in set(category_sets[old])))
-                split = Split(kind="subset", categories=tuple(schema.categories[j][c] for c in codes),
-                              category_codes=codes, **common)
-            else:
-                split = Split(kind="threshold", threshold=float(threshold[old]), **common)
-            splits[old] = split
-            children, g = (new[lo], new[hi]), float(gain[old])
-        nodes.append(Node.fast(
-            id=new[old], parent=None if p < 0 else new[p], depth=depth[old], branch=branch, stats=stats,
-            weight=w, n_node_samples=int(count[old]), impurity=float(impurity[old]), value=tuple(v.tolist()),
-            prediction=prediction, criterion=criterion, split=split, children=children, gain=g,
-            stop_reason=None if children else "leaf in the model file"))
-    return Tree(tuple(nodes), schema, criterion)
+    fill_internal(order, levels, left, right, values, weight)
+    new = np.full(n, -1, dtype=np.int64)
+    new[order] = np.arange(order.size)
+    inner = left[order] >= 0
+    nodes = ArrayNodes(
+        schema=schema, criterion=criterion or ("gini" if task == "classification" else "variance"),
+        parent=np.where(parent >= 0, new[parent], -1), depth=np.repeat(np.arange(levels.size - 1), np.diff(levels)),
+        left=np.where(inner, new[left[order]], -1), right=np.where(inner, new[right[order]], -1),
+        feature=feature[order], threshold=threshold[order], missing_left=missing_left[order], count=count[order],
+        weight=weight[order], gain=gain[order], impurity=impurity[order], values=values[order],
+        category_sets={int(new[i]): tuple(sorted(int(c) for c in set(codes))) for i, codes in category_sets.items()
+                       if new[i] >= 0 and left[i] >= 0})
+    return Tree(nodes, schema, nodes.criterion)
+
+
+def _check_nodes(schema: FeatureSchema, order, left, feature, threshold, values, category_sets, where) -> None:
+    """Refuse a reached leaf whose value is not a number, a split on a feature the model lacks, a category
+    test on a category the feature does not have, a threshold that is not a number."""
+    leaves, inner = order[left[order] < 0], order[left[order] >= 0]
+    if not np.isfinite(values[leaves]).all():
+        raise DataError(f"The model file is damaged: a leaf of {where} has a value that is not a number.")
+    n_feat = len(schema.feature_names)
+    bad = (feature[inner] < 0) | (feature[inner] >= n_feat)
+    if bad.any():
+        i = int(inner[np.argmax(bad)])
+        raise DataError(f"The model file is damaged: node {i} of {where} tests feature number "
+                        f"{int(feature[i])}, but the model has {n_feat} features.")
+    tested = np.zeros(left.size, dtype=bool)
+    tested[inner] = True
+    for i, codes in category_sets.items():
+        if not (0 <= i < left.size and tested[i]):
+            continue
+        cats = schema.categories[feature[i]]
+        if not schema.is_categorical(int(feature[i])) or any(not 0 <= c < len(cats) for c in codes):
+            raise DataError(f"The model file is damaged: node {i} of {where} tests a category the "
+                            f"feature does not have.")
+    is_cat = np.zeros(left.size, dtype=bool)
+    is_cat[[i for i in category_sets if 0 <= i < left.size]] = True
+    nan = np.isnan(threshold[inner]) & ~is_cat[inner]
+    if nan.any():
+        raise DataError(f"The model file is damaged: node {int(inner[np.argmax(nan)])} of {where} has a threshold "
+                        f"that is not a number.")
 
 
 def refit_inner(tree: Tree, X, y) -> Tree:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from engine.data.schema import FeatureSchema
 from engine.errors import DataError
 from engine.tree.store import Tree
@@ -61,6 +63,9 @@ def _check_tree(model, tree: Tree, i: int) -> int:
     if s.task != member_task or (member_task == "classification" and s.classes != ms.classes):
         raise DataError(f"Tree {i} of the model predicts something other than its model "
                         f"(a {s.task} tree in a {model.kind} {model.task} model).")
+    flat = getattr(tree.nodes, "flat", None)
+    if flat is not None:                         # node arrays (engine.models.arrays): checked on the arrays
+        return _check_arrays(tree, i)
     n = 0
     for node in tree.walk():
         n += 1
@@ -80,6 +85,23 @@ def _check_tree(model, tree: Tree, i: int) -> int:
         if sp.kind == "threshold" and (sp.threshold is None or math.isnan(sp.threshold)):
             raise DataError(f"Tree {i} of the model has a threshold that is not a number at node {node.id}.")
     return n
+
+
+def _check_arrays(tree: Tree, i: int) -> int:
+    """:func:`_check_tree` for a tree kept as node arrays: every node is reached and has two children or
+    none, and a missing value goes one way, by construction (:func:`engine.models.build.tree_from_arrays`)."""
+    nodes = tree.nodes
+    leaf, depth = nodes.shape()
+    if depth.size and depth.max() > MAX_DEPTH:
+        raise DataError(f"Tree {i} of the model is deeper than {MAX_DEPTH:,} levels.")
+    if not np.isfinite(nodes.values[leaf]).all():
+        raise DataError(f"Tree {i} of the model has a leaf whose value is not a number.")
+    threshold_test = ~leaf
+    threshold_test[list(nodes.category_sets)] = False
+    if np.isnan(nodes.threshold[threshold_test]).any():
+        at = int(np.flatnonzero(threshold_test & np.isnan(nodes.threshold))[0])
+        raise DataError(f"Tree {i} of the model has a threshold that is not a number at node {at}.")
+    return len(nodes)
 
 
 def _check_additive(model) -> None:

@@ -24,46 +24,29 @@ class CompiledForest:
     """Flat routing tables of ``trees`` (see the module docstring)."""
 
     def __init__(self, trees):
-        feature, threshold, left, right, missing, is_cat, cat_row, node_id, values = ([] for _ in range(9))
-        sets, self.roots = [], []
-        for tree in trees:
-            order = [n.id for n in tree.walk()]
-            base = len(node_id)
-            slot = {nid: base + i for i, nid in enumerate(order)}
-            self.roots.append(base)
-            for nid in order:
-                node = tree.nodes[nid]
-                node_id.append(nid)
-                values.append(node.value)
-                s = node.split
-                if s is None:
-                    feature.append(0), threshold.append(0.0), is_cat.append(False), cat_row.append(0)
-                    left.append(-1), right.append(-1), missing.append(-1)
-                    continue
-                lo, hi = slot[node.children[0]], slot[node.children[1]]
-                feature.append(s.feature_index)
-                left.append(lo), right.append(hi)
-                missing.append(lo if s.child_weights[0] > 0 else hi)
-                if s.kind == "threshold":
-                    threshold.append(float(s.threshold)), is_cat.append(False), cat_row.append(0)
-                else:
-                    threshold.append(0.0), is_cat.append(True), cat_row.append(len(sets))
-                    sets.append(s.category_codes)
-        self.feature = np.asarray(feature, dtype=np.int64)
-        self.threshold = np.asarray(threshold, dtype=float)
-        self.left = np.asarray(left, dtype=np.int64)
-        self.right = np.asarray(right, dtype=np.int64)
-        self.missing = np.asarray(missing, dtype=np.int64)
+        parts = [_tree_parts(tree) for tree in trees]
+        sizes = np.array([p[0].size for p in parts], dtype=np.int64)
+        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if parts else np.zeros(0, np.int64)
+        join = lambda k, dtype: (np.concatenate([np.asarray(p[k], dtype=dtype) for p in parts]) if parts
+                                 else np.zeros(0, dtype))
+        self.node_id = join(0, np.int64)
+        self.feature = join(1, np.int64)
+        self.threshold = join(2, float)
+        links = [join(k, np.int64) for k in (3, 4, 5)]      # slots within each tree: shift by its first slot
+        offset = np.repeat(self.roots, sizes)
+        self.left, self.right, self.missing = (np.where(a >= 0, a + offset, -1) for a in links)
+        self.values_table = np.concatenate([p[6] for p in parts]) if parts else np.zeros((0, 1))
         self.is_leaf = self.left < 0
         own = np.flatnonzero(self.is_leaf)              # a leaf routes every row to itself
         self.left[own] = self.right[own] = self.missing[own] = own
         self.max_depth = max((t.depth for t in trees), default=0)
-        self.is_cat = np.asarray(is_cat, dtype=bool)
-        self.has_cat = bool(self.is_cat.any())
-        self.cat_row = np.asarray(cat_row, dtype=np.int64)
-        self.node_id = np.asarray(node_id, dtype=np.int64)
-        self.values_table = np.asarray(values, dtype=float)
-        self.roots = np.asarray(self.roots, dtype=np.int64)
+        sets = [codes for p in parts for codes in p[7].values()]
+        slots = [int(s) + int(root) for p, root in zip(parts, self.roots) for s in p[7]]
+        self.is_cat = np.zeros(self.node_id.size, dtype=bool)
+        self.is_cat[slots] = True
+        self.has_cat = bool(slots)
+        self.cat_row = np.zeros(self.node_id.size, dtype=np.int64)
+        self.cat_row[slots] = np.arange(len(slots))
         width = max((max(c, default=-1) for c in sets), default=-1) + 1
         self.goes_left = np.zeros((max(len(sets), 1), width + 1), dtype=bool)  # last column: out of range
         for r, codes in enumerate(sets):
@@ -127,3 +110,35 @@ class CompiledForest:
         for rows, slots in self._chunks(X):
             out[:, rows] = self.node_id[slots]
         return out
+
+
+def _tree_parts(tree):
+    """One tree's routing arrays over its own slots: (node id, feature, threshold, left, right and missing
+    slot (-1 at a leaf), values (n, width), {slot: codes going left}). A tree kept as node arrays
+    (:mod:`engine.models.arrays`) hands them over, its slots its node ids; any other is read node by node in
+    pre-order."""
+    flat = getattr(tree.nodes, "flat", None)
+    if flat is not None:
+        feature, threshold, left, right, missing, sets, values = flat()
+        return np.arange(left.size), feature, threshold, left, right, missing, values, sets
+    order = [n.id for n in tree.walk()]
+    slot = {nid: i for i, nid in enumerate(order)}
+    m = len(order)
+    feature, left, right, missing = (np.zeros(m, dtype=np.int64) for _ in range(4))
+    threshold = np.zeros(m)
+    values, sets = [], {}
+    for k, nid in enumerate(order):
+        node = tree.nodes[nid]
+        values.append(node.value)
+        s = node.split
+        if s is None:
+            left[k] = right[k] = missing[k] = -1
+            continue
+        lo, hi = slot[node.children[0]], slot[node.children[1]]
+        feature[k], left[k], right[k] = s.feature_index, lo, hi
+        missing[k] = lo if s.child_weights[0] > 0 else hi
+        if s.kind == "threshold":
+            threshold[k] = float(s.threshold)
+        else:
+            sets[k] = s.category_codes
+    return np.asarray(order), feature, threshold, left, right, missing, np.asarray(values, dtype=float), sets

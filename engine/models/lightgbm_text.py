@@ -26,6 +26,7 @@ negative child ``~j`` being leaf j. Per split: ``split_feature``, ``threshold``,
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,14 @@ MAX_LINES = 2_000_000            # LightGBM writes ~20 lines a tree: 100,000 tre
 def sniff(data: bytes) -> bool:
     head = data[:65536].lstrip(b"\xef\xbb\xbf \t\r\n")[:200]   # a prefix: never copy the file
     return head.startswith(b"tree\n") or head.startswith(b"tree\r\n")
+
+
+def declared_nodes(data: bytes) -> int:
+    """The nodes the file's trees declare (``2 * num_leaves - 1`` each), counted on its bytes unparsed."""
+    return sum(2 * int(m) - 1 for m in _LEAVES.findall(data))
+
+
+_LEAVES = re.compile(rb"^\s*num_leaves=(\d{1,9})\s*$", re.M)
 
 
 def _damaged(what: str) -> DataError:
@@ -127,6 +136,8 @@ def read(data: bytes) -> ImportedModel:
     if data.count(b"\n") > MAX_LINES:
         raise DataError(f"The LightGBM model file has more than {MAX_LINES:,} lines, more than any model the "
                         "explorer opens has; it was not read.")
+    if declared_nodes(data) > MAX_NODES:                 # before the file is decoded and split into trees
+        raise DataError(f"The model has more than {MAX_NODES:,} nodes; the explorer opens models up to that size.")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -69,8 +69,30 @@ def is_ubjson(data: bytes) -> bool:
     return data[:1] == b"{" and data[1:2] in (b"i", b"U", b"I", b"l", b"L") and b"learner" in data[:64]
 
 
+def declared_nodes(data: bytes, limit: int = MAX_NODES) -> int:
+    """The nodes an XGBoost JSON document's trees list, counted on its bytes before it is parsed: the
+    entries of each ``"left_children"`` array (its commas, plus one), stopping once past ``limit``."""
+    key, total, at = b'"left_children"', 0, 0
+    while total <= limit:
+        at = data.find(key, at)
+        start = data.find(b"[", at) if at >= 0 else -1
+        end = data.find(b"]", start) if start >= 0 else -1
+        if end < 0:
+            break
+        commas = data.count(b",", start, end)
+        total += commas + (1 if commas or data[start + 1:end].strip() else 0)
+        at = end
+    return total
+
+
+def _refuse_nodes(n: int) -> None:
+    if n > MAX_NODES:
+        raise DataError(f"The model has more than {MAX_NODES:,} nodes; the explorer opens models up to that size.")
+
+
 def read_json(data: bytes) -> ImportedModel:
     check_json_size(data, "XGBoost JSON model file")
+    _refuse_nodes(declared_nodes(data))                   # before the document is parsed
     try:
         doc = json.loads(_head(data).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -151,10 +173,13 @@ def from_document(doc, source: str) -> ImportedModel:
     if len(base) != K:
         raise DataError(f"The XGBoost model file is damaged: it has {len(base)} base scores for {K} outputs.")
     base = tuple(_margin(float(np.float32(b)), how) for b in base)
-    if sum(len(t.get("left_children", ())) for t in raw_trees) > MAX_NODES:
-        raise DataError(f"The model has more than {MAX_NODES:,} nodes; the explorer opens models up to that size.")
+    _refuse_nodes(sum(len(t.get("left_children", ())) for t in raw_trees))
     mschema = member_schema(schema)
-    trees = tuple(_tree(t, mschema, i) for i, t in enumerate(raw_trees))
+    trees = []
+    for i in range(len(raw_trees)):
+        trees.append(_tree(raw_trees[i], mschema, i))
+        raw_trees[i] = None                               # the parsed lists go as their tree is made
+    trees = tuple(trees)
     outputs = tuple(int(c) for c in model.get("tree_info", [0] * len(trees)))
     per_round = K * max(int(model.get("gbtree_model_param", {}).get("num_parallel_tree", 1) or 1), 1)
     return ImportedModel(trees=trees, schema=schema, kind="additive", link=link, base_score=base,

@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 from engine.errors import DataError
 
 from engine.viz import palette
-from engine.viz.regions import FONT, escape, short_label, typical_row
+from engine.viz.regions import typical_row
+from engine.viz.text import FONT, escape, short_label
 
 GRID_BLOCK_CELLS = 1 << 20  # grid cells (rows x columns) predicted at a time
 

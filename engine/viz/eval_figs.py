@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from engine.errors import ConfigError
 from engine.evaluate.metrics import greater_is_better, metric_label
 from engine.viz.palette import MUTED, OKABE_ITO, rgba
-from engine.viz.regions import escape
+from engine.viz.text import escape
 
 SET_COLORS = {"train": OKABE_ITO[0], "validation": OKABE_ITO[2], "test": OKABE_ITO[1]}
 SET_DASH = {"train": "solid", "validation": "dot", "test": "solid"}

@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 from engine.errors import ConfigError, DataError
 
 from engine.viz import palette
-from engine.viz.regions import FONT, escape, new_figure, vline
+from engine.viz.regions import new_figure, vline
+from engine.viz.text import FONT, escape
 
 __all__ = ["threshold_scan_figure", "class_distribution_figure", "gain_bar_figure", "SCORE_LABELS", "scan_points",
            "MAX_SCAN_POINTS"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from engine.viz.palette import MUTED, OKABE_ITO
-from engine.viz.regions import FONT, escape
+from engine.viz.text import FONT, escape
 
 RIGHT = OKABE_ITO[0]
 

@@ -27,7 +27,7 @@ What is drawn (:func:`engine.viz.tree_layout.plan_view` decides which nodes, and
 
 The axes' ranges depend only on the planned width and height (not on the tree), so with a constant
 ``uirevision`` Plotly keeps the user's zoom and pan across reruns. Every label and hover text is user
-text escaped for Plotly (:func:`engine.viz.regions.escape`).
+text escaped for Plotly (:func:`engine.viz.text.escape`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ import plotly.io as pio
 
 from engine.viz import palette
 from engine.split.wording import plural
-from engine.viz.regions import TEMPLATE, escape, new_figure
+from engine.viz.regions import TEMPLATE, new_figure
+from engine.viz.text import escape
 from engine.viz.tree_labels import (FONT_FAMILY, box_lines, branch_label, fill_of, fit, hover_lines, hover_text,
                                     short)
 from engine.viz.tree_layout import plan_view

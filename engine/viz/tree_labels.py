@@ -12,7 +12,7 @@ set does not fit the room, its count and as many values as fit (``∈ 71 values:
 Text is measured, not guessed (:func:`text_px`): the diagram's font is Verdana / DejaVu Sans (the same
 metrics), whose advance widths per character are in :data:`EM`; :func:`fit` cuts a line with an
 ellipsis until it fits a width in CSS pixels, so a planned box always holds its whole text.
-Every piece of user text is escaped for Plotly (:func:`engine.viz.regions.escape`) after it is fitted.
+Every piece of user text is escaped for Plotly (:func:`engine.viz.text.escape`) after it is fitted.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from engine.split.records import format_number
 from engine.split.wording import plural, set_text, shorter_side, values_text
 from engine.tree.paths import values_at
 from engine.viz import palette
-from engine.viz.regions import escape
+from engine.viz.text import escape
 
 __all__ = ["box_lines", "wrap2", "hover_text", "hover_lines", "fill_of", "short_branch", "short", "branch_label",
            "text_px", "fit", "node_name", "fold_name",

@@ -340,8 +340,23 @@ def test_every_download_people_open_in_a_spreadsheet_is_neutralised():
 def test_plotly_text_escape_leaves_no_markup_tex_or_template(text):
     """Plotly renders a subset of HTML, ``%{...}`` templates and ``$...$`` TeX (which it dropped
     without MathJax: a column named ``$x$`` vanished from a plot note)."""
-    from engine.viz.regions import escape
+    from engine.viz.text import escape
 
     out = escape(text)
     assert "<" not in out and ">" not in out and "$" not in out and "%{" not in out and "\n" not in out
     assert escape("$x$ and <b>") == "&#36;x&#36; and &lt;b&gt;"
+
+
+def test_every_figure_takes_the_escape_from_its_own_module():
+    """Issue 41 item 7: the one escape for user text in figures is :mod:`engine.viz.text`'s; no module reaches
+    for it through the region plot's module (which re-exports it for old callers only)."""
+    from engine.viz import regions, text
+
+    assert regions.escape is text.escape and regions.short_label is text.short_label
+    borrowed = []
+    for path in sorted(p for folder in ("engine", "ui", "pages") for p in (ROOT / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine.viz.regions"):
+                borrowed += [f"{path.name}: {a.name}" for a in node.names if a.name in ("escape", "short_label", "FONT")
+                             and path.parent.name != "regions"]
+    assert borrowed == []

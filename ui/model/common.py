@@ -190,15 +190,15 @@ def default_row(model, ds=None) -> dict:
     the median of the thresholds each feature is tested at (0 when never tested), a category's first label."""
     if ds is not None and data_matches(model, ds):
         return typical_row(model.schema, model_frame(model, ds))
-    thresholds: dict[int, list[float]] = {}
-    for tree in model.trees[:200]:
-        for node in tree.internal_nodes:
-            if node.split.kind == "threshold":
-                thresholds.setdefault(node.split.feature_index, []).append(node.split.threshold)
+    forest = model.compiled                  # the first 200 trees' threshold tests, read from the routing arrays
+    first = slice(0, int(forest.roots[200]) if forest.roots.size > 200 else forest.node_id.size)
+    tests = ~forest.is_leaf[first] & ~forest.is_cat[first]
+    feature, threshold = forest.feature[first][tests], forest.threshold[first][tests]
     row = {}
     for j, (name, kind) in enumerate(zip(model.feature_names, model.schema.kinds)):
         if kind == "numeric":
-            row[name] = float(np.median(thresholds[j])) if j in thresholds else 0.0
+            at = threshold[feature == j]
+            row[name] = float(np.median(at)) if at.size else 0.0
         else:
             cats = model.schema.categories[j]
             row[name] = cats[0] if cats else ""

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.viz import palette
-from engine.viz.regions import escape
+from engine.viz.text import escape
 
 MAX_BARS = 40  # a waterfall with more trees than this draws consecutive trees in blocks
 FONT = {"size": 13}

@@ -32,8 +32,9 @@ def formats() -> str:
 
 
 #: reading a model file holds about this many bytes per byte of the file at its peak (parsed JSON, the node
-#: arrays), plus a fixed allowance: an XGBoost JSON file of 2 MB peaked at +51 MB, one of 6 MB at +142 MB
-MODEL_BYTES_PER_FILE_BYTE = 24
+#: arrays), plus a fixed allowance: a one-tree XGBoost JSON of 56 MB (990,000 nodes) peaked at +461 MB, 600 trees
+#: in 38 MB at +215 MB (benchmarks/bench_big_models.py); 24 while every node was an object (+1,671 MB for 56 MB)
+MODEL_BYTES_PER_FILE_BYTE = 10
 MODEL_FIXED_BYTES = 10 << 20
 
 

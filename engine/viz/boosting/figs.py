@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from engine.errors import DataError
 from engine.viz import palette
-from engine.viz.regions import FONT, escape
+from engine.viz.text import FONT, escape
 
 MAX_POINTS = 3000
 

@@ -3,7 +3,7 @@
 Plotly draws its text (tick labels, category axis values, legend entries, titles, hover text and
 hover templates with the values they pull in, annotations, ``text``, colour-bar titles) through a
 subset of HTML: ``<a href>`` becomes a real link, ``<b>``/``<i>``/``<span style>`` apply, entities
-are decoded. So every user string must reach a figure through ``engine.viz.regions.escape``.
+are decoded. So every user string must reach a figure through ``engine.viz.text.escape``.
 
 A data set whose column names, category values and class labels are links, tags, ``<img onerror>``,
 entities, ``%{...}`` and ``$...$`` is made active, every page that draws a figure is driven (Data,
@@ -151,7 +151,7 @@ def test_the_scan_catches_raw_user_text():
     assert unescaped({"layout": {"title": {"text": "<b>hb1</b> x"}}})
     assert unescaped({"data": [{"customdata": [["&lt;hl7"]]}]})
     assert unescaped({"layout": {"xaxis": {"ticktext": ["&amp;lt;b&amp;gt;hb2"]}}})
-    from engine.viz.regions import escape
+    from engine.viz.text import escape
     ok = {"data": [{"x": [escape(v) for v in CAT + CAT2 + CLASSES], "name": escape(COLS["cat2"]),
                     "hovertemplate": f"{escape(IMG)} = %{{x}}<br>row<extra>{escape(CLASSES[1])}</extra>"}],
           "layout": {"title": {"text": "note<br><sup>small</sup>"}}}
@@ -159,7 +159,7 @@ def test_the_scan_catches_raw_user_text():
 
 
 def test_escape_covers_plotly_markup():
-    from engine.viz.regions import escape
+    from engine.viz.text import escape
     assert escape("<a href='x'>&amp;</a>") == "&lt;a href='x'&gt;&amp;amp;&lt;/a&gt;"
     assert "%{" not in escape("%{x}") and "$" not in escape("$t$") and "\n" not in escape("a\nb")
 

@@ -14,7 +14,8 @@ from engine.errors import ConfigError, DataError
 from engine.split.gain import candidate_scan
 from engine.viz import palette
 from engine.viz.figures import class_distribution_figure, gain_bar_figure, threshold_scan_figure
-from engine.viz.regions import escape, region_figure, region_points, regression_fit_figure, sample_rows
+from engine.viz.regions import region_figure, region_points, regression_fit_figure, sample_rows
+from engine.viz.text import escape
 
 
 def points(fig):

@@ -1,4 +1,4 @@
-"""A tree's decision regions over two numeric features, and a regression tree's step function.
+"""A tree's decision regions over two numeric features.
 
 ``region_figure`` draws each leaf's rectangle (``Tree.regions``) clipped to the data range plus a 5%
 margin, tinted with the leaf's class colour (regression: its value on the sequential scale), and the
@@ -10,15 +10,13 @@ drawn points it uses WebGL. Above :data:`SHAPE_LIMIT` leaves the rectangles are 
 of about a pixel (:func:`engine.tree.region_grid.merge_rectangles`): a fully grown tree's thousands of leaves
 become a few hundred rectangles, and the highlighted node's region is one outline.
 
-User text (feature names, class labels, category values) is escaped with :func:`escape` before it reaches
-Plotly, which draws a subset of HTML (``<a href>`` as a live link, ``<b>``, ``<i>``, ``<br>``, ``<span
-style>``, ``<sub>``, ``<sup>``, entities) in titles, tick labels, legends, hover labels and ``text``.
-:func:`escape` is the one escape for Plotly text in the app: every figure builder uses it.
+User text (feature names, class labels, category values) is escaped with :func:`engine.viz.text.escape`
+before it reaches Plotly. :func:`new_figure` (one validated construction on the white :data:`TEMPLATE`) and
+:func:`vline` are the figure frame every builder of this package uses.
 """
 
 from __future__ import annotations
 
-import html
 import textwrap
 from dataclasses import dataclass
 
@@ -31,6 +29,7 @@ from engine.errors import DataError
 from engine.tree.region_grid import grid_edges, merge_rectangles, stratified_rows
 
 from engine.viz import palette
+from engine.viz.text import FONT, escape, short_label
 
 #: The template of this package's figures.
 TEMPLATE = "plotly_white"
@@ -64,33 +63,12 @@ def vline(x: float, *, line: dict, text: str | None = None) -> tuple[list[dict],
                                       "y": 1, "yanchor": "bottom", "yref": "y domain"}]
     return [shape], notes
 
-__all__ = ["region_figure", "region_points", "RegionPoints", "region_layer", "RegionLayer", "highlight_shapes", "regression_fit_figure", "escape", "short_label", "sample_rows", "FONT"]
+__all__ = ["region_figure", "region_points", "RegionPoints", "region_layer", "RegionLayer", "highlight_shapes",
+           "sample_rows", "new_figure", "vline", "TEMPLATE"]
 
-FONT = {"size": 15}
 WEBGL_POINTS = 5000
 #: rows drawn at most by default: more add no picture (points cover points) but megabytes the browser redraws
 MAX_POINTS = 3000
-
-
-def escape(text) -> str:
-    """User text safe for Plotly labels and hover templates (``<``, ``>``, ``&``, ``%{`` and ``$``).
-
-    ``<``, ``>`` and ``&`` become entities, so no tag (``<a href>`` would be a live link) and no entity of
-    the user's is interpreted; ``%{`` gets a zero-width space, so it is not a hover-template field; a
-    newline becomes a space. Values put on a category axis must be escaped too: Plotly draws the
-    category values themselves as tick labels and puts them into ``%{x}`` / ``%{y}`` of hover templates.
-
-    ``$`` becomes the entity ``&#36;``: Plotly treats a ``$...$`` pair as TeX and, without MathJax,
-    drops it from the label (a column named ``$x$`` vanished from titles and notes).
-    """
-    return (html.escape(str(text), quote=False).replace("%{", "%\u200b{").replace("\n", " ")
-            .replace("$", "&#36;"))
-
-
-def short_label(text, limit: int = 40) -> str:
-    """User text for a sentence in a figure note: cut to ``limit`` characters (with an ellipsis), escaped."""
-    flat = " ".join(str(text).split())
-    return escape(flat if len(flat) <= limit else flat[: limit - 1] + "\u2026")
 
 
 def sample_rows(n: int, max_points: int, seed: int = 0) -> np.ndarray:
@@ -388,100 +366,4 @@ def region_figure(tree, frame: pd.DataFrame, labels, x: str, y: str, *, highligh
         margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
         annotations=[_notes_annotation(notes)] if notes else [],
         dragmode=dragmode, uirevision="regions",
-    ))
-
-
-def typical_row(schema, frame: pd.DataFrame) -> dict:
-    """Median of each numeric feature, most frequent value of each categorical one."""
-    row = {}
-    for name, kind in zip(schema.feature_names, schema.kinds):
-        if name not in frame.columns:
-            raise DataError(f"The data has no column '{name}'.")
-        col = frame[name]
-        if kind == "numeric":
-            row[name] = float(pd.to_numeric(col, errors="coerce").median())
-        else:
-            mode = col.dropna().astype(str).mode()
-            row[name] = mode.iloc[0] if len(mode) else np.nan
-    return row
-
-
-def _predict_rows(tree, base: dict, feature: str, values) -> np.ndarray:
-    rows = pd.DataFrame({k: [v] * len(values) for k, v in base.items()})
-    rows[feature] = list(values)
-    return np.asarray(tree.predict(rows), dtype=float)
-
-
-def regression_fit_figure(tree, frame: pd.DataFrame, y, feature: str, *, query=None,
-                          max_points: int = 20000, seed: int = 0, height: int = 480) -> go.Figure:
-    """Rows as (feature, target) points and the tree's piecewise-constant prediction along ``feature``.
-
-    y: the target column name in ``frame`` or the target values. The other features are held at their
-    median (numeric) or most frequent value (categorical), so the step line is one slice of the tree;
-    a note says so when the tree uses other features. query: ``{feature: value}`` drawn as a star at
-    its prediction (missing features at the same typical values).
-    """
-    if tree.task != "regression":
-        raise DataError("The step-function plot is for regression trees; this tree predicts classes.")
-    if feature not in tree.schema.feature_names:
-        raise DataError(f"'{feature}' is not a feature of this tree.")
-    target = _column(frame, y) if isinstance(y, str) else np.asarray(y, dtype=float)
-    if target.shape[0] != len(frame):
-        raise DataError(f"Got {target.shape[0]} target values for {len(frame)} rows: give one per row.")
-    base = typical_row(tree.schema, frame)
-    kind = tree.schema.kinds[tree.schema.index(feature)]
-    traces = []
-    if kind == "numeric":
-        xs = _column(frame, feature)
-        lo, hi = _bounds(xs)
-        cuts = sorted({n.split.threshold for n in tree.internal_nodes
-                       if n.split.feature == feature and n.split.kind == "threshold"
-                       and lo < n.split.threshold < hi})
-        edges = np.array([lo, *cuts, hi])
-        preds = _predict_rows(tree, base, feature, (edges[:-1] + edges[1:]) / 2)
-        line_x, line_y = edges, np.append(preds, preds[-1])
-        shape = "hv"
-    else:
-        cats = list(tree.schema.categories[tree.schema.index(feature)])
-        # the values are the axis' categories, so its tick labels and hover %{x}: escaped, once per value
-        codes = pd.Categorical(frame[feature].astype("string"))
-        xs = np.array([escape(c) for c in codes.categories] + [None], dtype=object)[codes.codes]
-        line_x, line_y, shape = [escape(c) for c in cats], _predict_rows(tree, base, feature, cats), None
-    known = np.flatnonzero(pd.notna(pd.Series(xs)).to_numpy() & np.isfinite(target))
-    shown = known[sample_rows(known.size, max_points, seed)]
-    traces.append(_point_trace(
-        shown.size > WEBGL_POINTS, x=np.asarray(xs, dtype=object)[shown] if kind != "numeric" else xs[shown],
-        y=target[shown], mode="markers", name="rows", customdata=shown[:, None],
-        hovertemplate=f"{escape(feature)} = %{{x}}<br>target = %{{y:.4g}}<br>row %{{customdata[0]}}<extra></extra>",
-        marker={"color": palette.OKABE_ITO[5], "size": 7, "opacity": 0.6}))
-    if shape:
-        traces.append(dict(type="scatter", x=line_x, y=line_y, mode="lines", name="tree prediction",
-                           line={"color": palette.OKABE_ITO[3], "width": 3, "shape": shape},
-                           hovertemplate="prediction %{y:.4g}<extra></extra>"))
-    else:
-        traces.append(dict(type="scatter", x=line_x, y=line_y, mode="markers", name="tree prediction",
-                           marker={"symbol": "line-ew-open", "size": 44, "color": palette.OKABE_ITO[3],
-                                   "line": {"width": 4, "color": palette.OKABE_ITO[3]}},
-                           hovertemplate="prediction %{y:.4g}<extra></extra>"))
-    if query is not None and feature in query and (kind != "numeric" or _as_float(query[feature]) is not None):
-        qrow = {**base, **{k: v for k, v in query.items() if k in base}}
-        qy = _predict_rows(tree, qrow, feature, [query[feature]])[0]
-        qx = query[feature] if kind == "numeric" else escape(query[feature])
-        traces.append(dict(type="scatter", x=[qx], y=[qy], mode="markers", name="query",
-                           hovertemplate="query: prediction %{y:.4g}<extra></extra>",
-                           marker={"symbol": "star", "size": 22, "color": palette.PATH,
-                                   "line": {"color": "black", "width": 1.5}}))
-    others = {n.split.feature for n in tree.internal_nodes} - {feature}
-    notes = []
-    if others:
-        notes.append("Prediction with the other features at their median (numeric) or most frequent "
-                     "value (categorical): one slice of the tree.")
-    if shown.size < known.size:
-        notes.append(f"showing {shown.size:,} of {known.size:,} rows")
-    return new_figure(*traces, layout=dict(
-        height=height, font=FONT,
-        xaxis={"title": {"text": escape(feature)}}, yaxis={"title": {"text": "target"}},
-        margin={"l": 60, "r": 20, "t": 30 + 20 * len(_note_lines(notes)), "b": 60},
-        annotations=[_notes_annotation(notes)] if notes else [],
-        legend={"orientation": "h", "y": -0.2},
     ))
