@@ -180,7 +180,7 @@ def classroom_bar(intro: str | None = None, extra=None) -> Switches:
             st.number_input("Window width (px)", key=SCREEN_PX, value=None, min_value=0, step=1,
                             label_visibility="collapsed")
             st.caption(f"px={int(ss.get(SCREEN_PX) or 0)};")  # what the server has: the script compares
-        st.html(SCREEN_JS, unsafe_allow_javascript=True, width="content")
+            st.html(SCREEN_JS, unsafe_allow_javascript=True, width="content")  # (runs though not displayed)
         if extra is not None and rest:
             with rest[1]:
                 extra()
