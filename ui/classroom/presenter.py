@@ -174,12 +174,11 @@ def classroom_bar(intro: str | None = None, extra=None) -> Switches:
                               "planned for it, so a wide screen shows more nodes and whole names. auto: the width "
                               "this browser window has; a number plans for another screen (a link to share).")
         sw = switches()
-        width = f" (auto = {sw.screen})" if sw.detected else ""
-        keys.caption(KEY_HELP + f" · screen px{width}:")
+        keys.caption(KEY_HELP + (f" · screen px (auto = {sw.screen:d}):" if sw.detected else " · screen px:"))
         with st.container(key=PROBE):  # hidden: the browser types its window's width here (SCREEN_JS)
             st.number_input("Window width (px)", key=SCREEN_PX, value=None, min_value=0, step=1,
                             label_visibility="collapsed")
-            st.caption(f"px={int(ss.get(SCREEN_PX) or 0)};")  # what the server has: the script compares
+            st.caption(f"px={int(ss.get(SCREEN_PX) or 0):d};")  # what the server has: the script compares
             st.html(SCREEN_JS, unsafe_allow_javascript=True, width="content")  # (runs though not displayed)
         if extra is not None and rest:
             with rest[1]:
