@@ -77,6 +77,9 @@ def settle(page, start: float) -> tuple[float, float, float]:
     running = [t for t, s in runs if s == "running"]
     idle = [t for t, s in runs if s == "notRunning"]
     end = max([last_plot] + idle[-1:])
+    if end < start:  # neither a run nor a draw after the action: say so rather than print a negative time
+        print("  (no script run and no draw after this action: the click did not reach the app)")
+        end = start
     ran = (idle[-1] - running[0]) if running and idle else 0.0
     return end - start, ran, busy
 
