@@ -35,8 +35,8 @@ PROBE = "dtx_screen_probe"  # the hidden container of the number input the brows
 #: script comes from a ``blob:`` address the proxy's Content-Security-Policy refuses. This constant page script
 #: (allowed by its hash in deploy/dtx-site.inc) types ``window.innerWidth`` into the hidden number input as a
 #: user would (the input's own setter, an input event, Enter) whenever the app is idle and the width the server
-#: last received (``px=N;`` beside the input) is not the window's (at most every 2 s: the first draw of presenter
-#: view, a resize). No user data reaches it.
+#: last received (``px=N;`` beside the input) is not the window's (at most every 2 s, checked after each change of
+#: the page and every 1.5 s: the first draw of presenter view, a resize, a lost try). No user data reaches it.
 SCREEN_JS = """<script>
 (() => {
   if (window.__dtxScreen) { window.__dtxScreen(); return; }
@@ -61,6 +61,7 @@ SCREEN_JS = """<script>
   new MutationObserver(check).observe(document.body, {childList: true, subtree: true, attributes: true,
                                                      attributeFilter: ["data-test-script-state"]});
   window.addEventListener("resize", () => setTimeout(check, 400));
+  setInterval(check, 1500);  // a width typed while a run was starting may be lost: type it again
   check();
 })();
 </script>"""
