@@ -10,7 +10,9 @@ script's state is back to ``notRunning`` and no Plotly chart has drawn for 600 m
 the mouse press to the last draw (or to ``notRunning``, whichever is later). The page records both in the
 browser (``performance.now()``), so the polling interval does not count. Also printed: how long the page
 showed ``data-test-script-state='running'`` (the server's run plus the messages' way and handling) and the
-browser's long tasks (main thread busy > 50 ms: parsing and drawing).
+browser's long tasks (main thread busy > 50 ms: parsing and drawing). On a machine shared with other work the
+wall-clock times grow with the load average (printed); ``--cpu`` records a Chromium trace around each click and
+adds the CPU time the page's main thread spent (its tasks' thread time, which the load does not inflate).
 
 Prints each click's times and the median.
 """
@@ -18,6 +20,8 @@ Prints each click's times and the median.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import sys
 import tempfile
@@ -49,6 +53,17 @@ WATCH = """() => {
 QUIET_MS = 600
 
 
+def main_thread_cpu(path: str) -> float:
+    """CPU ms of the renderer's main thread in a Chromium trace: the thread time of its top-level tasks."""
+    with open(path, encoding="utf-8") as f:
+        events = json.load(f)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+    return sum(e.get("tdur", 0) for e in events if (e.get("pid"), e.get("tid")) in main and e.get("ph") == "X"
+               and e.get("name") == "ThreadControllerImpl::RunTask") / 1000
+
+
 def settle(page, start: float) -> tuple[float, float, float]:
     """(ms from ``start`` to settled, ms the script ran, ms of the browser's long tasks) once idle and quiet
     for QUIET_MS."""
@@ -62,6 +77,9 @@ def settle(page, start: float) -> tuple[float, float, float]:
     running = [t for t, s in runs if s == "running"]
     idle = [t for t, s in runs if s == "notRunning"]
     end = max([last_plot] + idle[-1:])
+    if end < start:  # neither a run nor a draw after the action: say so rather than print a negative time
+        print("  (no script run and no draw after this action: the click did not reach the app)")
+        end = start
     ran = (idle[-1] - running[0]) if running and idle else 0.0
     return end - start, ran, busy
 
@@ -70,6 +88,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rows", type=int, default=20_000)
     ap.add_argument("--clicks", type=int, default=5)
+    ap.add_argument("--cpu", action="store_true", help="trace each click and print the main thread's CPU time")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -94,30 +113,38 @@ def main(argv=None) -> None:
         page.evaluate(WATCH)
         status = page.get_by_text("finished").first.text_content()
         print(f"{args.rows:,} rows: {status.strip()}")
+        trace = Path(tmp) / "trace.json"
+
+        def timed(act) -> tuple[float, float, float, float]:
+            if args.cpu:
+                browser.start_tracing(page=page, path=str(trace), categories=["toplevel", "devtools.timeline"])
+            start = page.evaluate("performance.now()")
+            act()
+            total, ran, busy = settle(page, start)
+            cpu = (browser.stop_tracing(), main_thread_cpu(str(trace)))[1] if args.cpu else float("nan")
+            return total, ran, busy, cpu
+
+        def line(total, ran, busy, cpu) -> str:
+            return (f"settled {total:.0f} ms, script ran {ran:.0f} ms, browser long tasks {busy:.0f} ms"
+                    + (f", main thread CPU {cpu:.0f} ms" if args.cpu else "") + f" (load {os.getloadavg()[0]:.1f})")
+
         clicks, gotos = [], []
         for k in range(args.clicks):
             view = boxes(page)
             nodes = [i for i, b in enumerate(view["boxes"]) if b["kind"] == 0]
             i = nodes[(3 + 2 * k) % len(nodes)]
             page.locator(DIAGRAM).first.scroll_into_view_if_needed()
-            start = page.evaluate("performance.now()")
-            click_box(page, i)
-            total, ran, busy = settle(page, start)
-            clicks.append((total, ran))
-            print(f"box click {k + 1} (node {view['boxes'][i]['id']}): settled {total:.0f} ms, script ran {ran:.0f} ms, "
-                  f"browser long tasks {busy:.0f} ms")
+            clicks.append(timed(lambda: click_box(page, i)))
+            print(f"box click {k + 1} (node {view['boxes'][i]['id']}): {line(*clicks[-1])}")
         goto = page.get_by_role("spinbutton", name="Go to node #")
         for k in range(args.clicks):
             goto.fill(str(1000 + 977 * k))
-            start = page.evaluate("performance.now()")
-            goto.press("Enter")
-            total, ran, busy = settle(page, start)
-            gotos.append((total, ran))
-            print(f"go to node {1000 + 977 * k}: settled {total:.0f} ms, script ran {ran:.0f} ms, "
-                  f"browser long tasks {busy:.0f} ms")
+            gotos.append(timed(lambda: goto.press("Enter")))
+            print(f"go to node {1000 + 977 * k}: {line(*gotos[-1])}")
         for name, rows in (("box click", clicks), ("go to node", gotos)):
-            print(f"{name}: median settled {statistics.median(t for t, _ in rows):.0f} ms, "
-                  f"median script run {statistics.median(r for _, r in rows):.0f} ms")
+            med = [statistics.median(r[j] for r in rows) for j in range(4)]
+            print(f"{name}: median settled {med[0]:.0f} ms, median script run {med[1]:.0f} ms, "
+                  f"median long tasks {med[2]:.0f} ms" + (f", median main thread CPU {med[3]:.0f} ms" if args.cpu else ""))
         page.screenshot(path=str(ROOT / "test-artifacts" / "bench-grow-click.png"))
         browser.close()
 

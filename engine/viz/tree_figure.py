@@ -44,7 +44,7 @@ from engine.viz.tree_labels import (FONT_FAMILY, box_lines, branch_label, fill_o
                                     short)
 from engine.viz.tree_layout import plan_view
 
-__all__ = ["tree_figure", "clicked_node", "FOLD", "NODE", "FONT_PX", "WIDTH", "HEIGHT"]
+__all__ = ["tree_figure", "clicked_node", "box_outline", "FOLD", "NODE", "FONT_PX", "WIDTH", "HEIGHT"]
 
 NODE, FOLD = 0, 1  # second column of customdata: a node's box, or a folded subtree's "+k nodes" box
 #: px above the plot kept free for Plotly's mode bar (it draws over the plot's top right corner, and sat on the
@@ -172,7 +172,11 @@ def tree_figure(tree, *, focus=0, width=WIDTH, height=HEIGHT, fit_height=False, 
     traces.append(dict(type="scatter", name="box text", x=x, y=text_y, mode="text", text=text,
                        textposition="middle center", textfont=dict(size=font, color=text_c, family=FONT_FAMILY),
                        customdata=custom, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-                       cliponaxis=True))
+                       cliponaxis=True,
+                       # a click selects a box (clickmode "event+select") and Plotly dims the text of every other
+                       # point to a fifth unless the trace names a selected text colour; a page that keeps the chart
+                       # after a click (the Grow page) would keep the other boxes dimmed
+                       selected=dict(textfont=dict(color=TEXT))))
     traces.append(_branch_labels(tree, plan, parent, font))
     fig_h = float(plan.height)
     if fit_height:
@@ -309,7 +313,8 @@ def _branch_labels(tree, plan, parent, font) -> dict:
                 text=[escape(fit(s, room, font)) for (s, _), room in zip(labels, rooms)],
                 textposition="middle center", textfont=dict(size=font, color="#333333", family=FONT_FAMILY),
                 customdata=np.column_stack([ids, np.zeros(len(ids), dtype=np.int64)]) if ids else None,
-                hovertext=[hover_lines(full) for _, full in labels], hovertemplate="%{hovertext}<extra></extra>")
+                hovertext=[hover_lines(full) for _, full in labels], hovertemplate="%{hovertext}<extra></extra>",
+                selected=dict(textfont=dict(color="#333333")))  # not dimmed after a click (see "box text")
 
 
 def label_rooms(plan, rows) -> np.ndarray:
@@ -330,6 +335,23 @@ def label_rooms(plan, rows) -> np.ndarray:
         half[idx[:-1]] = np.minimum(half[idx[:-1]], gaps)
         half[idx[1:]] = np.minimum(half[idx[1:]], gaps)
     return np.maximum(2 * half, least)
+
+
+def box_outline(plan, node_id, *, color: str = SELECTED, width: float = 4.0, name: str = "selected box") -> list[dict]:
+    """The outline :func:`tree_figure` draws round a ``selected`` box, as one Plotly layout shape (a rectangle on
+    the box's edge, in the figure's axis units) for the drawn node ``node_id`` of ``plan``; ``[]`` when the plan
+    does not draw it. A page draws it onto a chart the browser already shows (``ui.charts.overlay_shapes``), so
+    a click that only selects another box does not send or redraw the figure."""
+    if node_id is None:
+        return []
+    hit = [i for i, item in enumerate(plan.items) if item == (int(node_id), NODE)]
+    if not hit:
+        return []
+    i, size = hit[0], plan.size
+    x, top = float(plan.x[i]), float(plan.top[i])
+    return [dict(type="rect", name=name, xref="x", yref="y", x0=round(x - size.box_w / 2, 2),
+                 x1=round(x + size.box_w / 2, 2), y0=round(-(top + size.box_h), 2), y1=round(-top, 2),
+                 line=dict(color=color, width=width), fillcolor="rgba(0,0,0,0)", layer="above")]
 
 
 def clicked_node(event) -> tuple[int, int] | None:

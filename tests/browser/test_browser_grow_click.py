@@ -59,3 +59,76 @@ def test_a_box_click_outlines_the_region_without_redrawing_the_points(browser, a
         expect(page.get_by_test_id("stException")).to_have_count(0)
     finally:
         context.close()
+
+
+TREE = ".st-key-grow_tree_box .js-plotly-plot"
+# marks a chart's plot element and counts its redraws; a chart sent again is a new element without the mark
+MARK_JS = """(sel) => { const gd = document.querySelector(sel); gd.__dtxMark = 1; gd.__dtxDraws = 0;
+  gd.on('plotly_afterplot', () => { gd.__dtxDraws++; }); }"""
+SEEN_JS = """(sel) => { const gd = document.querySelector(sel);
+  return {marked: !!gd.__dtxMark, draws: gd.__dtxDraws || 0,
+          outline: (gd.layout.shapes || []).filter(s => s.name === 'overlay:selected box').map(s => [s.x0, s.x1, s.y0, s.y1])}; }"""
+
+
+def outline_of(page, node: int) -> list:
+    """The selected-box outline expected round ``node``'s box: the box's bar in axis units."""
+    return page.evaluate("""([sel, node]) => { const gd = document.querySelector(sel);
+      const t = gd._fullData.find(d => d.name === 'nodes'); const c = Array.from(t.customdata);
+      const i = c.findIndex(r => r[0] === node && r[1] === 0);
+      const h = t.y[i], b = t.base[i], w = t.width; return [t.x[i] - w / 2, t.x[i] + w / 2, b, b + h]; }""", [TREE, node])
+
+
+def pick_in_inspector(page, node: int) -> None:
+    box = page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first
+    box.click()
+    page.get_by_role("option", name=re.compile(rf"^#{node} · ")).first.click()
+
+
+def test_a_box_click_outlines_the_box_without_sending_the_diagram_again(browser, app_url, wait_idle, screenshot):
+    """The diagram does not depend on the selection: a click on a box changes the inspector and draws the box's
+    outline onto the chart the browser has (neither the diagram nor the region plot is redrawn); a box chosen
+    elsewhere (the inspector) and then clicked again is selected again."""
+    context, page = viewport(browser, app_url, 1366, 768)
+    try:
+        page.goto("/grow?data=iris&cfg=alg:cart&step=14")
+        wait_idle(page)
+        expect(page.locator(TREE)).to_be_visible()
+        expect(page.locator(REGION)).to_be_visible()
+        view = boxes(page)["boxes"]
+        a, b = [next(i for i, x in enumerate(view) if x["id"] == n and x["kind"] == 0) for n in (2, 4)]
+        page.wait_for_timeout(500)
+        for sel in (TREE, REGION):
+            page.evaluate(MARK_JS, sel)
+        click_box(page, a)
+        wait_idle(page)
+        expect(page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first).to_have_value(
+            re.compile(r"^#2 · "))
+        page.wait_for_function("(sel) => (document.querySelector(sel).layout.shapes || [])"
+                               ".some(s => s.name === 'overlay:selected box')", arg=TREE, timeout=30_000)
+        page.wait_for_timeout(800)  # any redraw would have come by now
+        tree, region = page.evaluate(SEEN_JS, TREE), page.evaluate(SEEN_JS, REGION)
+        assert tree["marked"] and tree["draws"] == 0, tree  # the same diagram, not drawn again
+        assert region["marked"] and region["draws"] == 0, region  # the same region plot
+        assert tree["outline"] == [pytest.approx(outline_of(page, 2), abs=0.05)], tree
+        page.locator(TREE).scroll_into_view_if_needed()
+        screenshot(page, "grow-box-outline-after-click", full_page=False)
+        click_box(page, b)  # a second box: its outline replaces the first one's
+        wait_idle(page)
+        expect(page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first).to_have_value(
+            re.compile(r"^#4 · "))
+        page.wait_for_function("([sel, want]) => { const s = (document.querySelector(sel).layout.shapes || [])"
+                               ".filter(s => s.name === 'overlay:selected box');"
+                               " return s.length === 1 && Math.abs(s[0].x0 - want[0]) < 0.05 && Math.abs(s[0].y0 - want[2]) < 0.05; }",
+                               arg=[TREE, outline_of(page, 4)], timeout=30_000)
+        assert page.evaluate(SEEN_JS, TREE)["marked"]
+        pick_in_inspector(page, 3)  # chosen elsewhere: the box the chart has selected (4) is not the inspector's
+        wait_idle(page)
+        expect(page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first).to_have_value(
+            re.compile(r"^#3 · "))
+        click_box(page, b)  # clicked again, box 4 is selected again (not deselected by Plotly)
+        wait_idle(page)
+        expect(page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first).to_have_value(
+            re.compile(r"^#4 · "))
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+    finally:
+        context.close()

@@ -26,10 +26,46 @@ from ui.access import aria_tree
 from ui.widgets import md_escape
 
 PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names
-#: Presenter view's "Screen" choices: the window's width in CSS px that the diagram is planned for (the page
-#: cannot read the window's width: Streamlit 1.67's st.context has none, and a component's inline script needs
-#: ``blob:`` in the proxy's Content-Security-Policy).
+#: Presenter view's "Screen" choices: the window's width in CSS px that the diagram is planned for. "auto" (the
+#: default): the width the browser reports (:data:`SCREEN_JS`); a number overrides it (a link for another screen).
 SCREENS = (1366, 1920, 2560)
+AUTO = "auto"
+SCREEN_PX = "_screen_px"  # the window's width as the browser reported it (session only)
+PROBE = "dtx_screen_probe"  # the hidden container of the number input the browser writes the width into
+#: How the window's width reaches the server: Streamlit 1.67's st.context has no width, and a v2 component's
+#: script comes from a ``blob:`` address the proxy's Content-Security-Policy refuses. This constant page script
+#: (allowed by its hash in deploy/dtx-site.inc) types ``window.innerWidth`` into the hidden number input as a
+#: user would (the input's own setter, an input event, Enter) whenever the app is idle and the width the server
+#: last received (``px=N;`` beside the input) is not the window's (at most every 2 s, checked after each change of
+#: the page and every 1.5 s: the first draw of presenter view, a resize, a lost try). No user data reaches it.
+SCREEN_JS = """<script>
+(() => {
+  if (window.__dtxScreen) { window.__dtxScreen(); return; }
+  let sentAt = 0;
+  const check = () => {
+    const box = document.querySelector(".st-key-dtx_screen_probe");
+    const input = box && box.querySelector("input");
+    const app = document.querySelector("[data-testid='stApp']");
+    if (!input || !app || app.getAttribute("data-test-script-state") === "running") return;
+    const width = Math.round(window.innerWidth);
+    const known = /px=(\\d+);/.exec(box.textContent);
+    if (!(width > 0) || (known && Number(known[1]) === width) || Date.now() - sentAt < 2000) return;
+    sentAt = Date.now();
+    const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+    for (const text of ["", String(width)]) {
+      set.call(input, text);
+      input.dispatchEvent(new Event("input", {bubbles: true}));
+    }
+    input.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter", keyCode: 13, bubbles: true}));
+  };
+  window.__dtxScreen = check;
+  new MutationObserver(check).observe(document.body, {childList: true, subtree: true, attributes: true,
+                                                     attributeFilter: ["data-test-script-state"]});
+  window.addEventListener("resize", () => setTimeout(check, 400));
+  setInterval(check, 1500);  // a width typed while a run was starting may be lost: type it again
+  check();
+})();
+</script>"""
 _CODES = {name: code for code, name in LANGUAGES.items()}  # "Deutsch" -> "de" (the URL says lang=Deutsch)
 NARRATIONS = "_classroom_narrations"  # cache: (data_version, history key, lang) -> list of sentences
 #: Toolbar action -> Streamlit shortcut (one key per button; Step is the right arrow).
@@ -46,6 +82,7 @@ html { font-size: 19px; }
 .stMainBlockContainer [data-testid="stVerticalBlock"] { gap: 0.4rem; }
 .st-key-narration p { font-size: 1.45rem; line-height: 1.45; }
 [data-testid="stMain"] { overflow-anchor: none; }  /* a panel growing above a pressed button moves no scroll */
+.st-key-dtx_screen_probe, [data-testid="stLayoutWrapper"]:has(> .st-key-dtx_screen_probe) { display: none !important; }
 </style>
 """
 NARRATION_CSS = """
@@ -67,6 +104,7 @@ class Switches:
     quiz: bool = False
     lang: str = "en"
     screen: int = SCREENS[0]
+    detected: bool = False  # ``screen`` is the width the browser reported (the "auto" choice)
 
 
 def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lang: str | None = None,
@@ -74,7 +112,7 @@ def set_switches(*, presenter: bool | None = None, quiz: bool | None = None, lan
     """Set the switches before their widgets draw (lessons, tests); None leaves one as it is."""
     ss = st.session_state
     if screen is not None:
-        ss[SCREEN] = int(screen) if int(screen) in SCREENS else SCREENS[0]
+        ss[SCREEN] = int(screen) if str(screen).isdigit() and int(screen) in SCREENS else AUTO
     if presenter is not None:
         ss[PRESENTER] = bool(presenter)
     if quiz is not None:
@@ -87,10 +125,13 @@ def switches() -> Switches:
     """The switches' current values (without drawing them)."""
     ss = st.session_state
     lang = _CODES.get(ss.get(LANG), "en")
-    screen = ss.get(SCREEN, _from_url(SCREEN, SCREENS[0]))
+    choice = ss.get(SCREEN, _from_url(SCREEN, AUTO))
     # before their widgets first draw, a link's switches are only in the address (?presenter=true&screen=1920)
     presenter = ss[PRESENTER] if PRESENTER in ss else _from_url(PRESENTER, "") == "true"
-    return Switches(bool(presenter), bool(ss.get(QUIZ, False)), lang, screen if screen in SCREENS else SCREENS[0])
+    reported = ss.get(SCREEN_PX)
+    detected = choice not in SCREENS and isinstance(reported, (int, float)) and reported > 0
+    screen = choice if choice in SCREENS else int(reported) if detected else SCREENS[0]
+    return Switches(bool(presenter), bool(ss.get(QUIZ, False)), lang, screen, detected)
 
 
 def _from_url(name: str, default):
@@ -98,7 +139,7 @@ def _from_url(name: str, default):
     value = st.query_params.get(name)
     if value is None:
         return default
-    if isinstance(default, int):
+    if isinstance(default, int) or name == SCREEN:
         return int(value) if value.isdigit() else default
     return value.strip().lower()
 
@@ -129,11 +170,18 @@ def classroom_bar(intro: str | None = None, extra=None) -> Switches:
     if sw.presenter:  # the diagram is planned for the projector's width: every box it can hold, whole names
         keys, screen = (c4, rest[0]) if rest else c4.columns([3, 2], vertical_alignment="center")
         # the option's text is the URL's value (?screen=1920): Streamlit seeds a bound select from its text
-        screen.selectbox("Screen width (px)", SCREENS, key=SCREEN, bind="query-params", label_visibility="collapsed",
-                         format_func=str,
+        screen.selectbox("Screen width (px)", (AUTO, *SCREENS), key=SCREEN, bind="query-params",
+                         label_visibility="collapsed", format_func=str,
                          help="Screen width in px: the width of the projector's or screen's window. The diagram is "
-                              "planned for it, so a wide screen shows more nodes and whole names.")
-        keys.caption(KEY_HELP + " · screen width (px):")
+                              "planned for it, so a wide screen shows more nodes and whole names. auto: the width "
+                              "this browser window has; a number plans for another screen (a link to share).")
+        sw = switches()
+        keys.caption(KEY_HELP + (f" · screen px (auto = {sw.screen:d}):" if sw.detected else " · screen px:"))
+        with st.container(key=PROBE):  # hidden: the browser types its window's width here (SCREEN_JS)
+            st.number_input("Window width (px)", key=SCREEN_PX, value=None, min_value=0, step=1,
+                            label_visibility="collapsed")
+            st.caption(f"px={int(ss.get(SCREEN_PX) or 0):d};")  # what the server has: the script compares
+            st.html(SCREEN_JS, unsafe_allow_javascript=True, width="content")  # (runs though not displayed)
         if extra is not None and rest:
             with rest[1]:
                 extra()
@@ -154,7 +202,7 @@ def link_params() -> dict[str, str]:
         out[QUIZ] = "true"
     if sw.lang != "en":
         out[LANG] = LANGUAGES[sw.lang]
-    if sw.presenter and sw.screen != SCREENS[0]:
+    if sw.presenter and not sw.detected and sw.screen != SCREENS[0]:  # a width chosen by hand, not this window's
         out[SCREEN] = str(sw.screen)
     return out
 

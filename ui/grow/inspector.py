@@ -11,6 +11,7 @@ the user picks which leaf grows next) and an internal node's subtree folded or o
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import partial
 
 import numpy as np
@@ -25,7 +26,7 @@ from engine.tree.paths import values_at
 from engine.viz.tree_labels import short_branch
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.figures import class_distribution_figure, threshold_scan_figure
-from engine.viz.tree_layout import trail_to
+from engine.viz.tree_layout import subtree_sizes, trail_to
 from ui import state, tree_view
 from ui.errors import show_engine_error
 from ui.grow.exports import csv_bytes, file_stem
@@ -277,9 +278,10 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
                            mime="text/csv", icon=":material/download:")
     _diagram_buttons(grower, node)  # after the table: beside the diagram the table comes first, in view
     left, right = (st.container(), st.container()) if narrow else st.columns([1, 1], gap="large")
-    with left:
-        fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
-        show_chart(fig, key="grow_class_dist", lead="Classes of the selected node's rows", width="stretch")
+    with left, chart_box("Class counts chart", W_DIST_CHART, tree) as shown:
+        if shown:
+            fig = memo(("class_dist", tree_fingerprint(tree), sel), lambda: class_distribution_figure(tree, sel))
+            show_chart(fig, key="grow_class_dist", lead="Classes of the selected node's rows", width="stretch")
     if table.empty:
         return
     ranked = grower.candidates(sel)
@@ -303,15 +305,41 @@ def render_inspector(grower, *, narrow: bool = False) -> None:
         with right:
             scan = _scan(grower, sel, feature)
             if len(scan) > 1:
-                chosen = split.threshold if split.kind == "threshold" else split.describe()
-                fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
-                           lambda: threshold_scan_figure(scan, chosen=chosen))
-                show_chart(fig, key="grow_scan", lead="Gain of every threshold of the feature", width="stretch")
-                if grower.searches_histogram(sel) and grower.schema.kinds[
-                        grower.schema.feature_names.index(feature)] == "numeric":
-                    st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
+                with chart_box("Threshold scan chart", W_SCAN_CHART, tree) as shown:
+                    if shown:
+                        chosen = split.threshold if split.kind == "threshold" else split.describe()
+                        fig = memo(("scan_fig", tree_fingerprint(tree), sel, feature, chosen),
+                                   lambda: threshold_scan_figure(scan, chosen=chosen))
+                        show_chart(fig, key="grow_scan", lead="Gain of every threshold of the feature", width="stretch")
+                        if grower.searches_histogram(sel) and grower.schema.kinds[
+                                grower.schema.feature_names.index(feature)] == "numeric":
+                            st.caption("Thresholds at bin resolution: one candidate per histogram bin edge.")
     with right:
         _override_buttons(grower, node, split, narrow=narrow)
+
+
+W_DIST_CHART, W_SCAN_CHART = "_w_grow_dist_chart", "_w_grow_scan_chart"
+#: The inspector's two charts are open by default while the tree has at most this many nodes. A new Plotly chart
+#: costs the browser ~0.15 s of CPU (its text is measured with forced layouts of the whole page, which on a big
+#: tree holds the region plot's points and the diagram): on a big tree they wait behind a click on their
+#: expander, so that a click on a box settles in a second on a loaded machine (benchmarks/bench_grow_click.py).
+CHARTS_OPEN_UP_TO = 100
+
+
+@contextmanager
+def chart_box(label: str, key: str, tree):
+    """An expander for one of the inspector's charts; yields whether it is open (the chart is drawn only then).
+    Open by default on a tree of at most :data:`CHARTS_OPEN_UP_TO` nodes, until the user opens or closes it."""
+    ss = st.session_state
+    if not ss.get(key + "_chosen"):
+        ss[key] = int(subtree_sizes(tree)[0]) <= CHARTS_OPEN_UP_TO  # remembered per tree: no walk on a click
+    box = st.expander(label, key=key, on_change=_chart_chosen, args=(key,), icon=":material/bar_chart:")
+    with box:
+        yield bool(box.open)
+
+
+def _chart_chosen(key: str) -> None:
+    st.session_state[key + "_chosen"] = True
 
 
 def _diagram_buttons(grower, node) -> None:

@@ -15,7 +15,7 @@ import streamlit as st
 
 from engine.grow.stopping import STOP_REASONS
 from engine.viz.dot import dot_source
-from engine.viz.tree_figure import MODEBAR_PX, tree_figure
+from engine.viz.tree_figure import MODEBAR_PX, NODE, box_outline, clicked_node, tree_figure
 from engine.viz.tree_layout import subtree_sizes
 from ui import state, tree_view
 from ui.charts import overlay_shapes, show_chart
@@ -80,6 +80,30 @@ DRAWN_SELECTED = "_grow_diagram_selected"  # the node the diagram outlined last
 DRAWN_TREE = "_grow_diagram_tree"  # the fingerprint of the tree it drew
 
 
+TREE_BOX = "grow_tree_box"  # the container of the diagram (the selected box's outline is drawn into it)
+CHART_REV = "_grow_diagram_rev"  # bumped to give the diagram a fresh chart (see chart_revision)
+
+
+def chart_revision(selected: int) -> int:
+    """A number that changes (and so makes the diagram a new chart in the browser) when the box the chart itself
+    has selected is not the inspector's node: the node was chosen elsewhere (Go to node, the inspector, the region
+    plot) after a click on a box. Plotly keeps a clicked box selected in a chart that is not sent again, and a
+    second click on a selected box deselects it (an empty event): without a fresh chart that click would do
+    nothing."""
+    hit = clicked_node(st.session_state.get(TREE_KEY))
+    rev = int(st.session_state.get(CHART_REV, 0))
+    if hit is not None and hit[1] == NODE and hit[0] != selected:
+        rev += 1
+        st.session_state[CHART_REV] = rev
+    return rev
+
+
+def _revised(fig, rev: int):
+    """``fig`` with ``rev`` in its layout's meta (a new revision is a new chart for Streamlit)."""
+    fig.layout.meta = {**fig.layout.meta, "rev": rev}
+    return fig
+
+
 def diagram_depth() -> None:
     """Kept for callers of the old fold-by-depth diagram: the view is planned, no depth is folded."""
     return None
@@ -125,15 +149,21 @@ def render_diagram(tree, *, highlight=None, path=None, big: bool = False, wide: 
     fp, last_fp = tree_fingerprint(tree), st.session_state.get(DRAWN_TREE)
     st.session_state[DRAWN_SELECTED], st.session_state[DRAWN_TREE] = selected, fp
     moved = last is not None and last_fp == fp and last != selected
-    plan = tree_view.plan_for(tree, key=TREE_KEY, width=width, height=height, big=big, compact=compact,
-                              keep=selected if moved else None)
+    plan = tree_view.plan_for(tree, key=TREE_KEY, width=width, height=height, big=big, compact=compact)
+    if moved and selected not in plan.drawn:  # a box already drawn keeps the view (and the chart) as it is
+        plan = tree_view.plan_for(tree, key=TREE_KEY, width=width, height=height, big=big, compact=compact,
+                                  keep=selected)
     tree_view.navigation(tree, plan, key=TREE_KEY, on_node=_select_clicked, goto=not big)  # projector: the tree first
-    fig = memo(("tree_fig", tree_fingerprint(tree), plan.focus, plan.expanded, highlight, tuple(path or ()), selected,
-                compact, big, width, height),
-               lambda: tree_figure(tree, plan=plan, highlight=highlight, path=path, selected=selected,
-                                   compact=compact, big=big, uirevision=TREE_KEY))
-    tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked, plan=plan, selected=selected,
-                          label="Decision tree being grown")
+    # the figure does not depend on the selected node: a click on a box does not resend or redraw the diagram; the
+    # selected box's outline is drawn onto the chart the browser has (ui.charts.overlay_shapes), as the region's is
+    rev = chart_revision(selected)
+    fig = memo(("tree_fig", tree_fingerprint(tree), plan.focus, plan.expanded, highlight, tuple(path or ()), compact,
+                big, width, height, rev), lambda: _revised(tree_figure(
+                    tree, plan=plan, highlight=highlight, path=path, compact=compact, big=big, uirevision=TREE_KEY), rev))
+    with st.container(key=TREE_BOX):
+        tree_view.show_figure(fig, key=TREE_KEY, tree=tree, on_node=_select_clicked, plan=plan, selected=selected,
+                              label="Decision tree being grown")
+        overlay_shapes(TREE_BOX, box_outline(plan, selected))
     if not big:
         st.caption("Click a box to inspect it (an open leaf can be split right away), or Tab to the diagram's tree, walk "
                    "it with the arrow keys and press Enter; a “+k nodes” box shows "

@@ -409,8 +409,13 @@ def test_clicking_a_node_in_the_diagram_switches_the_inspector():
     ok(at)
     assert at.session_state[state.SELECTED_NODE] == target
     assert node_select(at).value == target
-    chart = tree_charts(at)[0]
-    assert chart["line"][chart["ids"].index(target)] == "#1F5FA8"  # outlined as the inspector's node
+    after = tree_charts(at)[0]
+    assert after == chart  # the same figure: a click does not send the diagram again
+    # outlined as the inspector's node: a shape drawn onto the chart the browser has (ui.charts.overlay_shapes)
+    (outline,) = [json.loads(t.value) for t in at.text if f".st-key-{gv.TREE_BOX}" in t.value]
+    (shape,) = outline["shapes"]
+    assert shape["line"]["color"] == "#1F5FA8" and shape["name"] == "overlay:selected box"
+    assert "#1F5FA8" not in chart["line"]  # not in the figure itself
     assert chart["layout"]["uirevision"] == gv.TREE_KEY  # the view survives reruns
 
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 import engine
 from engine.viz import palette
-from engine.viz.tree_figure import FOLD, NODE, clicked_node, tree_figure
-from engine.viz.tree_layout import tidy_layout
+from engine.viz.tree_figure import FOLD, NODE, SELECTED, box_outline, clicked_node, tree_figure
+from engine.viz.tree_layout import plan_view, tidy_layout
 
 
 # ------------------------------------------------------------------------------------------ layout
@@ -92,6 +92,26 @@ def test_fill_outline_and_hover_follow_the_palette(iris_tree):
     assert f"n = {iris_tree.root.n_node_samples}" in hover and "gini = 0.667" in hover
     assert iris_tree.root.split.describe() in hover.replace("&lt;", "<")
     assert fig.layout.uniformtext.mode is None and fig.layout.uirevision == "tree"  # nothing is hidden
+
+
+def test_the_selected_outline_lies_on_the_box_edge(iris_tree):
+    """box_outline: the rectangle the Grow page draws round the selected box onto a chart it does not send again
+    has the box's bar edges (x +- width / 2, base .. base + height) and the figure's selected colour."""
+    plan = plan_view(iris_tree, width=1200, height=900)
+    fig = tree_figure(iris_tree, plan=plan)
+    nodes = trace(fig, "nodes")
+    leaf = iris_tree.leaves[0].id
+    k = [int(i) for i, _ in np.asarray(nodes.customdata)].index(leaf)
+    (shape,) = box_outline(plan, leaf)
+    x, base, h, w = float(nodes.x[k]), float(nodes.base[k]), float(nodes.y[k]), float(nodes.width)
+    assert (shape["x0"], shape["x1"], shape["y0"], shape["y1"]) == pytest.approx((x - w / 2, x + w / 2, base, base + h),
+                                                                                abs=0.01)
+    assert shape["line"]["color"] == SELECTED and shape["type"] == "rect"
+    small = plan_view(iris_tree, width=200, height=120)  # a few levels: the deepest nodes are not drawn
+    hidden = max(iris_tree.walk(), key=lambda n: n.depth).id
+    assert hidden not in small.drawn and box_outline(small, hidden) == [] and box_outline(plan, None) == []
+    # a click does not dim the other boxes' text: the text traces name a selected text colour
+    assert trace(fig, "box text").selected.textfont.color and trace(fig, "branches").selected.textfont.color
 
 
 def test_path_folding_and_marking(iris_tree):
