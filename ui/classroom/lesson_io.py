@@ -66,7 +66,8 @@ def render_save(grower) -> None:
     n = grower.n_steps
     open_at = st.number_input("Open at step", min_value=0, max_value=n, value=n, key=W_OPEN_AT,
                               help="How many of the steps below are taken when the lesson opens (all by default). "
-                                   "The lesson file keeps the whole history and checks it when it is opened.")
+                                   "The lesson file keeps the whole history and checks it when it is opened; "
+                                   "Step then walks through the rest of it.")
     notes = state.step_notes(grower)
     st.caption(f"The file holds the data ({len(state.current_dataset()):,} rows), the settings, {n:,} steps of "
                f"history and {len(notes):,} notes on steps.")
