@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from engine.split.records import Split
 from ui import state
 from ui.classroom import lesson_io, presenter
+from ui.grow import controls
 from ui.data.panels import W_UPLOAD
 from ui.widgets import md_escape
 from tests.conftest import APP_PATH
@@ -244,9 +245,12 @@ def test_a_lesson_opened_at_step_0_steps_through_its_prepared_history_to_the_sam
     g = at.session_state[state.GROWER]
     assert g.n_steps == 0 and "Step 0 of 6 of the prepared lesson" in _captions(at)
     for k in range(1, 7):
+        if k == 6:
+            at.session_state[controls.PLAYING] = True  # Play stops at the lesson's last step
         _press(at, "_w_grow_step")
         assert at.session_state[state.GROWER] is g and g.n_steps == k
         assert f"Step {k} of 6 of the prepared lesson" in _captions(at)
+    assert at.session_state[controls.PLAYING] is False
     assert [a[0] for a in g.actions] == ["step", "expand", "expand", "step", "collapse", "step"]
     assert _shape(g) == _shape(want) and _gains(g) == _gains(want)
     assert [(r.action, r.node_id) for r in g.history] == [(r.action, r.node_id) for r in want.history]

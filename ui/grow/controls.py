@@ -173,8 +173,8 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
         return
     node = last_split_node(grower)
     state.select_node(node if node is not None else 0)
-    if name in ("undo", "reset") or grower.done:
-        st.session_state[PLAYING] = False
+    if name in ("undo", "reset") or grower.done or (name in PREPARED_STEPS and lesson_steps.at_end(grower)):
+        st.session_state[PLAYING] = False  # (Play stops at a prepared lesson's last step too)
 
 
 # ------------------------------------------------------------------------------------ widgets

@@ -2,8 +2,9 @@
 
 Opening a lesson file at step k (:mod:`ui.classroom.lesson_io`) keeps the lesson's whole action log here
 (:data:`PREPARED`). While the session's grower is the one the lesson opened and its step count is where the
-prepared history expects it, Step (button, arrow key, Play), Step ×5 and Grow to end apply the next prepared
-actions (forced splits and collapses included); Undo steps back and the undone action is offered again. Any
+prepared history expects it, Step (button, arrow key, Play, which stops at the lesson's last step), Step ×5
+and Grow to end apply the next prepared actions (forced splits and collapses included; Grow to end stops at
+the lesson's last step); Undo steps back and the undone action is offered again. Any
 other change of the tree (a forced split or collapse of the user's own, a settings change, Reset) leaves the
 prepared lesson: the queue is dropped and a one-line note says so. Past the lesson's last action the queue is
 done and ends quietly.
@@ -57,6 +58,12 @@ def step(grower, n: int | None = 1) -> bool:
         apply_action(grower, actions[prep["at"]])
         prep["at"] += 1
     return True
+
+
+def at_end(grower) -> bool:
+    """Whether ``grower`` stands at the prepared lesson's last step (Play stops there)."""
+    prep = _on(grower)
+    return prep is not None and prep["at"] >= len(prep["actions"])
 
 
 def undone(grower) -> None:
