@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.errors import EngineError
 from ui.classroom import lesson_io, live_teacher, presenter as classroom, quiz as classroom_quiz, share
-from ui.grow import exports, inspector, query
+from ui.grow import exports, inspector, lesson_steps, query
 from ui import state, tree_view, why
 from ui.grow import controls as controls
 from ui.grow import layout as layout
@@ -66,6 +66,8 @@ pictures = st.container() if sw.presenter else nullcontext()  # projector: the t
 status_col, wide_col = st.columns([5, 1], vertical_alignment="center")
 status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
+with status_col:
+    lesson_steps.render_status(grower)  # "Step k of n of the prepared lesson" (a lesson opened before its end)
 teaching = live_teacher.teaching()  # a live class (resumed from ?class=&teacher= after a reload)
 if teaching:
     live_teacher.sync(grower, controls.status_text(grower))  # students follow before the diagram draws

@@ -5,7 +5,9 @@ kinds, target and task, the split, the settings, the grower's action log and wha
 (:func:`tree_check`). :func:`replay` does the reverse: the CSV goes through :func:`engine.data.load_csv`,
 the same checks as an upload, and text cells that would start a spreadsheet formula are refused (this
 app writes them with a leading apostrophe); the edits are applied, the data split, the actions applied
-one by one with the Grower's own public methods, and the tree compared with the stored check. Anything
+one by one with the Grower's own public methods, and the tree compared with the stored check. A lesson
+opened before its end keeps its whole log (:attr:`Restored.prepared`): the app's Step applies the next
+prepared action with :func:`apply_action`. Anything
 that does not fit raises :class:`DataError` with one sentence; nothing is changed outside the result.
 """
 
@@ -35,6 +37,7 @@ class Restored:
     split: object
     grower: Grower
     marks: tuple  # step_mark of every step of the whole history (0 .. len(actions)), for the notes
+    prepared: tuple = ()  # the lesson's whole action log when it opens before its end (Step walks through it)
 
 
 def step_mark(grower: Grower, k: int):
@@ -143,7 +146,10 @@ def _split_of(grower: Grower, t: dict) -> Split:
                  category_codes=tuple(cats.index(c) for c in t["categories"]))
 
 
-def _apply(grower: Grower, action) -> None:
+def apply_action(grower: Grower, action) -> None:
+    """Apply one action of a lesson's log (forced splits as stored in the file) with the Grower's methods.
+
+    Raises the engine's errors (DataError when a step finds nothing left or a forced split does not fit)."""
     if action[0] == "step":
         if grower.step(*action[1:]) is None:
             raise DataError("a step found nothing left to split")
@@ -164,7 +170,7 @@ def _grow(train, val, lesson: LessonFile, actions, n_jobs, on_step=None) -> Grow
         return grower
     for i, action in enumerate(actions):
         try:
-            _apply(grower, action)
+            apply_action(grower, action)
             if on_step is not None:
                 on_step(grower)
         except (EngineError, ValueError, KeyError, IndexError, TypeError) as err:
@@ -230,6 +236,8 @@ def replay(lesson: LessonFile, *, n_jobs: int | None = None, on_step=None) -> Re
         raise DataError(f"The lesson's tree cannot be grown on its data: {str(err).rstrip('.')}.") from None
     verify(grower, lesson.check, len(dataset))
     marks = tuple(step_mark(grower, k) for k in range(len(lesson.actions) + 1))
+    prepared = ()
     if lesson.open_at < len(lesson.actions):
         grower = _grow(train, val, lesson, lesson.actions[:lesson.open_at], n_jobs)
-    return Restored(loaded, dataset, split, grower, marks)
+        prepared = tuple(lesson.actions)
+    return Restored(loaded, dataset, split, grower, marks, prepared)

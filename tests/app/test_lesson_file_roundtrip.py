@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from engine.split.records import Split
 from ui import state
 from ui.classroom import lesson_io, presenter
+from ui.grow import controls
 from ui.data.panels import W_UPLOAD
 from ui.widgets import md_escape
 from tests.conftest import APP_PATH
@@ -199,3 +200,97 @@ def test_a_lesson_whose_history_does_not_replay_changes_nothing(app_test):
                                                      "(expand) fails: There is no node 77 in the tree.")]
     assert [at.session_state[k] for k in keys] + [at.session_state[state.GROWER].n_steps] == before == \
         ["play_tennis", before[1], None, 0, before[4], 1]
+
+
+# ------------------------------------------------------------ a lesson opened at an earlier step (issue 39)
+def _prepared_lesson(open_at: int) -> bytes:
+    """The engine tests' lesson (a step, two forced splits, a step, a collapse, a step) opening at ``open_at``."""
+    from tests.engine.teach.test_lesson_file import _grower
+    from engine.teach.lesson_file import write_lesson
+    from engine.teach.lesson_replay import make_lesson
+
+    loaded, ds, settings, g = _grower()
+    assert [a[0] for a in g.actions] == ["step", "expand", "expand", "step", "collapse", "step"]
+    return write_lesson(make_lesson(title="Prepared", description="", dataset_name="field.csv", loaded=loaded,
+                                    dataset=ds, split=settings, seed=4, grower=g, open_at=open_at))
+
+
+def _open_on_grow(data: bytes) -> AppTest:
+    at = _new("pages/lessons.py")
+    at.file_uploader(key="_w_lesson_file_lessons").set_value(("lesson.dtx", data, "application/zip")).run()
+    _ok(at)
+    at.switch_page("pages/grow.py").run()
+    _ok(at)
+    return at
+
+
+def _press(at: AppTest, key: str) -> None:
+    at.button(key=key).click().run()
+    _ok(at)
+
+
+def _captions(at: AppTest) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def _page_text(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def test_a_lesson_opened_at_step_0_steps_through_its_prepared_history_to_the_same_tree():
+    whole = _open_on_grow(_prepared_lesson(6))
+    want = whole.session_state[state.GROWER]
+    assert "prepared lesson" not in _captions(whole)
+    at = _open_on_grow(_prepared_lesson(0))
+    g = at.session_state[state.GROWER]
+    assert g.n_steps == 0 and "Step 0 of 6 of the prepared lesson" in _captions(at)
+    for k in range(1, 7):
+        if k == 6:
+            at.session_state[controls.PLAYING] = True  # Play stops at the lesson's last step
+        _press(at, "_w_grow_step")
+        assert at.session_state[state.GROWER] is g and g.n_steps == k
+        assert f"Step {k} of 6 of the prepared lesson" in _captions(at)
+    assert at.session_state[controls.PLAYING] is False
+    assert [a[0] for a in g.actions] == ["step", "expand", "expand", "step", "collapse", "step"]
+    assert _shape(g) == _shape(want) and _gains(g) == _gains(want)
+    assert [(r.action, r.node_id) for r in g.history] == [(r.action, r.node_id) for r in want.history]
+    assert _page_text(at) == _page_text(whole)  # the same narration of the last step, status and summary
+    _press(at, "_w_grow_step")  # past the lesson's end: an automatic step (or nothing left), quietly
+    assert "prepared lesson" not in _captions(at) and not at.info
+
+
+def test_undo_then_step_replays_the_prepared_action():
+    at = _open_on_grow(_prepared_lesson(1))
+    g = at.session_state[state.GROWER]
+    _press(at, "_w_grow_step")  # step 2: the first forced split
+    assert g.actions[-1][0] == "expand"
+    forced = _shape(g)
+    _press(at, "_w_grow_undo")
+    assert g.n_steps == 1 and "Step 1 of 6 of the prepared lesson" in _captions(at)
+    _press(at, "_w_grow_step")
+    assert g.actions[-1][0] == "expand" and _shape(g) == forced  # the prepared forced split again, not a step
+    assert "Step 2 of 6 of the prepared lesson" in _captions(at)
+
+
+@pytest.mark.parametrize("leave_by", ["reset", "own split", "settings"])
+def test_another_action_leaves_the_prepared_lesson_with_a_note(leave_by):
+    from ui.grow import lesson_steps
+
+    at = _open_on_grow(_prepared_lesson(1))
+    g = at.session_state[state.GROWER]
+    if leave_by == "reset":
+        _press(at, "_w_grow_reset")
+    elif leave_by == "own split":
+        at.session_state[state.SELECTED_NODE] = g.tree.node(0).children[0]  # an open leaf
+        at.run()
+        _press(at, "_w_grow_force")  # the inspector's "Split node … this way" (its best split)
+    else:
+        from ui.grow import settings
+
+        at.number_input(key=settings.W_DEPTH).set_value(2).run()  # a setting: the tree starts again
+    _ok(at)
+    assert lesson_steps.LEFT_NOTE in [i.value for i in at.info]
+    assert lesson_steps.PREPARED not in at.session_state and "prepared lesson" not in _captions(at)
+    before = len(at.session_state[state.GROWER].actions)
+    _press(at, "_w_grow_step")
+    assert at.session_state[state.GROWER].actions[before:] == (("step",),)  # an automatic step

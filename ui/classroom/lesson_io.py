@@ -4,7 +4,8 @@ Saving packs the session (data as loaded and its edits, split, seed, settings, t
 log, two-feature mode, classroom switches, notes on steps) with :func:`engine.teach.lesson_replay.make_lesson`.
 Opening reads the file (:func:`engine.teach.lesson_file.read_lesson`), replays it on its data and checks
 the tree (:func:`engine.teach.lesson_replay.replay`) before anything in the session changes; then
-:func:`ui.state.restore_lesson` swaps the state in one go. A bad file gives one sentence and changes
+:func:`ui.state.restore_lesson` swaps the state in one go. A lesson opened before its end keeps the rest of
+its history: Step walks through it (:mod:`ui.grow.lesson_steps`). A bad file gives one sentence and changes
 nothing. The shelf lists the ``.dtx`` files in the folder named by ``DTX_LESSONS_DIR`` (read only).
 """
 
@@ -65,7 +66,8 @@ def render_save(grower) -> None:
     n = grower.n_steps
     open_at = st.number_input("Open at step", min_value=0, max_value=n, value=n, key=W_OPEN_AT,
                               help="How many of the steps below are taken when the lesson opens (all by default). "
-                                   "The lesson file keeps the whole history and checks it when it is opened.")
+                                   "The lesson file keeps the whole history and checks it when it is opened; "
+                                   "Step then walks through the rest of it.")
     notes = state.step_notes(grower)
     st.caption(f"The file holds the data ({len(state.current_dataset()):,} rows), the settings, {n:,} steps of "
                f"history and {len(notes):,} notes on steps.")
@@ -82,7 +84,7 @@ def render_save(grower) -> None:
 def open_lesson(data: bytes) -> str:
     """Read, replay, check and restore the lesson in ``data``; returns its title. EngineError: nothing changed."""
     from ui.classroom import presenter
-    from ui.grow import controls
+    from ui.grow import controls, lesson_steps
 
     lesson = read_lesson(data)
     s = lesson.split
@@ -98,6 +100,7 @@ def open_lesson(data: bytes) -> str:
     state.restore_lesson(loaded=restored.loaded, dataset=restored.dataset, name=lesson.dataset_name,
                          settings=lesson.split, split=restored.split, config=lesson.config, grower=restored.grower,
                          seed=lesson.seed, notes=notes)
+    lesson_steps.start(restored.grower, restored.prepared)  # opened before its end: Step walks the rest
     if lesson.features:
         st.session_state[controls.FEATURES] = tuple(lesson.features)
     else:

@@ -153,11 +153,13 @@ def apply_lesson(lesson: Lesson) -> None:
     """
     from ui.classroom import presenter as classroom
     from ui.cache import load_sample_cached
+    from ui.grow import lesson_steps
 
     if lesson.dataset not in SAMPLES:
         raise EngineError(f"The lesson '{lesson.title}' names a data set that is not bundled.")
     ss = st.session_state
     ss[state.SEED] = lesson.split[2] if lesson.split else state.DEFAULT_SEED
+    ss.pop(lesson_steps.PREPARED, None)  # another lesson: a file's prepared history ends without a note
     state.set_dataset(load_sample_cached(lesson.dataset), lesson.dataset)
     if lesson.kinds:
         state.replace_dataset(state.current_dataset().with_kinds(dict(lesson.kinds)))

@@ -283,6 +283,7 @@ def apply_link_once() -> None:
     Order: data set, split, settings, two-feature mode, then the steps are replayed.
     """
     from ui.grow import controls as controls
+    from ui.grow import lesson_steps
 
     if st.session_state.get(APPLIED):
         return
@@ -317,6 +318,7 @@ def apply_link_once() -> None:
             else:
                 warnings.append("The link's two features are not numeric features of this data set; "
                                 "the tree uses every feature.")
+        st.session_state.pop(lesson_steps.PREPARED, None)  # the link's state: no prepared lesson
         if shared.steps:
             controls.session_grower().grow(max_steps=shared.steps)
             node = controls.last_split_node(controls.session_grower())

@@ -1,6 +1,7 @@
 """Grow page controls: the session's grower (two-feature mode), the step buttons, Play/Pause, status.
 
-The settings widgets live in :mod:`ui.grow.settings`.
+The settings widgets live in :mod:`ui.grow.settings`. On a lesson opened before its end, Step, Step ×5,
+Grow to end and Play walk the teacher's prepared actions (:mod:`ui.grow.lesson_steps`).
 
 Every change of the tree goes through :func:`run_action` (buttons, Play, the classroom shortcuts), so
 the node selection follows the last split and Play stops when the tree is finished.
@@ -25,6 +26,7 @@ import streamlit as st
 from engine.errors import EngineError
 from engine.grow.grower import Grower
 from ui import state
+from ui.grow import lesson_steps
 from ui.widgets import flash, md_escape
 
 P = "_w_grow_"
@@ -119,6 +121,9 @@ ACTIONS = {
     "reset": lambda g: g.reset(),
 }
 
+# on a lesson opened before its end, these walk its prepared actions (how many; None: to the lesson's end)
+PREPARED_STEPS = {"step": 1, "step5": 5, "grow": None}
+
 
 def drawn_mark(grower) -> tuple[int, int, int]:
     """The tree state a button is drawn for: this grower, its step count and the session's revision."""
@@ -157,14 +162,19 @@ def run_action(name: str, drawn: tuple | None = None) -> None:
         grower = session_grower()
         if not claim_press(drawn, grower):
             return
-        ACTIONS[name](grower)
+        if name == "reset":
+            lesson_steps.leave()
+        if not (name in PREPARED_STEPS and lesson_steps.step(grower, PREPARED_STEPS[name])):
+            ACTIONS[name](grower)
+        if name == "undo":
+            lesson_steps.undone(grower)
     except EngineError as err:
         flash("error", md_escape(err))
         return
     node = last_split_node(grower)
     state.select_node(node if node is not None else 0)
-    if name in ("undo", "reset") or grower.done:
-        st.session_state[PLAYING] = False
+    if name in ("undo", "reset") or grower.done or (name in PREPARED_STEPS and lesson_steps.at_end(grower)):
+        st.session_state[PLAYING] = False  # (Play stops at a prepared lesson's last step too)
 
 
 # ------------------------------------------------------------------------------------ widgets

@@ -28,6 +28,7 @@ from engine.grow.stopping import STOP_REASONS
 from engine.viz.figures import class_distribution_figure, threshold_scan_figure
 from engine.viz.tree_layout import subtree_sizes, trail_to
 from ui import state, tree_view
+from ui.grow import lesson_steps
 from ui.errors import show_engine_error
 from ui.grow.exports import csv_bytes, file_stem
 from ui.grow import views
@@ -350,6 +351,7 @@ def _diagram_buttons(grower, node) -> None:
                           "(the one Step would choose), or closed if a stopping rule holds."):
             try:
                 rec = grower.step(node.id)
+                lesson_steps.leave()
                 if rec is not None and rec.action == "split":
                     flash("success", f"Node {node.id:d} split: {md_escape(rec.split.describe())}.")
                 elif rec is not None:
@@ -375,6 +377,7 @@ def _override_buttons(grower, node, split: Split | None, *, narrow: bool = False
                                       "stay open for Step.", icon=":material/call_split:"):
         try:
             grower.expand(node.id, split)
+            lesson_steps.leave()  # a split of the user's own: Step no longer walks the prepared lesson
             flash("success", f"Node {node.id:d} split by hand: {md_escape(split.describe())}.")
         except EngineError as err:
             flash("error", md_escape(err))
@@ -383,6 +386,7 @@ def _override_buttons(grower, node, split: Split | None, *, narrow: bool = False
                  help="Removes the subtree below this node; it becomes a leaf.", icon=":material/unfold_less:"):
         try:
             grower.collapse(node.id)
+            lesson_steps.leave()
             flash("success", f"Node {node.id:d} collapsed into a leaf.")
         except EngineError as err:
             flash("error", md_escape(err))

@@ -22,6 +22,7 @@ from engine.split.wording import plural
 from engine.viz.tree_figure import tree_figure
 from engine.viz.prune_figs import alpha_path_figure, cv_figure
 from ui import state, tree_view
+from ui.grow import lesson_steps
 from ui.classroom.presenter import render_prune_narration
 from ui.grow.views import tree_fingerprint
 from ui.widgets import cores_setting, flash, md_escape, shorten
@@ -272,6 +273,7 @@ def use_on_grow_page(result) -> None:
     for nid in result.collapsed:
         grower.collapse(nid)
     state.set_grower(grower)
+    lesson_steps.leave()
     flash("success", f"The Grow page's tree is now the pruned tree ({md_escape(plural(len(result.collapsed), 'node'))} collapsed; "
                      "Undo on the Grow page takes them back one by one).")
 

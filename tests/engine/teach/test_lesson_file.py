@@ -18,7 +18,7 @@ from engine.grow.grower import Grower
 from engine.split.records import Split
 from engine.teach import lesson_file
 from engine.teach.lesson_file import DATA, MANIFEST, read_lesson, write_lesson
-from engine.teach.lesson_replay import make_lesson, replay, step_mark
+from engine.teach.lesson_replay import apply_action, make_lesson, replay, step_mark
 
 CSV = (b"outlook,temp,humid,note,play\n" + b"\n".join(
     f"{o},{t},{h},{n},{p}".encode() for o, t, h, n, p in zip(
@@ -107,6 +107,19 @@ def test_open_at_an_earlier_step(made):
     r = replay(read_lesson(write_lesson(replace(lesson, open_at=2))))
     assert r.grower.n_steps == 2 and [h.action for h in r.grower.history] == ["split", "forced"]
     assert len(r.marks) == g.n_steps + 1  # notes after the opening step keep their marks
+
+
+def test_a_lesson_opened_at_step_0_keeps_its_prepared_actions_and_walks_to_the_same_tree(made):
+    lesson, _, g = made
+    from dataclasses import replace
+
+    r = replay(read_lesson(write_lesson(replace(lesson, open_at=0))))
+    assert r.grower.n_steps == 0 and len(r.prepared) == 6
+    for action in r.prepared[r.grower.n_steps:]:
+        apply_action(r.grower, action)
+    assert _shape(r.grower) == _shape(g)
+    assert [(h.action, h.node_id) for h in r.grower.history] == [(h.action, h.node_id) for h in g.history]
+    assert replay(read_lesson(write_lesson(lesson))).prepared == ()  # opened at its end: nothing left to walk
 
 
 # ------------------------------------------------------------------------------------- hostile files
