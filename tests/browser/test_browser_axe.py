@@ -147,6 +147,7 @@ def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot
 
 def controls(page, name: str, found: dict) -> None:
     """Measure the form controls' boundaries on ``page`` (3:1, WCAG 1.4.11); record the ones below under ``name``."""
+    page.wait_for_timeout(500)  # a tab's widgets finish drawing
     low = low_contrast_controls(page)
     found[name] = low
     print(f"{name}: {len(low)} controls below 3:1", *low, sep="\n")
