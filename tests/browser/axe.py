@@ -179,12 +179,12 @@ def low_contrast_marks(page) -> dict:
 
 #: the element that draws each kind of control's boundary or state (Streamlit 1.67's markup): text, number, date
 #: and select boxes (their frame), buttons that have a frame, a checkbox's box, a toggle's track, a radio's
-#: circle and a slider (its thumb, or the coloured bar around its range input)
+#: circle, a segmented control's buttons (stButtonGroup) and a slider (its thumb, or the coloured bar around its range input)
 CONTROLS = {
     "text or number box": "[data-testid=stTextInputRootElement], [data-testid=stNumberInputContainer], "
                           "[data-baseweb=textarea], [data-testid=stDateInputField], [data-baseweb=select] > div",
     "button": "button[data-testid^=stBaseButton-]:not([data-testid$=-headerNoPadding])"
-              ":not([data-testid=stBaseButton-elementToolbar])",
+              ":not([data-testid=stBaseButton-elementToolbar]), [data-testid=stButtonGroup] button",
     "checkbox or toggle": "[data-testid=stCheckbox] label > div:nth-child(2)",
     "radio": "[data-testid=stRadioOption] > div > div:first-child",
     "slider": "[data-testid=stSlider] [role=slider], [data-testid=stSlider] input[type=range]",
