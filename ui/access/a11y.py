@@ -5,9 +5,10 @@
   the sidebar's grey), inline code in a caption in the caption's own colour (Streamlit's green at 0.6: 3:1),
   a button's shortcut hint ("→" on Step) at 0.85, not 0.6 (3.4:1); a visible focus ring on formulas; form
   controls' boundaries at 3:1 or more (WCAG 1.4.11; Streamlit draws them at 1.5:1, a 20% grey): the frames of
-  text, number, date and select boxes, of secondary buttons and of a segmented control's unselected buttons, an unchecked checkbox's and
-  radio's border and an unchecked toggle's track in #7b8088 (3.97:1 on white, 3.6:1 on the sidebar's #f1f4f8,
-  3.35:1 on #e8ecf2); a focused or checked control keeps Streamlit's own colours, a hovered button's frame is the theme's blue.
+  text, number, date and select boxes, of secondary buttons and of a segmented control's unselected buttons,
+  an unchecked checkbox's and radio's border and an unchecked toggle's track in #7b8088 (3.97:1 on white, 3.6:1
+  on the sidebar's #f1f4f8, 3.35:1 on #e8ecf2); a focused or checked control keeps Streamlit's own colours, a
+  hovered button's frame is the theme's blue (tests/browser/test_browser_axe.py measures them on the pages).
 - :data:`A11Y_JS`, one constant script (the proxy's Content-Security-Policy, deploy/dtx-site.inc, lists its
   hash; a test checks), re-applied whenever the page changes:
   - a formula (KaTeX) that scrolls sideways becomes focusable (``tabindex=0``, a group named "Formula"), so
