@@ -7,6 +7,8 @@
 - :func:`low_contrast_text` measures every visible text's contrast from the computed styles (its colour over the
   backgrounds behind it, composited down to the first opaque one) and returns the ones below 4.5:1 (3:1 for
   large text and for icon glyphs, which WCAG 1.4.11 counts as graphics).
+- :func:`low_contrast_controls` measures the boundaries of the form controls (a box's frame, a checkbox, a toggle's
+  track, a radio, a slider, a framed button): border or fill at 3:1 against what is behind (WCAG 1.4.11).
 - :func:`low_contrast_marks` measures the bars, points and lines of the charts ``ui.charts.show_chart`` draws
   against their plot's background and returns those below 3:1 (WCAG 1.4.11).
 """
@@ -54,8 +56,9 @@ def report(violations: list[dict], limit: int = 40) -> str:
     return "\n".join(lines[:limit] + more)
 
 
-_CONTRAST_JS = """
-() => {
+#: colour helpers shared by the measures: parse a CSS colour, relative luminance, alpha-compositing, the opacity an
+#: element is drawn at, and the opaque colour behind an element
+_COLOUR_JS = """
   const parse = (c) => {
     const m = c.match(/rgba?\\(([^)]+)\\)/);
     if (!m) return null;
@@ -93,6 +96,11 @@ _CONTRAST_JS = """
     for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
     return bg;
   };
+"""
+
+_CONTRAST_JS = """
+() => {
+""" + _COLOUR_JS + """
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const seen = new Set();
@@ -167,3 +175,66 @@ def low_contrast_marks(page) -> dict:
     3:1 against their plot's background: ``{"colour on background": ratio}``. Faint marks (opacity under 0.5:
     region tints, confidence bands) are areas, not marks, and are left out."""
     return page.evaluate(_MARKS_JS)
+
+
+#: the element that draws each kind of control's boundary or state (Streamlit 1.67's markup): text, number, date
+#: and select boxes (their frame), buttons that have a frame, a checkbox's box, a toggle's track, a radio's
+#: circle, a segmented control's buttons (stButtonGroup) and a slider (its thumb, or the coloured bar around its range input)
+CONTROLS = {
+    "text or number box": "[data-testid=stTextInputRootElement], [data-testid=stNumberInputContainer], "
+                          "[data-baseweb=textarea], [data-testid=stDateInputField], [data-baseweb=select] > div",
+    "button": "button[data-testid^=stBaseButton-]:not([data-testid$=-headerNoPadding])"
+              ":not([data-testid=stBaseButton-elementToolbar]), [data-testid=stButtonGroup] button",
+    "checkbox or toggle": "[data-testid=stCheckbox] label > div:nth-child(2)",
+    "radio": "[data-testid=stRadioOption] > div > div:first-child",
+    "slider": "[data-testid=stSlider] [role=slider], [data-testid=stSlider] input[type=range]",
+}
+
+_CONTROLS_JS = """
+(kinds) => {
+""" + _COLOUR_JS + """
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)]; return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const css = (c) => `rgb(${c.slice(0, 3).map(Math.round).join(', ')})`;
+  const out = [];
+  for (const [kind, selector] of Object.entries(kinds)) {
+    for (let el of document.querySelectorAll(selector)) {
+      if (el.matches('input[type=range]')) {  // drawn by the first ancestor with a colour of its own
+        if (el.disabled) continue;
+        while (el.parentElement && (parse(getComputedStyle(el).backgroundColor) || [0, 0, 0, 0])[3] === 0) el = el.parentElement;
+      }
+      const s = getComputedStyle(el), r = el.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1 || s.visibility !== 'visible' || opacity(el) < 0.1) continue;
+      if (el.closest('[aria-hidden=true]')) continue;
+      if (el.matches(':disabled, [aria-disabled=true]') || el.closest('label')?.querySelector('input:disabled')
+          || el.querySelector('input:disabled, button:disabled')) continue;  // WCAG 1.4.11 exempts inactive controls
+      const around = background(el.parentElement);
+      const o = opacity(el);
+      const fillC = parse(s.backgroundColor) || [0, 0, 0, 0];
+      const fill = over([fillC[0], fillC[1], fillC[2], fillC[3] * o], around);
+      const widths = ['Top', 'Right', 'Bottom', 'Left'].map(k => parseFloat(s[`border${k}Width`]) || 0);
+      const side = ['Top', 'Right', 'Bottom', 'Left'][widths.indexOf(Math.max(...widths))];
+      const hasBorder = Math.max(...widths) > 0 && s[`border${side}Style`] !== 'none';
+      const borderC = hasBorder ? parse(s[`border${side}Color`]) : null;
+      const border = borderC ? over([borderC[0], borderC[1], borderC[2], borderC[3] * o], around) : null;
+      const fillRatio = ratio(fill, around), borderRatio = border ? ratio(border, around) : 1;
+      // a button with neither a frame nor a fill of its own is identified by its text (tertiary, icon buttons)
+      if (kind === 'button' && fillRatio < 1.05 && (!border || borderRatio < 1.05 && borderC[3] === 0)) continue;
+      const best = Math.max(fillRatio, borderRatio);
+      if (best < 3 - 0.005)
+        out.push({kind, name: (el.closest('[data-testid^=st][data-testid$=Input], [data-testid=stSelectbox], '
+                  + '[data-testid=stMultiSelect], [data-testid=stCheckbox], [data-testid=stRadio], [data-testid=stSlider]')
+                  || el).innerText.trim().split('\\n')[0].slice(0, 40) || el.getAttribute('aria-label') || '',
+                  ratio: Math.round(best * 100) / 100, fill: css(fill), border: border ? css(border) : 'none',
+                  around: css(around)});
+    }
+  }
+  return out;
+}
+"""
+
+
+def low_contrast_controls(page) -> list[dict]:
+    """Visible, enabled form controls (see :data:`CONTROLS`) whose boundary reaches neither by its border nor by
+    its fill 3:1 against the colour behind it (WCAG 1.4.11): ``[{"kind", "name", "ratio", "fill", "border",
+    "around"}]``. Buttons without a frame or fill of their own are identified by their text and left out."""
+    return page.evaluate(_CONTROLS_JS, CONTROLS)

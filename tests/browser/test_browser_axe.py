@@ -14,7 +14,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.axe import axe_version, axe_violations, count, low_contrast_marks, low_contrast_text, report
+from tests.browser.axe import (axe_version, axe_violations, count, low_contrast_controls, low_contrast_marks,
+                               low_contrast_text, report)
 
 expect.set_options(timeout=60_000)
 SIZE = {"width": 1366, "height": 768}
@@ -144,6 +145,61 @@ def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot
     assert_clean(found)
 
 
+def controls(page, name: str, found: dict) -> None:
+    """Measure the form controls' boundaries on ``page`` (3:1, WCAG 1.4.11); record the ones below under ``name``."""
+    page.wait_for_timeout(500)  # a tab's widgets finish drawing
+    low = low_contrast_controls(page)
+    found[name] = low
+    print(f"{name}: {len(low)} controls below 3:1", *low, sep="\n")
+
+
+def test_form_controls_reach_3_to_1(browser, app_url, wait_idle):
+    """The frames of boxes and framed buttons, checkboxes, toggles, radios and sliders on the Data, Grow and
+    Ensembles pages (every tab) and a live class's student page, at 1366x768: border or fill at 3:1 or more."""
+    found, contexts = {}, []
+    try:
+        pages = []
+        for _ in range(2):
+            contexts.append(browser.new_context(viewport=SIZE, base_url=app_url))
+            contexts[-1].set_default_timeout(60_000)
+            pages.append(contexts[-1].new_page())
+        page, student = pages
+        page.goto("/grow?data=play_tennis&cfg=alg:id3&step=2")
+        wait_idle(page)
+        expect(page.get_by_text(re.compile(r"Step 2 ·"))).to_be_visible()
+        for name in ("Grow", "Data", "Ensembles"):
+            if name != "Grow":
+                go_to(page, wait_idle, name)
+            if name == "Ensembles":
+                page.get_by_role("button", name="Train").click()
+                wait_idle(page, timeout=180_000)
+                expect(page.get_by_text(re.compile(r"members trained"))).to_be_visible()
+            controls(page, name, found)
+            tabs = page.get_by_test_id("stMain").get_by_role("tab")
+            for i in range(1, tabs.count()):
+                label = tabs.nth(i).inner_text().strip()
+                tabs.nth(i).click()
+                wait_idle(page)
+                controls(page, f"{name} / {label}", found)
+        page.goto("/grow?presenter=true")
+        wait_idle(page)
+        page.get_by_role("button", name="Start a live class").click()
+        wait_idle(page)
+        student.goto(page.get_by_test_id("stCode").first.inner_text().strip())
+        wait_idle(student)
+        controls(student, "Student (joining)", found)
+        student.get_by_role("textbox", name="Your nickname").fill("Ana")
+        student.get_by_role("button", name="Join").click()
+        wait_idle(student)
+        expect(student.get_by_text("Which feature will split node 0")).to_be_visible()
+        controls(student, "Student (question)", found)
+    finally:
+        for c in contexts:
+            c.close()
+    bad = {k: v for k, v in found.items() if v}
+    assert not bad, "\n".join(f"== {k}: {v}" for k, v in bad.items())
+
+
 def test_the_checks_can_fail(browser):
     """On a page with Streamlit's old navigation markup and grey text, both checks report what is wrong."""
     context = browser.new_context(viewport=SIZE)
@@ -158,6 +214,11 @@ def test_the_checks_can_fail(browser):
         page.set_content("<div class='st-key-dtx_chart_x'><div class='js-plotly-plot'><svg><g class='trace bars'>"
                          "<g class='point'><path d='M0,0H9V9Z' style='fill: rgb(240, 228, 66)'/></g></g></svg></div></div>")
         assert low_contrast_marks(page) == {"rgb(240, 228, 66) on rgb(255, 255, 255)": 1.32}  # Okabe-Ito's yellow
+        page.set_content("<div style='background:#f1f4f8'><div data-testid='stNumberInputContainer' style='border:1px "
+                         "solid rgba(26,26,26,.2);background:#fff;height:30px'></div><div data-testid='stCheckbox'>"
+                         "<label><span></span><div style='width:16px;height:16px;border:1px solid #808590'></div></label>"
+                         "</div><button data-testid='stBaseButton-tertiary'>text only</button></div>")
+        assert [(c["kind"], c["ratio"]) for c in low_contrast_controls(page)] == [("text or number box", 1.51)]
     finally:
         context.close()
 

@@ -3,7 +3,12 @@
 - :data:`A11Y_CSS`: code blocks' syntax colours at 4.5:1 or more on their background (Streamlit's Prism theme
   drew comments at 3.5:1, numbers at 2.6:1 and options at 2.8:1); captions at 0.7 opacity, not 0.6 (4.4:1 on
   the sidebar's grey), inline code in a caption in the caption's own colour (Streamlit's green at 0.6: 3:1),
-  a button's shortcut hint ("→" on Step) at 0.85, not 0.6 (3.4:1); a visible focus ring on formulas.
+  a button's shortcut hint ("→" on Step) at 0.85, not 0.6 (3.4:1); a visible focus ring on formulas; form
+  controls' boundaries at 3:1 or more (WCAG 1.4.11; Streamlit draws them at 1.5:1, a 20% grey): the frames of
+  text, number, date and select boxes, of secondary buttons and of a segmented control's unselected buttons,
+  an unchecked checkbox's and radio's border and an unchecked toggle's track in #7b8088 (3.97:1 on white, 3.6:1
+  on the sidebar's #f1f4f8, 3.35:1 on #e8ecf2); a focused or checked control keeps Streamlit's own colours, a
+  hovered button's frame is the theme's blue (tests/browser/test_browser_axe.py measures them on the pages).
 - :data:`A11Y_JS`, one constant script (the proxy's Content-Security-Policy, deploy/dtx-site.inc, lists its
   hash; a test checks), re-applied whenever the page changes:
   - a formula (KaTeX) that scrolls sideways becomes focusable (``tabindex=0``, a group named "Formula"), so
@@ -33,6 +38,14 @@ A11Y_CSS = """<style>
 [data-testid='stCaptionContainer'] code { color: #1a1a1a !important; }
 [data-testid^='stBaseButton'] kbd { opacity: 0.85 !important; }
 .katex-display:focus-visible { outline: 2px solid #1f5fa8; outline-offset: 2px; }
+:is([data-testid=stTextInputRootElement], [data-testid=stNumberInputContainer], [data-baseweb=textarea],
+  [data-testid=stDateInputField], [data-baseweb=select] > div):not(:focus-within) { border-color: #7b8088 !important; }
+:is([data-testid^=stBaseButton-secondary], [data-testid=stButtonGroup] button:not([aria-checked=true])):not(:focus-visible):not(:disabled) {
+  border-color: #7b8088 !important; }
+:is([data-testid^=stBaseButton-secondary], [data-testid=stButtonGroup] button):hover:not(:disabled) { border-color: #1f5fa8 !important; }
+[data-testid=stCheckbox] label:has(input:not([role=switch]):not(:checked)) > div:nth-child(2) { border-color: #7b8088 !important; }
+[data-testid=stCheckbox] label:has(input[role=switch]:not(:checked)) > div:nth-child(2) { background-color: #7b8088 !important; }
+[data-testid=stRadioOption]:has(input:not(:checked)) > div > div:first-child { border-color: #7b8088 !important; }
 .st-key-dtx_a11y, [data-testid='stLayoutWrapper']:has(> .st-key-dtx_a11y) { display: none !important; }
 </style>"""
 A11Y_JS = r"""<script>
