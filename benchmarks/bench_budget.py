@@ -52,7 +52,7 @@ cfg = engine.TreeConfig(algorithm="cart")
 job = spec["job"]
 size = spec.get("size")
 run = {{
-    "tree": lambda: engine.Grower(train, cfg).grow().tree.nodes,       # the node objects a diagram reads
+    "tree": lambda: engine.Grower(train, cfg).grow().tree.nodes[0],    # the node objects a diagram reads
     "forest": lambda: fit_random_forest(train, n_estimators=size or 50),
     "bagging": lambda: fit_bagging(train, n_estimators=size or 25),
     "adaboost": lambda: fit_adaboost(train, n_rounds=size or 50),
