@@ -57,8 +57,9 @@ def test_the_pages_engine_jobs_on_the_1000_class_file_stay_under_the_budget():
                            timeout=900)
     assert child.returncode == 0, child.stderr[-2000:]
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024      # kB on Linux
-    # all but AdaBoost's 3 stumps and the 5-fold cross-validation (its fold trees fit) are refused
-    assert int(child.stdout.split()[-1]) == 6
+    # all but AdaBoost's 3 stumps, the 5-fold cross-validation (its fold trees fit) and one tree grown to the
+    # end (346 MB measured with its node objects on these 3,750 rows) are refused
+    assert int(child.stdout.split()[-1]) == 5
     assert peak < budget.budget_bytes(), f"peak {peak / 2**20:.0f} MB"
 
 
