@@ -54,8 +54,10 @@ BUDGET_ENV = "DTX_MEMORY_BUDGET_MB"
 DEFAULT_BUDGET_MB = 500
 MB = 1 << 20
 
-#: bytes per node x stat kept by a grown tree: node stats, the splits' two sides, the prediction table, and the
-#: allocator's slack (the estimate is calibrated on the process's resident memory, not only on live arrays)
+#: bytes per node x stat kept by a grown tree: node stats, the levels' stats they are concatenated from, the
+#: prediction table, and the allocator's slack (the estimate is calibrated on the process's resident memory, not
+#: only on live arrays: measured 24.5 bytes a cell for a 1,000-class tree of 14,893 nodes on 7,500 rows when it
+#: is done growing; pruning's cross-validation, which keeps the whole tree and grows its folds', needs 32)
 KEPT_PER_CELL = 8 * 4
 #: bytes per node x stat of the node objects a shown tree makes (tuples of stats and class shares)
 SHOWN_PER_CELL = 8 * 2
@@ -73,6 +75,9 @@ KEPT_PER_NODE = 300
 COMPACT_PER_NODE = 130
 #: bytes per row x stat while a tree grows: indicators, their weighted copy, integer copies, a node's gathers
 WORKING_PER_ROW_STAT = 8 * 6
+#: the same for a class target of unit weights (a single tree on the data as it is): its search counts classes
+#: from the labels (engine.grow.fastexact), so only the rows' class indicators are made
+LABELS_PER_ROW_STAT = 8
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
 LEVEL_PER_CELL = 8 * 2
 #: one scan of a level's class counts (engine.grow.fastexact.SCAN_BYTES; beyond 2 classes), a fixed allowance
@@ -303,11 +308,12 @@ def max_leaves(n_rows: int, config=None, share: float = 1.0) -> int:
 
 
 def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: bool = False,
-               share: float = 1.0, compact: bool = False) -> tuple[int, int]:
+               share: float = 1.0, compact: bool = False, labels: bool = False) -> tuple[int, int]:
     """(working, kept) bytes of one tree grown on ``n_rows`` rows: the arrays alive while it grows, and
     what the grown tree keeps (with ``shown``, also the node objects a diagram or a table reads; with
     ``compact``, what an ensemble's member keeps: :data:`COMPACT_PER_NODE`); ``share``: leaves expected per
-    row (:func:`leaf_share`)."""
+    row (:func:`leaf_share`); ``labels``: a class target of unit weights (its search reads the labels, no
+    weighted copy of the class indicators: :data:`LABELS_PER_ROW_STAT`)."""
     leaves = max_leaves(n_rows, config, share)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
@@ -320,7 +326,8 @@ def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: 
     draw = config.n_features_to_draw(d) if config is not None and getattr(config, "max_features", None) else d
     d = max(1, min(d, 2 * int(draw)))
     level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
-    working = (n_rows * d * WORKING_PER_ROW_FEATURE + n_rows * stats * WORKING_PER_ROW_STAT
+    per_row_stat = LABELS_PER_ROW_STAT if labels else WORKING_PER_ROW_STAT
+    working = (n_rows * d * WORKING_PER_ROW_FEATURE + n_rows * stats * per_row_stat
                + level * d * stats * LEVEL_PER_CELL + min(SCAN_BYTES, 16 * max(0, stats - 2) * d * n_rows))
     return int(working), int(kept)
 
@@ -355,7 +362,7 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
               kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
               shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True,
-              compact: bool = False) -> int:
+              compact: bool = False, labels: bool = False) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
     ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
     ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
@@ -363,8 +370,8 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     forest's in-bag counts and training predictions); ``records``: count :data:`MANY_TREES_FIXED` for a job
     of many trees (False for a job that grows its trees one after the other in this process and counts its
     tables in ``kept_extra``: AdaBoost); ``compact``: the kept trees are an ensemble's compact members
-    (those growing at once are whole until they are done)."""
-    kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share)
+    (those growing at once are whole until they are done); ``labels``: see :func:`tree_bytes`."""
+    kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share, labels=labels)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
     at_once = max(1, min(int(at_once), int(n_trees)))
@@ -390,18 +397,20 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
                 shown: int = 0, n_rows: int | None = None, trees_word: str = "",
                 shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True,
-                compact: bool = False) -> int:
+                compact: bool = False, labels: bool = False) -> int:
     """:func:`check` for a job growing ``n_trees`` trees on (about) ``n_rows`` rows of ``dataset`` (default all
     of them) with ``config``; the advice names the most trees and the deepest max depth that would fit.
     Within a :func:`reserve` scope (:func:`reserving`), the estimate is then reserved from the server's pool
-    (waiting for room, or refused when it stays full). Returns the estimate in bytes."""
+    (waiting for room, or refused when it stays full). ``labels``: the trees grow on a class target with
+    unit weights (:func:`tree_bytes`). Returns the estimate in bytes."""
     n = len(dataset) if n_rows is None else int(n_rows)
     d, s, share = len(dataset.feature_names), n_stats(dataset), expected_share(dataset, config)
 
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
                          at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
-                         kept_extra=kept_extra, records=records, compact=compact)
+                         kept_extra=kept_extra, records=records, compact=compact,
+                         labels=labels and dataset.task == "classification")
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():

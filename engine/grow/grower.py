@@ -192,7 +192,8 @@ class Grower:
         if max_steps is None:
             check_trees(self.dataset, self.config, what=f"Growing this tree to the end on "
                                f"{int(np.count_nonzero(self.w0 > 0)):,} rows{classes_text(self.dataset)}",
-                               kept_trees=1, shown=1, n_rows=int(np.count_nonzero(self.w0 > 0)))
+                               kept_trees=1, shown=1, n_rows=int(np.count_nonzero(self.w0 > 0)),
+                               labels=self._unit_weights)
         if max_steps is None and all(a == ("step",) for a in self._actions) and fast_eligible(self):
             # automatic steps only: the level-wise result ends in the same state (see ``_install``)
             if self._actions:

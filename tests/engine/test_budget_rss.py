@@ -57,8 +57,9 @@ def test_the_pages_engine_jobs_on_the_1000_class_file_stay_under_the_budget():
                            timeout=900)
     assert child.returncode == 0, child.stderr[-2000:]
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024      # kB on Linux
-    # all but AdaBoost's 3 stumps and the 5-fold cross-validation (its fold trees fit) are refused
-    assert int(child.stdout.split()[-1]) == 6
+    # all but AdaBoost's 3 stumps, the 5-fold cross-validation (its fold trees fit) and one tree grown to the
+    # end (346 MB measured with its node objects on these 3,750 rows) are refused
+    assert int(child.stdout.split()[-1]) == 5
     assert peak < budget.budget_bytes(), f"peak {peak / 2**20:.0f} MB"
 
 
@@ -68,7 +69,7 @@ def test_the_pages_engine_jobs_on_the_1000_class_file_stay_under_the_budget():
 # fail them; rows whose estimate is within ~1.1 x of the peak (a tree, a forest on 10k rows) are in the
 # script's table only. AdaBoost on 75,000 rows was estimated at 1.63 x its peak before.
 # Forests (issue 41, members kept compact): 1.20 x on 7,500 rows and 1.28 x on the 200-class id target.
-CALIBRATED = [("cv", "signal", 10_000, 2, 5), ("adaboost", "signal", 100_000, 2, 50),
+CALIBRATED = [("cv", "signal", 10_000, 2, 5), ("adaboost", "signal", 100_000, 2, 50), ("tree", "id", 10_000, 1000, None),
               ("forest", "signal", 10_000, 2, 50), ("forest", "id", 5_000, 200, 20)]
 
 
