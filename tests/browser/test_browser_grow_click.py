@@ -121,8 +121,14 @@ def test_a_box_click_outlines_the_box_without_sending_the_diagram_again(browser,
                                " return s.length === 1 && Math.abs(s[0].x0 - want[0]) < 0.05 && Math.abs(s[0].y0 - want[2]) < 0.05; }",
                                arg=[TREE, outline_of(page, 4)], timeout=30_000)
         assert page.evaluate(SEEN_JS, TREE)["marked"]
+        page.evaluate(MARK_JS, TREE)
         pick_in_inspector(page, 3)  # chosen elsewhere: the box the chart has selected (4) is not the inspector's
         wait_idle(page)
+        # the fresh chart (see ui.grow.views.chart_revision) must be in place before the box is clicked again: on a
+        # loaded machine a click could reach the old chart, where box 4 is still selected and a click deselects it
+        page.wait_for_function("(sel) => { const gd = document.querySelector(sel);"
+                               " return !gd.__dtxMark || gd.__dtxDraws > 0; }", arg=TREE, timeout=30_000)
+        page.wait_for_timeout(300)
         expect(page.locator("[class*='st-key-_w_grow_node_'] input[role='combobox']").first).to_have_value(
             re.compile(r"^#3 · "))
         click_box(page, b)  # clicked again, box 4 is selected again (not deselected by Plotly)
