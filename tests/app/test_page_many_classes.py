@@ -50,10 +50,7 @@ def test_ensembles_refuse_the_forest_and_bagging_with_what_to_change(uploaded):
     assert any("bagged ensemble of 25 trees" in e and REFUSAL in e for e in _errors(at))
 
 
-@pytest.mark.parametrize("tab, words", [
-    ("Metrics", "Growing this tree to the end"),
-    ("Overfitting curve", "Growing this tree to the end"), ("Learning curve", "learning curve"),
-    ("Instability", "Comparing 11 trees")])
+@pytest.mark.parametrize("tab, words", [("Learning curve", "learning curve"), ("Instability", "Comparing 11 trees")])
 def test_evaluate_tabs_say_why_they_do_not_run(uploaded, tab, words):
     at = uploaded
     at.switch_page("pages/evaluate.py")
@@ -61,6 +58,17 @@ def test_evaluate_tabs_say_why_they_do_not_run(uploaded, tab, words):
     at.run()
     errors = _errors(at)
     assert any(words in e and REFUSAL in e for e in errors), errors
+
+
+@pytest.mark.parametrize("tab", ["Metrics", "Overfitting curve"])
+def test_evaluate_tabs_grow_the_full_tree_within_the_budget(uploaded, tab):
+    """The full tree on the 3,750 training rows is estimated by what a class tree of unit weights keeps (427 MB for
+    346 MB measured, tests/engine/test_budget.py): it grows under the default budget, so these tabs show results."""
+    at = uploaded
+    at.switch_page("pages/evaluate.py")
+    at.session_state["_w_eval_tab"] = tab
+    at.run()
+    assert not _errors(at) and not at.exception
 
 
 def test_evaluate_cross_validation_runs_its_fold_trees_within_the_budget(uploaded):
@@ -74,22 +82,22 @@ def test_evaluate_cross_validation_runs_its_fold_trees_within_the_budget(uploade
     assert any("mean test" in m.label for m in at.metric)
 
 
-def test_grow_steps_and_refuses_to_grow_to_the_end(uploaded):
+def test_grow_steps_and_grows_to_the_end_within_the_budget(uploaded):
     at = uploaded
     at.switch_page("pages/grow.py")
     at.run()
     at.button(key="_w_grow_step").click().run()
     assert not _errors(at)
     assert at.session_state[state.GROWER].tree.n_nodes == 3
-    at.button(key="_w_grow_grow").click().run()
-    errors = _errors(at)
-    assert any("Growing this tree to the end" in e and "max depth of" in e for e in errors), errors
+    at.button(key="_w_grow_grow").click().run()          # the full tree fits the budget now (see above)
+    assert not _errors(at)
+    grower = at.session_state[state.GROWER]
+    assert grower.tree.n_nodes > 3 and not grower.open_nodes
 
 
-def test_prune_refuses_growing_the_full_tree(uploaded):
+def test_prune_grows_the_full_tree_within_the_budget(uploaded):
     at = uploaded
     at.switch_page("pages/prune.py")
     at.run()
     at.button(key="prune_grow").click().run()
-    errors = _errors(at)
-    assert any("Growing this tree to the end" in e and REFUSAL in e for e in errors), errors
+    assert not _errors(at)
