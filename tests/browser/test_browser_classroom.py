@@ -125,7 +125,7 @@ def test_german_narration_from_the_address_and_tab_to_step(page, wait_idle, scre
 def test_lessons_page_opens_a_lesson(page, wait_idle, screenshot):
     page.goto("/lessons")
     wait_idle(page)
-    expect(page.get_by_role("heading", name="Lessons")).to_be_visible()
+    expect(page.get_by_role("heading", name="Lessons", exact=True)).to_be_visible()
     expect(page.get_by_role("heading", name="Gini vs entropy vs misclassification")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, "lessons_page")

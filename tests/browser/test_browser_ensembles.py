@@ -132,7 +132,8 @@ def test_gradient_boosting_one_round_at_a_time(page, wait_idle, screenshot):
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
     expect(page.get_by_text("2 steps · 3 leaves")).to_be_visible()
-    expect(page.get_by_test_id("stDataFrame")).to_have_count(1)           # the last split's gain table
+    regrow = page.get_by_test_id("stExpander").filter(has_text="Grow round 50's tree split by split")
+    expect(regrow.get_by_test_id("stDataFrame")).to_have_count(1)          # the last split's gain table
     page.set_viewport_size({"width": 1366, "height": 3600})
     wait_idle(page)
     screenshot(page, "ensembles_boosting_regrow")
