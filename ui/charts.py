@@ -113,15 +113,30 @@ OVERLAY_JS = """<script>
     button.click(gd, {currentTarget: {getAttribute: n => (n === "data-attr" ? "shapes" : kept.concat(shapes)),
                                       setAttribute: () => {}}});
   };
-  const scan = () => document.querySelectorAll("[class*='st-key-dtx_overlay_']").forEach(box => {
-    let want;
-    try { want = JSON.parse(box.textContent); } catch (e) { return; }
-    if (!want || typeof want.sel !== "string" || !Array.isArray(want.shapes)) return;
-    const gd = document.querySelector(want.sel + " .js-plotly-plot");
-    if (gd) apply(gd, want.shapes);
-  });
+  // One set of shapes per chart: a rerun can show a stale container (the last run's shapes) beside its new one
+  // for a moment; both applied in turn would redraw the chart forever. The stale one is skipped, and of two live
+  // ones the later wins.
+  const scan = () => {
+    queued = false;
+    const wants = new Map();
+    document.querySelectorAll("[class*='st-key-dtx_overlay_']").forEach(box => {
+      if (box.closest("[data-stale='true']")) return;
+      let want;
+      try { want = JSON.parse(box.textContent); } catch (e) { return; }
+      if (!want || typeof want.sel !== "string" || !Array.isArray(want.shapes)) return;
+      wants.set(want.sel, want.shapes);
+    });
+    wants.forEach((shapes, sel) => {
+      const gd = document.querySelector(sel + " .js-plotly-plot");
+      if (gd) apply(gd, shapes);
+    });
+  };
+  // The observer only queues a scan for the next task: a relayout's own changes to the page then cannot call
+  // the observer again inside the same turn (a loop there never lets the browser process Streamlit's messages).
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; setTimeout(scan, 0); } };
   if (!window.__dtxOverlayObserver) {
-    window.__dtxOverlayObserver = new MutationObserver(scan);
+    window.__dtxOverlayObserver = new MutationObserver(later);
     window.__dtxOverlayObserver.observe(document.body, {childList: true, subtree: true, characterData: true});
   }
   scan();
