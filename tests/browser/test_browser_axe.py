@@ -120,6 +120,11 @@ def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot
         teacher, student = pages
         teacher.goto("/grow?presenter=true")
         wait_idle(teacher)
+        # presenter view hides the sidebar once its style arrives, and its first run reports the screen's width,
+        # which starts one more run: measured in between, the sidebar's links show faded (a rerun's stale look)
+        expect(teacher.get_by_test_id("stSidebar")).to_be_hidden()
+        wait_idle(teacher)
+        teacher.wait_for_function("() => !document.querySelector('[data-stale=\\'true\\']')")
         check(teacher, "Presenter view", found)
         teacher.get_by_role("button", name="Start a live class").click()
         wait_idle(teacher)

@@ -13,6 +13,8 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.browser.conftest import SCREENSHOTS
+
 expect.set_options(timeout=60_000)
 
 ACTIVE = """() => { const a = document.activeElement;
@@ -28,18 +30,22 @@ def active(page) -> str:
 def tab_to(page, pattern: str, *, back: bool = False, limit: int = 200) -> str:
     """Press Tab (Shift+Tab with ``back``) until the focused element's name matches ``pattern``."""
     rx = re.compile(pattern)
-    now = ""
+    seen = []
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if back else "Tab")
-        now = active(page)
-        if rx.search(now):
-            return now
-    raise AssertionError(f"the keyboard never reached {pattern!r} (last: {now!r})")
+        seen.append(active(page))
+        if rx.search(seen[-1]):
+            return seen[-1]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / "keyboard-lesson-lost.png", full_page=True)
+    stops = list(dict.fromkeys(seen))  # the distinct stops in the order the keyboard met them
+    raise AssertionError(f"the keyboard never reached {pattern!r}; its {len(stops)} stops: {stops}")
 
 
 def test_a_lesson_by_keyboard_alone(page, wait_idle, screenshot):
     page.goto("/data")
     wait_idle(page)
+    expect(page.get_by_role("combobox", name=re.compile(r"^Sample data set"))).to_be_visible()
     # 1. the Play Tennis sample
     tab_to(page, r"^Sample data set <INPUT>")
     page.keyboard.type("play_tennis")
