@@ -14,6 +14,7 @@ import engine
 from engine.tree.explain import SUMMARY_ROWS, tree_sum_of
 from engine.viz.ensemble_figs import shap_summary_figure, why_figure
 from ui import state
+from ui.charts import show_chart
 from ui.widgets import md_escape, shorten
 
 SUMMARY = "_why_summary"          # (key of the model and data, (table, rows, sampled, importances, seconds))
@@ -64,7 +65,7 @@ def render_row(model, row: pd.DataFrame, *, key: str, names: dict | None = None)
     what = WHAT.get(r.what, r.what) + ("" if output is None else f" of {shorten(names.get(output, output), 40)}")
     st.markdown(f"Both start from the mean answer **{r.expected:.4g}** and add up to this row's {md_escape(what)}: "
                 f"**{r.raw:.4g}**.")
-    st.plotly_chart(why_figure(r.table), key=f"{key}_chart", width="stretch")
+    show_chart(why_figure(r.table), key=f"{key}_chart", table=r.table)
     st.markdown(HOW_THEY_DIFFER)
     pair = r.swapped()
     if pair:
@@ -102,7 +103,7 @@ def render_summary(model, frame: pd.DataFrame, *, key: str, ident) -> None:
         held = (ident, (table, rows, sampled, engine.split_importances(model), time.perf_counter() - start))
         st.session_state[SUMMARY] = held
     table, rows, sampled, importances, seconds = held[1]
-    st.plotly_chart(shap_summary_figure(table, importances), key=f"{key}_summary_chart", width="stretch")
+    show_chart(shap_summary_figure(table, importances), key=f"{key}_summary_chart")
     st.caption(("Mean |SHAP| over a random sample of " if sampled else "Mean |SHAP| over all ")
                + f"{rows:,} rows ({seconds:.1f} s), as a share of its total, beside the split importances (each split's weighted impurity decrease, summed per feature). The split importance counts how much "
                "a feature's splits cleaned the training rows; mean |SHAP| how much it moves the answers.")

@@ -86,6 +86,13 @@ def test_grow_page_explains_a_training_row_and_the_query_point():
     spec = _chart(at, "grow_why_summary_chart")
     assert {t["name"] for t in spec["data"]} == {"mean |SHAP| (share)", "split importance (impurity decrease)"}
     assert any("Mean |SHAP| over all" in c.value for c in at.caption)
+    # both charts carry their text alternative: a "Chart as a table" expander with the numbers (ui.charts.show_chart)
+    for key in ("grow_why_chart", "grow_why_summary_chart"):
+        at.session_state[f"_w_table_{key}"] = True  # the expander opened
+    at.run()
+    ok(at)
+    tables = [t for t in at.dataframe if "SHAP" in " ".join(map(str, t.value.columns))]
+    assert len(tables) >= 2, [list(t.value.columns) for t in at.dataframe]
 
 
 def _grow_upload(name: str, data: bytes) -> AppTest:
