@@ -138,3 +138,48 @@ def test_a_box_click_outlines_the_box_without_sending_the_diagram_again(browser,
         expect(page.get_by_test_id("stException")).to_have_count(0)
     finally:
         context.close()
+
+
+#: a second shapes container for the tree diagram, as a rerun leaves one for a moment (the last run's, stale, beside
+#: the new one), with other shapes, added in a task of its own (so a redraw loop cannot hold this call); the result,
+#: how often the diagram is laid out again in the next second and its shapes' names, lands in window.__twin
+TWIN_JS = """({stale}) => { setTimeout(() => {
+  const box = document.querySelector("[class*='st-key-dtx_overlay_grow_tree_box']");
+  const want = JSON.parse(box.textContent);
+  const gd = document.querySelector(want.sel + " .js-plotly-plot");
+  const twin = box.cloneNode(true);
+  let relayouts = 0;  // past 50 redraws the twin goes, which ends a loop (the test then fails instead of hanging)
+  gd.on("plotly_relayout", () => { relayouts += 1; if (relayouts > 50 && twin.isConnected) twin.remove(); });
+  twin.querySelector("[data-testid=stText]").textContent = JSON.stringify({sel: want.sel, shapes: [
+    {type: "rect", name: "overlay:twin", x0: 0, x1: 10, y0: 0, y1: -10, line: {color: "#000"}}]});
+  if (stale) twin.setAttribute("data-stale", "true");
+  box.parentElement.appendChild(twin);
+  setTimeout(() => {
+    window.__twin = {relayouts, names: (gd.layout.shapes || []).map(s => s.name)};
+    twin.remove();
+  }, 1000);
+}, 50); }"""
+
+
+@pytest.mark.parametrize("stale", [True, False], ids=["stale-twin", "live-twin"])
+def test_two_shape_sets_for_one_chart_do_not_redraw_it_forever(browser, app_url, wait_idle, stale):
+    """The overlay script applied every container's shapes from inside its MutationObserver: two sets for one chart
+    (a rerun's stale container beside its new one) redrew it in turn forever, and the browser never processed
+    Streamlit's next message (gapminder's fifth Step hung Chromium at 100% CPU). One set per chart now: a stale
+    container is skipped, of two live ones the later wins, each applied once."""
+    context, page = viewport(browser, app_url, 1366, 768)
+    try:
+        page.goto("/grow?data=play_tennis&step=2")
+        wait_idle(page)
+        page.wait_for_function("() => { const gd = document.querySelector('.st-key-grow_tree_box .js-plotly-plot');"
+                               " return gd && (gd.layout.shapes || []).some(s => (s.name || '').startsWith('overlay:')); }")
+        page.evaluate(TWIN_JS, {"stale": stale})
+        page.wait_for_function("() => window.__twin", timeout=15_000)  # a locked page never gets there
+        found = page.evaluate("() => window.__twin")
+        assert found["relayouts"] <= 1, found
+        assert ("overlay:twin" in found["names"]) is (not stale), found  # the live twin is the later one: it wins
+        page.get_by_role("button", name=re.compile(r"Step")).first.click()   # and the page still answers
+        wait_idle(page)
+        expect(page.get_by_text(re.compile(r"^Step 3 · "))).to_be_visible()
+    finally:
+        context.close()
