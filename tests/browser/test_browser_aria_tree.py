@@ -106,6 +106,12 @@ def test_arrow_keys_move_between_parent_child_and_sibling_and_enter_opens_the_in
     relayouts = page.evaluate(OUTLINE)["relayouts"]
     page.wait_for_timeout(500)
     assert page.evaluate(OUTLINE)["relayouts"] == relayouts  # nothing redraws the outline in a loop
+    changes = page.evaluate("""() => new Promise(done => {  // nor rewrites the caption (each write woke the
+      let n = 0;                                            // page's observers: a rescan every 30 ms)
+      const o = new MutationObserver(list => { n += list.length; });
+      o.observe(document.querySelector('.dtx-aria-caption'), {childList: true, characterData: true, subtree: true});
+      setTimeout(() => { o.disconnect(); done(n); }, 500); })""")
+    assert changes == 0
     # Step by keyboard (Shift+Tab back to the button), then Tab into the tree again: the same node has the focus
     for _ in range(40):
         page.keyboard.press("Shift+Tab")

@@ -153,8 +153,9 @@ ARIA_JS = """<script>
       box.appendChild(cap);
     }
     const it = view.focused && view.data ? view.data.items[view.current] : null;
-    cap.hidden = !it;
-    cap.textContent = it ? it.name : "";
+    const text = it ? it.name : "";  // changed only when it differs: each change wakes the page's observers
+    if (cap.hidden !== !it) cap.hidden = !it;
+    if (cap.textContent !== text) cap.textContent = text;
   };
   const show = (box, view) => { outline(box, view); caption(box, view); };
   const trailOf = (data, i) => {
