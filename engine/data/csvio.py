@@ -265,3 +265,14 @@ def _check_row_lengths(text: str, delimiter: str, n_names: int, offset: int = 0)
                                 f"{n_names}: fix that row ({hint}) and load again.")
     except csv.Error:
         return
+
+
+#: Text a spreadsheet runs as a formula when a CSV cell starts with it (CSV injection): the app's CSV downloads and
+#: lesson files put an apostrophe before such text (:func:`formula_safe`).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_safe(value):
+    """``value`` with a leading apostrophe when it is text a spreadsheet would run as a formula; anything else
+    (numbers included: a negative number is not text) unchanged."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value

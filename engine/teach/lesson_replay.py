@@ -18,14 +18,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from engine.data.csvio import FORMULA_START, formula_safe
 from engine.data.dataset import Dataset, load_csv
 from engine.errors import DataError, EngineError
 from engine.grow.grower import Grower
 from engine.split.records import Split
 from engine.teach.lesson_file import LessonFile
 
-#: Text a spreadsheet runs as a formula (the app's CSV downloads put an apostrophe before it).
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,6 @@ def step_mark(grower: Grower, k: int):
     return (rec.action, rec.node_id, None if rec.split is None else rec.split.describe())
 
 
-def safe_text(value):
-    """``value`` with a leading apostrophe when it is text a spreadsheet would run as a formula."""
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
 
 
 def _text_columns(frame: pd.DataFrame):
@@ -65,8 +61,8 @@ def table_csv(loaded: Dataset) -> tuple[bytes, dict]:
     full = loaded._full
     out = full.copy(deep=False)
     for col in _text_columns(full):
-        out[col] = full[col].map(safe_text).astype(object)
-    rename = {c: safe_text(str(c)) for c in full.columns}
+        out[col] = full[col].map(formula_safe).astype(object)
+    rename = {c: formula_safe(str(c)) for c in full.columns}
     out.columns = [rename[c] for c in full.columns]
     return out.to_csv(index=False).encode("utf-8"), rename
 
@@ -93,7 +89,7 @@ def make_lesson(*, title: str, description: str, dataset_name: str, loaded: Data
         return rename.get(col, col)
 
     def test(s: Split) -> dict:
-        cats = [safe_text(c) if natural.get(s.feature) != "numeric" else c for c in s.categories]
+        cats = [formula_safe(c) if natural.get(s.feature) != "numeric" else c for c in s.categories]
         return {"feature": name(s.feature), "kind": s.kind, "threshold": s.threshold, "categories": cats}
 
     actions = tuple(("expand", a[1], test(a[2])) if a[0] == "expand" else tuple(a) for a in grower.actions)

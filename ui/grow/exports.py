@@ -17,13 +17,13 @@ import streamlit as st
 from engine.ensembles.onnx_export import onnx_problem, to_onnx
 from engine.errors import EngineError
 from engine.split.wording import plural
+from engine.data.csvio import FORMULA_START, formula_safe  # noqa: F401 (FORMULA_START: re-exported)
 from engine.tree.paths import rules_text
 from engine.tree.serialize import tree_from_json, tree_to_json
 from engine.viz.dot import dot_to_svg
 from ui.errors import show_engine_error
 from ui.widgets import md_escape
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ONNX_NOTE = ("The ONNX file runs in any ONNX runtime and predicts as the app, missing values included. Its "
              "input `X` is one row of numbers per case, the features in the data's column order, a category "
              "as its position in that feature's list (listed in the file's metadata), a missing value as NaN.")
@@ -32,11 +32,7 @@ NO_SVG = ("SVG export needs the Graphviz `dot` program on the server; download t
 W_IMPORT = "_w_grow_import"
 
 
-def neutralise(value):
-    """``value`` with a leading apostrophe when it is text a spreadsheet would read as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+neutralise = formula_safe  # a leading apostrophe on text a spreadsheet would run as a formula
 
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
