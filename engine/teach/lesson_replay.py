@@ -50,8 +50,6 @@ def step_mark(grower: Grower, k: int):
     return (rec.action, rec.node_id, None if rec.split is None else rec.split.describe())
 
 
-
-
 def _text_columns(frame: pd.DataFrame):
     return [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)]
 
