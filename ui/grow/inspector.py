@@ -225,8 +225,10 @@ def _gain_tables(view: pd.DataFrame, score: str | None, *, narrow: bool) -> None
                  column_order=shown)
     every = st.expander("All columns", key=W_ALL_COLUMNS, on_change="rerun", icon=":material/table_view:")
     with every:
-        if every.open:
-            st.dataframe(view, hide_index=True, width="stretch", column_config=gain_table_columns())
+        if every.open:  # a column no candidate has a value in (chi-square on a regression tree) is left out
+            filled = [c for c in view.columns if not view[c].isna().all()]
+            st.dataframe(view, hide_index=True, width="stretch", column_config=gain_table_columns(),
+                         column_order=filled)
 
 
 def _explain(grower, node, split: Split) -> None:

@@ -40,7 +40,19 @@ def test_all_columns_when_open_shows_every_column_with_readable_headers():
     at.run()
     ok(at)
     full = [d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]
-    assert len(full) == 2 and not full[1].proto.column_order  # the second: every column
+    assert len(full) == 2 and list(full[1].proto.column_order) == list(full[1].value.columns)  # every column
     config = json.loads(full[1].proto.columns)
     assert config["impurity_children"]["label"] == "Children's impurity"
     assert "`impurity_children` in the CSV" in config["impurity_children"]["help"]
+
+
+def test_all_columns_leaves_out_what_a_regression_tree_has_no_value_for():
+    """Chi-square and its p-value count classes: on a regression tree they were two empty columns."""
+    at = open_link(data="diabetes", step="1")
+    at.session_state[inspector.W_ALL_COLUMNS] = True
+    at.run()
+    ok(at)
+    full = [d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]
+    shown = list(full[1].proto.column_order)
+    assert "chi2" not in shown and "p_value" not in shown
+    assert {"split", "gain", "impurity_children", "counts"} <= set(shown)
