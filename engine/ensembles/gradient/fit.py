@@ -142,6 +142,7 @@ def fit_gradient_boosting(dataset, *, n_estimators: int = 100, learning_rate: fl
         raw_t = np.tile(init, (Xt.shape[0], 1))
     members, rounds = [], []
     names = [residual_target(dataset, k, K) for k in range(K)]
+    shared: dict = {}      # the rounds' ResidualData cache: one budget pilot tree for the whole fit
     before = lossf.loss(y, raw)
     for m in range(n_estimators):
         mask = _in_sample(rng, n, subsample)
@@ -150,7 +151,7 @@ def fit_gradient_boosting(dataset, *, n_estimators: int = 100, learning_rate: fl
         prob = lossf.probabilities(raw)
 
         def grow(k, res=res, prob=prob, w=w):
-            tree = Grower(ResidualData(dataset, res[:, k], names[k]), cfg, sample_weight=w,
+            tree = Grower(ResidualData(dataset, res[:, k], names[k], shared), cfg, sample_weight=w,
                           n_jobs=1 if threads > 1 else n_jobs).grow().tree
             return set_leaf_values(tree, X, res[:, k], prob[:, k], w, lossf)
 
