@@ -79,6 +79,10 @@ class LevelHistograms:
         self.n_bins = [e.size + 1 for e in grower.bins.edges]
         self.B = max(self.n_bins)
         self.X, self.idx0, self.ScT, self.labels = grower.X, idx0, ScT, labels
+        # a unit-weight regression's first stat is 1 a row: its sums are the row counts, counted without
+        # weights (the same numbers, below 2**53 rows) instead of one more weighted bincount per feature
+        self.ones_first = (labels is None and grower.task == "regression" and ScT.shape[0] > 0
+                           and bool(np.all(ScT[0] == 1.0)))
         self.S = len(grower.dataset.classes) if labels is not None else ScT.shape[0]
         self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
         self.subtract = labels is not None and not draw           # exact integer counts, every feature
@@ -109,8 +113,7 @@ class LevelHistograms:
             lab = self.labels if self.act is None else self.labels[self.act]
             return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
         # summed node by node over ascending rows, as stepping sums them (bincount adds in row order)
-        return np.stack([np.bincount(self.kk, weights=self.ScT[k] if self.act is None else self.ScT[k][self.act],
-                                     minlength=C) for k in range(S)], axis=1)
+        return np.stack(self._stat_sums(self.kk, self.act, C), axis=1)
 
     def scan(self, P, W, allowed):
         """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
@@ -201,9 +204,22 @@ class LevelHistograms:
             sums = self._class_sums(key, act, n * B).reshape(n, B, S)
             cum = [np.cumsum(sums[:, :, k], axis=1) for k in range(S)]
         else:
-            cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                         minlength=n * B).reshape(n, B), axis=1) for k in range(S)]
+            rows = np.bincount(key, minlength=n * B)
+            cum = [np.cumsum(sums.reshape(n, B), axis=1) for sums in self._stat_sums(key, act, n * B, rows)]
+            return best_edges(self.crit, self.min_leaf, cum, rows.reshape(n, B), P, W)
         return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=n * B).reshape(n, B), P, W)
+
+    def _stat_sums(self, key, act, cells: int, rows=None) -> list:
+        """Each stat's sums over the rows ``act`` (all if None) by cell ``key`` (S arrays (cells,)), summed in
+        row order; ``rows``: the rows per cell if already counted."""
+        out = []
+        for k in range(self.S):
+            if k == 0 and self.ones_first:
+                out.append((np.bincount(key, minlength=cells) if rows is None else rows).astype(np.float64))
+            else:
+                out.append(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                       minlength=cells))
+        return out
 
     def _class_sums(self, key, act, cells: int) -> np.ndarray:
         """(cells, S) weighted class sums of the rows ``act`` (all if None) by ``key``."""
@@ -228,10 +244,9 @@ class LevelHistograms:
             st = np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S)
             cnt = st.sum(axis=1)
         else:
-            st = (self._class_sums(inv, act, pairs.size) if self.wlab is not None else
-                  np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                        minlength=pairs.size) for k in range(S)], axis=1))
             cnt = np.bincount(inv, minlength=pairs.size)
+            st = (self._class_sums(inv, act, pairs.size) if self.wlab is not None else
+                  np.stack(self._stat_sums(inv, act, pairs.size, cnt), axis=1))
         G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
         BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
         for group, w, row, pos, pair in padded_rows(starts, lengths, min_width=2):
