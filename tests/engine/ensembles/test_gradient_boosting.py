@@ -185,3 +185,22 @@ def test_one_budget_pilot_tree_per_fit(monkeypatch):
     ds = _numbers(3000)
     fit_gradient_boosting(ds, n_estimators=8, max_depth=2)
     assert 1 <= len(calls) <= 2
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(subsample=0.6), dict(loss="log_loss")])
+def test_rounds_move_f_through_the_leaves_their_rows_reached(monkeypatch, kw):
+    # each round adds its tree's value at every training row read off the leaf the row reached while the
+    # tree grew (Grower.training_leaves): only rows outside a subsample are routed down the tree
+    from engine.ensembles.compiled import CompiledTree
+    routed = []
+    values = CompiledTree.values
+    monkeypatch.setattr(CompiledTree, "values", lambda self, X: routed.append(len(X)) or values(self, X))
+    ds = _numbers(2000) if kw.get("loss") is None else engine.load_sample("breast_cancer")
+    ens = fit_gradient_boosting(ds, n_estimators=6, max_depth=3, **kw)
+    n_out = len(ds) - int(kw.get("subsample", 1) * len(ds))
+    assert routed == [n_out] * 6 if n_out else routed == []
+    monkeypatch.undo()
+    # the loss recorded after each round is that of F_m as the finished model computes it, to the bit
+    y = np.asarray(ds.y)
+    for m, rd in enumerate(ens.rounds):
+        assert rd.train_loss == ens.loss.loss(y, ens.raw(ds, m + 1))
