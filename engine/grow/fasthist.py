@@ -104,6 +104,7 @@ class LevelHistograms:
         self.C, self.L, self.cand, self.node_of = C, n_level, np.asarray(cand), node_of
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
+        self.kkB = self.kk * self.B        # cell of bin 0 of every row's candidate, for features of B bins
         S, d = self.S, self.codes.shape[0]
         self.hist = None
         if self.subtract and C * d * S * self.B <= HIST_BUDGET:
@@ -184,15 +185,15 @@ class LevelHistograms:
         """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws, levels too
         big to keep)."""
         C, S, B = self.C, self.S, self.n_bins[j]
-        act, kk = self.act, self.kk
+        act, kk, kkB = self.act, self.kk, (self.kkB if B == self.B else None)
         n = segs.size
         if n < C:           # only the rows of the nodes that drew feature j (numbered 0..n-1), node by node
             perm, lo, cnt = self.ranges
             ln = cnt[segs]
             act = perm[np.repeat(lo[segs] - exclusive_cumsum(ln), ln) + np.arange(int(ln.sum()))]
-            kk = np.repeat(np.arange(n), ln)
+            kk, kkB = np.repeat(np.arange(n), ln), None
         code = self.codes[j] if act is None else self.codes[j][act]
-        key = kk * B + code
+        key = (kk * B if kkB is None else kkB) + code
         if n * B > SPARSE_ABOVE * key.size:
             return self._scan_pairs(key, B, act, np.arange(n), P, W)
         if self.labels is not None:
