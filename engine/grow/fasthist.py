@@ -139,11 +139,13 @@ class LevelHistograms:
             G = np.full((C, d), -np.inf)
             BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))
             LEFT = np.zeros((C, d, S))
-            for j in range(d):
+
+            def feature(j: int) -> None:         # each feature's column of the results on its own
                 segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
                 if segs.size:
                     G[segs, j], BIN[segs, j], LEFT[segs, j], NL[segs, j], NEXT[segs, j] = \
                         self._scan_feature(j, segs, P[segs], W[segs])
+            thread_map(feature, range(d), threads_for(self.codes.size, self.threads))
         self.bin, self.next = BIN.astype(self.codes.dtype), NEXT.astype(self.codes.dtype)
         return G, BIN, LEFT, NL
 
