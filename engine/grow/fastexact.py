@@ -80,7 +80,7 @@ class _Data:
         self.w = grower.w0[self.idx0]
         self.m, self.d = self.idx0.size, grower.X.shape[1]
         self.grower, self.S = grower, grower.n_stats
-        unit = bool(np.all(self.w == 1.0))
+        self.unit = unit = bool(np.all(self.w == 1.0))
         # unit weights: class counts come from the labels (no stat rows gathered); a regression node's
         # weight is its row count
         self.labels = (grower.y[self.idx0].astype(np.int64)
@@ -113,6 +113,8 @@ class _Data:
     @cached_property
     def ST(self) -> np.ndarray:
         """The kept rows' stats times their weights, one row per stat (S, m)."""
+        if self.every and self.unit:          # every row, weight 1: the stats themselves (x 1.0 changes no bit)
+            return np.ascontiguousarray(self.grower.U.T)
         return np.ascontiguousarray((self.grower.U[self.idx0] * self.w[:, None]).T)
 
     def column_at(self, j: int, rows: np.ndarray) -> np.ndarray:

@@ -79,6 +79,10 @@ class LevelHistograms:
         self.n_bins = [e.size + 1 for e in grower.bins.edges]
         self.B = max(self.n_bins)
         self.X, self.idx0, self.ScT, self.labels = grower.X, idx0, ScT, labels
+        # a unit-weight regression's first stat is 1 a row: its sums are the row counts, counted without
+        # weights (the same numbers, below 2**53 rows) instead of one more weighted bincount per feature
+        self.ones_first = (labels is None and grower.task == "regression" and ScT.shape[0] > 0
+                           and bool(np.all(ScT[0] == 1.0)))
         self.S = len(grower.dataset.classes) if labels is not None else ScT.shape[0]
         self.crit, self.min_leaf = grower.crit, grower.config.min_samples_leaf
         self.subtract = labels is not None and not draw           # exact integer counts, every feature
@@ -100,6 +104,7 @@ class LevelHistograms:
         self.C, self.L, self.cand, self.node_of = C, n_level, np.asarray(cand), node_of
         self.act = None if key.min() >= 0 else np.flatnonzero(key >= 0)
         self.kk = key if self.act is None else key[self.act]
+        self.kkB = self.kk * self.B        # cell of bin 0 of every row's candidate, for features of B bins
         S, d = self.S, self.codes.shape[0]
         self.hist = None
         if self.subtract and C * d * S * self.B <= HIST_BUDGET:
@@ -109,8 +114,7 @@ class LevelHistograms:
             lab = self.labels if self.act is None else self.labels[self.act]
             return np.bincount(self.kk * S + lab, minlength=C * S).reshape(C, S).astype(np.float64)
         # summed node by node over ascending rows, as stepping sums them (bincount adds in row order)
-        return np.stack([np.bincount(self.kk, weights=self.ScT[k] if self.act is None else self.ScT[k][self.act],
-                                     minlength=C) for k in range(S)], axis=1)
+        return np.stack(self._stat_sums(self.kk, self.act, C), axis=1)
 
     def scan(self, P, W, allowed):
         """Best edge per candidate node and feature: (gain, bin, left stats, n_left), each (C, d, ...)."""
@@ -135,11 +139,13 @@ class LevelHistograms:
             G = np.full((C, d), -np.inf)
             BIN, NL, NEXT = (np.zeros((C, d), dtype=np.int64) for _ in range(3))
             LEFT = np.zeros((C, d, S))
-            for j in range(d):
+
+            def feature(j: int) -> None:         # each feature's column of the results on its own
                 segs = np.arange(C) if allowed is None else np.flatnonzero(allowed[:, j])
                 if segs.size:
                     G[segs, j], BIN[segs, j], LEFT[segs, j], NL[segs, j], NEXT[segs, j] = \
                         self._scan_feature(j, segs, P[segs], W[segs])
+            thread_map(feature, range(d), threads_for(self.codes.size, self.threads))
         self.bin, self.next = BIN.astype(self.codes.dtype), NEXT.astype(self.codes.dtype)
         return G, BIN, LEFT, NL
 
@@ -181,15 +187,15 @@ class LevelHistograms:
         """Best edge of feature j at the candidates ``segs`` (weights, regression, feature draws, levels too
         big to keep)."""
         C, S, B = self.C, self.S, self.n_bins[j]
-        act, kk = self.act, self.kk
+        act, kk, kkB = self.act, self.kk, (self.kkB if B == self.B else None)
         n = segs.size
         if n < C:           # only the rows of the nodes that drew feature j (numbered 0..n-1), node by node
             perm, lo, cnt = self.ranges
             ln = cnt[segs]
             act = perm[np.repeat(lo[segs] - exclusive_cumsum(ln), ln) + np.arange(int(ln.sum()))]
-            kk = np.repeat(np.arange(n), ln)
+            kk, kkB = np.repeat(np.arange(n), ln), None
         code = self.codes[j] if act is None else self.codes[j][act]
-        key = kk * B + code
+        key = (kk * B if kkB is None else kkB) + code
         if n * B > SPARSE_ABOVE * key.size:
             return self._scan_pairs(key, B, act, np.arange(n), P, W)
         if self.labels is not None:
@@ -201,9 +207,22 @@ class LevelHistograms:
             sums = self._class_sums(key, act, n * B).reshape(n, B, S)
             cum = [np.cumsum(sums[:, :, k], axis=1) for k in range(S)]
         else:
-            cum = [np.cumsum(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                         minlength=n * B).reshape(n, B), axis=1) for k in range(S)]
+            rows = np.bincount(key, minlength=n * B)
+            cum = [np.cumsum(sums.reshape(n, B), axis=1) for sums in self._stat_sums(key, act, n * B, rows)]
+            return best_edges(self.crit, self.min_leaf, cum, rows.reshape(n, B), P, W)
         return best_edges(self.crit, self.min_leaf, cum, np.bincount(key, minlength=n * B).reshape(n, B), P, W)
+
+    def _stat_sums(self, key, act, cells: int, rows=None) -> list:
+        """Each stat's sums over the rows ``act`` (all if None) by cell ``key`` (S arrays (cells,)), summed in
+        row order; ``rows``: the rows per cell if already counted."""
+        out = []
+        for k in range(self.S):
+            if k == 0 and self.ones_first:
+                out.append((np.bincount(key, minlength=cells) if rows is None else rows).astype(np.float64))
+            else:
+                out.append(np.bincount(key, weights=self.ScT[k] if act is None else self.ScT[k][act],
+                                       minlength=cells))
+        return out
 
     def _class_sums(self, key, act, cells: int) -> np.ndarray:
         """(cells, S) weighted class sums of the rows ``act`` (all if None) by ``key``."""
@@ -228,10 +247,9 @@ class LevelHistograms:
             st = np.bincount(inv * S + lab, minlength=pairs.size * S).reshape(pairs.size, S)
             cnt = st.sum(axis=1)
         else:
-            st = (self._class_sums(inv, act, pairs.size) if self.wlab is not None else
-                  np.stack([np.bincount(inv, weights=self.ScT[k] if act is None else self.ScT[k][act],
-                                        minlength=pairs.size) for k in range(S)], axis=1))
             cnt = np.bincount(inv, minlength=pairs.size)
+            st = (self._class_sums(inv, act, pairs.size) if self.wlab is not None else
+                  np.stack(self._stat_sums(inv, act, pairs.size, cnt), axis=1))
         G, LEFT = np.full(n, -np.inf), np.zeros((n, S))
         BIN, NL, NEXT = (np.zeros(n, dtype=np.int64) for _ in range(3))
         for group, w, row, pos, pair in padded_rows(starts, lengths, min_width=2):

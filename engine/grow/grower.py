@@ -368,6 +368,8 @@ class Grower:
         w = self.w0[idx]
         if self.task == "classification" and self._unit_weights:             # every row kept, weight 1
             stats = np.bincount(self.y, minlength=self.n_stats).astype(float)  # = the one-hot rows' sum, exactly
+        elif idx.size == self.w0.size:                                      # every row kept: no gather
+            stats = (self.U * w[:, None]).sum(0)
         else:
             stats = (self.U[idx] * w[:, None]).sum(0)
         root = make_node(node_id=0, parent=None, depth=0, branch="", stats=stats,

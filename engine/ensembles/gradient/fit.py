@@ -34,7 +34,8 @@ from engine.errors import ConfigError, DataError
 from engine.grow.grower import Grower
 from engine.grow.parallel import check_n_jobs, tree_threads
 from engine.threads import thread_map
-from engine.ensembles.bagging import Progress, check_count, check_dataset, check_fraction, check_seed
+from engine.ensembles.bagging import (Progress, _training_outputs, check_count, check_dataset, check_fraction,
+                                     check_seed)
 from engine.ensembles.compiled import CompiledTree
 from engine.ensembles.votes import Member
 from engine.ensembles.gradient.losses import make_loss
@@ -63,12 +64,15 @@ def residual_target(dataset, k: int, n_columns: int) -> str:
     return "residual" if n_columns == 1 else f"residual ({dataset.classes[k]})"
 
 
-def set_leaf_values(tree, X, r, p, w, loss):
+def set_leaf_values(tree, X, r, p, w, loss, leaves_of=None):
     """The tree with each leaf's value replaced by ``loss.leaf_value`` of its in-sample rows (Newton step);
-    unchanged for squared error, where the tree's mean residual is already the step."""
+    unchanged for squared error, where the tree's mean residual is already the step. ``leaves_of()``: the
+    leaf each in-sample row reached while growing (:meth:`Grower.training_leaves`), or None: rows routed."""
     if loss.leaf_value(r[:1], p[:1], np.ones(1)) is None:
         return tree
-    leaf = tree.apply(X)
+    leaf = None if leaves_of is None else leaves_of()
+    if leaf is None:
+        leaf = tree.apply(X)
     changed = {}
     for node in tree.leaves:
         rows = np.flatnonzero((leaf == node.id) & (w > 0))
@@ -88,6 +92,11 @@ def round_grower(ens: GradientEnsemble, dataset, r: int, k: int = 0) -> Grower:
     w = np.ones(len(dataset)) if rd.in_sample is None else rd.in_sample.astype(float)
     cfg = TreeConfig.from_dict(ens.params["tree_config"])
     return Grower(ResidualData(dataset, res, residual_target(dataset, k, ens.n_columns)), cfg, sample_weight=w)
+
+
+def _same_columns(X: np.ndarray) -> np.ndarray:
+    """A round tree's columns are the training data's: no adapting."""
+    return X
 
 
 def _in_sample(rng, n: int, subsample: float) -> np.ndarray | None:
@@ -142,6 +151,7 @@ def fit_gradient_boosting(dataset, *, n_estimators: int = 100, learning_rate: fl
         raw_t = np.tile(init, (Xt.shape[0], 1))
     members, rounds = [], []
     names = [residual_target(dataset, k, K) for k in range(K)]
+    shared: dict = {}      # the rounds' ResidualData cache: one budget pilot tree for the whole fit
     before = lossf.loss(y, raw)
     for m in range(n_estimators):
         mask = _in_sample(rng, n, subsample)
@@ -150,16 +160,18 @@ def fit_gradient_boosting(dataset, *, n_estimators: int = 100, learning_rate: fl
         prob = lossf.probabilities(raw)
 
         def grow(k, res=res, prob=prob, w=w):
-            tree = Grower(ResidualData(dataset, res[:, k], names[k]), cfg, sample_weight=w,
-                          n_jobs=1 if threads > 1 else n_jobs).grow().tree
-            return set_leaf_values(tree, X, res[:, k], prob[:, k], w, lossf)
+            g = Grower(ResidualData(dataset, res[:, k], names[k], shared), cfg, sample_weight=w,
+                       n_jobs=1 if threads > 1 else n_jobs).grow()
+            return set_leaf_values(g.tree, X, res[:, k], prob[:, k], w, lossf, g.training_leaves), g
 
-        trees = thread_map(grow, range(K), threads)
+        grown = thread_map(grow, range(K), threads)
         ids = []
-        for k, tree in enumerate(trees):
-            raw[:, k] += learning_rate * CompiledTree(tree).values(X)[:, 0]
+        for k, (tree, g) in enumerate(grown):
+            flat = CompiledTree(tree)
+            # F moves by the tree's value at each row: the rows it grew on read their leaf's value (no routing)
+            raw[:, k] += learning_rate * _training_outputs(g, _same_columns, flat, X)
             if raw_t is not None:
-                raw_t[:, k] += learning_rate * CompiledTree(tree).values(Xt)[:, 0]
+                raw_t[:, k] += learning_rate * flat.values(Xt)[:, 0]
             ids.append(len(members))
             members.append(Member(len(members), tree, learning_rate, dataset.feature_names, m))
         after = lossf.loss(y, raw)

@@ -4,7 +4,10 @@
 (``X``, ``y``, ``schema``, ``task``, ``classes``, ``feature_names``, ``target``, ``len``, ``subset``), so the
 round's tree is an ordinary regression tree grown by :class:`engine.grow.grower.Grower` with the variance
 criterion, split by split if a page wants, with the usual gain tables. It shares the data set's encoded
-feature matrix (no copy); only the residual column is its own.
+feature matrix (no copy); only the residual column is its own. The rounds of one fit share one ``cache``
+(what the grower derives from the data apart from the target: the budget's pilot tree), else each round
+would grow a pilot tree on a sample, whose presort also evicts the training matrix's kept column orders
+(:func:`engine.grow.roworders.presorted` keeps one matrix) so that every round sorted all features again.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ class ResidualData:
     task = "regression"
     classes: tuple[str, ...] = ()
 
-    def __init__(self, dataset, residuals: np.ndarray, name: str = "residual"):
+    def __init__(self, dataset, residuals: np.ndarray, name: str = "residual", cache: dict | None = None):
         y = np.asarray(residuals, dtype=float)
         if y.shape != (len(dataset),):
             raise ValueError("one residual per training row is needed")
@@ -28,6 +31,9 @@ class ResidualData:
         self._base, self._y, self.target = dataset, y, name
         self.schema = replace(dataset.schema, target=name, task="regression", classes=())
         self.name = getattr(dataset, "name", "data")
+        # derived values (the memory budget's pilot tree, :func:`engine.grow.grower.pilot_share`): a fit passes
+        # one dict to all its rounds, so the pilot is grown once per fit, not once per round
+        self._cache = {} if cache is None else cache
 
     def __len__(self) -> int:
         return self._y.size

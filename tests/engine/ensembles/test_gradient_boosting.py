@@ -163,3 +163,44 @@ def test_wrong_loss_for_numbers_and_bad_upto():
     assert np.allclose(ens.raw(ds.X, 0), ds.y.mean())
     with pytest.raises(DataError, match="same data set"):
         fit_gradient_boosting(ds, n_estimators=2, test=engine.load_sample("iris"))
+
+
+def _numbers(n: int, d: int = 4, seed: int = 0):
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(3)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(d)])
+    frame["y"] = X[:, 0] - np.abs(X[:, 1]) + rng.normal(scale=0.5, size=n)
+    return engine.Dataset.from_frame(frame, target="y", task="regression")
+
+
+def test_one_budget_pilot_tree_per_fit(monkeypatch):
+    # the memory budget grows a pilot tree on a sample of a data set above 1,000 rows (ResidualData.subset);
+    # every round made one, and its presort evicted the training matrix's kept orders: all features were
+    # sorted again each round. Now the fit's check makes one and the rounds share another.
+    from engine.ensembles.gradient.target import ResidualData
+    calls = []
+    subset = ResidualData.subset
+    monkeypatch.setattr(ResidualData, "subset", lambda self, rows: calls.append(len(rows)) or subset(self, rows))
+    ds = _numbers(3000)
+    fit_gradient_boosting(ds, n_estimators=8, max_depth=2)
+    assert 1 <= len(calls) <= 2
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(subsample=0.6), dict(loss="log_loss")])
+def test_rounds_move_f_through_the_leaves_their_rows_reached(monkeypatch, kw):
+    # each round adds its tree's value at every training row read off the leaf the row reached while the
+    # tree grew (Grower.training_leaves): only rows outside a subsample are routed down the tree
+    from engine.ensembles.compiled import CompiledTree
+    routed = []
+    values = CompiledTree.values
+    monkeypatch.setattr(CompiledTree, "values", lambda self, X: routed.append(len(X)) or values(self, X))
+    ds = _numbers(2000) if kw.get("loss") is None else engine.load_sample("breast_cancer")
+    ens = fit_gradient_boosting(ds, n_estimators=6, max_depth=3, **kw)
+    n_out = len(ds) - int(kw.get("subsample", 1) * len(ds))
+    assert routed == [n_out] * 6 if n_out else routed == []
+    monkeypatch.undo()
+    # the loss recorded after each round is that of F_m as the finished model computes it, to the bit
+    y = np.asarray(ds.y)
+    for m, rd in enumerate(ens.rounds):
+        assert rd.train_loss == ens.loss.loss(y, ens.raw(ds, m + 1))

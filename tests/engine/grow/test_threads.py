@@ -170,3 +170,24 @@ def test_next_tree_on_the_same_rows_keeps_the_bins():
     assert engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=16, max_depth=2)).bins is first
     assert engine.Grower(ds, engine.TreeConfig(split_search="histogram", max_bins=8)).bins is not first
     assert not first.codes.flags.writeable
+
+
+def test_regression_histogram_scans_its_features_on_the_threads(monkeypatch):
+    """A numeric target's histogram scan (sums weighted by the target, no count subtraction) takes the
+    features on n_jobs threads, each feature's results on its own: the same tree as one thread."""
+    calls = []
+    real = parallel.thread_map
+
+    def spy(fn, items, threads):
+        calls.append((fn.__name__, threads))
+        return real(fn, items, threads)
+
+    monkeypatch.setattr(engine.grow.fasthist, "thread_map", spy)
+    monkeypatch.setattr(engine_threads, "THREAD_MIN_WORK", 0)
+    ds = random_dataset(11, n=800, d=5, regression=True)
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=16, max_depth=4)
+    two = engine.Grower(ds, cfg, n_jobs=2).grow().tree
+    assert ("feature", 2) in calls
+    calls.clear()
+    assert_same_tree(two, engine.Grower(ds, cfg, n_jobs=1).grow().tree)
+    assert calls and all(threads == 1 for _, threads in calls)

@@ -139,3 +139,39 @@ def test_auto_search_uses_histograms_at_any_depth_above_the_row_limit():
         engine.TreeConfig(histogram_above_rows=-1)
     with pytest.raises(engine.ConfigError, match="split_search must be one of"):
         engine.TreeConfig(split_search="fast")
+
+
+def test_unit_weight_regression_counts_its_weights_without_summing_ones(monkeypatch):
+    """A unit-weight regression's first stat is 1 a row: the level-wise histogram search takes its sums
+    from the row counts (no bincount weighted by ones) and grows exactly the tree (same gains to the last
+    bit) that summing the ones grows."""
+    from engine.grow import fasthist
+    ones_weighted = []
+
+    class CountingNumpy:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def bincount(x, weights=None, minlength=0):
+            if weights is not None and np.all(weights == 1.0):
+                ones_weighted.append(len(x))
+            return np.bincount(x, weights=weights, minlength=minlength)
+
+    monkeypatch.setattr(fasthist, "np", CountingNumpy())
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(3000, 3)).round(2), columns=["a", "b", "c"])
+    frame["y"] = frame["a"] * 2 + rng.normal(size=3000)
+    ds = engine.Dataset.from_frame(frame, target="y", task="regression")
+    cfg = engine.TreeConfig(split_search="histogram", max_bins=16, max_depth=4, histogram_above_rows=0)
+    fast = engine.Grower(ds, cfg).grow()
+    assert fast.tree.n_leaves > 4 and ones_weighted == []
+    monkeypatch.undo()
+    init = fasthist.LevelHistograms.__init__
+
+    def summing_ones(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.ones_first = False
+
+    monkeypatch.setattr(fasthist.LevelHistograms, "__init__", summing_ones)
+    assert_same_tree(fast.tree, engine.Grower(ds, cfg).grow().tree)
