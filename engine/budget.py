@@ -9,7 +9,9 @@ give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree pe
 
 :func:`tree_bytes` is that estimate for one tree (working arrays while it grows: about 52 bytes a row and
 searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
-measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
+and the width of its widest level measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_shape`).
+A shown tree's node objects are made after it grew and come on top of what growing left resident
+(:func:`job_bytes`). The constants are calibrated on
 peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
 ``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured, twice, on the rows with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
@@ -376,10 +378,12 @@ ONE_SCAN_ROWS = 1 << 16
 
 
 def scanned_in_place(n_rows: int, n_features: int, stats: int) -> bool:
-    """Whether every level's scan of a tree on ``n_rows`` rows runs on the growing thread (see
-    :data:`ONE_SCAN_ROWS`; ``engine.grow.fastexact.scan_rows``). The arrays the grown tree keeps then reuse
-    the heap its biggest scan freed; scans on other threads leave theirs in those threads' heaps (measured:
-    a 1,000-class tree on 3,750 rows peaks at 125 MB grown on one thread, 225 MB on two)."""
+    """Whether every level of a tree on ``n_rows`` rows is scanned in one piece, on the growing thread (its
+    positions fit :data:`ONE_SCAN_ROWS` and one scan of ``engine.grow.fastexact.scan_rows``; a level cut into
+    pieces is scanned on other threads too). The arrays the grown tree keeps then reuse the heap its biggest
+    scan freed; scans on other threads leave theirs in those threads' heaps (measured: a 200-class tree on
+    7,500 rows peaks at 50 MB on one thread or two; a 1,000-class tree on 3,750 rows, whose levels are cut,
+    at 125 MB grown on one thread, 225 MB on two)."""
     per_row = 8 * (2 * int(stats) + 12)
     fits = ONE_SCAN_ROWS if stats <= 3 else min(ONE_SCAN_ROWS, max(1024, SCAN_BYTES // per_row))
     return int(n_rows) * max(1, int(n_features)) <= fits
@@ -430,9 +434,9 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     shown_kept = tree_bytes(**kw, shown=True)[1]
     at_once = max(1, min(int(at_once), int(n_trees)))
     # while trees grow, those growing at once hold their working arrays and the trees alive keep theirs;
-    # node objects are made when a grown tree is read (counted for
-    # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
-    # single tree is refused)
+    # node objects are made when a grown tree is read: for the ``shown`` trees on top of what growing left
+    # resident, and for at least the trees growing at once in any case, as Grower.grow counts its tree (a job
+    # is never allowed whose single tree is refused)
     if compact:
         member = tree_bytes(**kw, compact=True)[1]
         alive = int(kept_trees) * (member + int(kept_extra)) + at_once * kept
