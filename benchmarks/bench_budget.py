@@ -36,6 +36,7 @@ from engine import budget
 from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest
 from engine.evaluate.curves import learning_curve
 from engine.evaluate.validation import cross_validate
+from engine.prune.cost_complexity import ccp_cross_validate
 spec = json.loads({spec!r})
 n, k, kind = spec["rows"], spec["classes"], spec["data"]
 if kind == "id":
@@ -58,6 +59,7 @@ run = {{
     "adaboost": lambda: fit_adaboost(train, n_rounds=size or 50),
     "cv": lambda: cross_validate(train, cfg, k=size or 5),
     "curve": lambda: learning_curve(train, test, cfg),
+    "prune": lambda: ccp_cross_validate(train, cfg, k=size or 5),   # pruning's cross-validation
 }}[job]
 me = psutil.Process()
 def rss():
@@ -103,6 +105,7 @@ TABLE = [
     ("adaboost", "id", 5_000, 1000, 10), ("adaboost", "id", 5_000, 1000, 30),
     ("cv", "signal", 10_000, 2, 5), ("cv", "signal", 100_000, 2, 5), ("cv", "id", 10_000, 1000, 5),
     ("curve", "signal", 10_000, 2, None), ("curve", "signal", 100_000, 2, None),
+    ("prune", "id", 5_000, 1000, 5),
 ]
 
 #: a million rows of 10 features (each about 100 s or more: in this table only, not in the tests)
@@ -125,7 +128,7 @@ def measure(job: str, data: str = "signal", rows: int = 10_000, classes: int = 2
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", nargs="*", help="job kinds to run (tree forest bagging adaboost cv curve)")
+    ap.add_argument("--only", nargs="*", help="job kinds to run (tree forest bagging adaboost cv curve prune)")
     ap.add_argument("--rows", type=int, nargs="*", help="only these row counts")
     ap.add_argument("--classes", type=int, nargs="*", help="only these class counts")
     args = ap.parse_args(argv)

@@ -9,7 +9,9 @@ give ~10,000 nodes x 1,000 classes per tree, and a forest keeps one such tree pe
 
 :func:`tree_bytes` is that estimate for one tree (working arrays while it grows: about 52 bytes a row and
 searched feature, plus rows x classes; and what a grown tree keeps), with the leaves a fully grown tree makes
-measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_share`). The constants are calibrated on
+and the width of its widest level measured by a pilot tree on :data:`PILOT_ROWS` rows (:func:`expected_shape`).
+A shown tree's node objects are made after it grew and come on top of what growing left resident
+(:func:`job_bytes`). The constants are calibrated on
 peak resident memory measured by ``benchmarks/bench_budget.py`` (its table is in docs/USER_GUIDE.md;
 ``tests/engine/test_budget_rss.py`` checks measured <= estimate <= 1.5 x measured, twice, on the rows with a margin). The jobs that grow many trees (:func:`check_trees`: forests, bagging, AdaBoost,
 cross-validation, learning curves, instability, cost-complexity cross-validation) and a single grown tree
@@ -54,15 +56,22 @@ BUDGET_ENV = "DTX_MEMORY_BUDGET_MB"
 DEFAULT_BUDGET_MB = 500
 MB = 1 << 20
 
-#: bytes per node x stat kept by a grown tree: node stats, the levels' stats they are concatenated from, the
-#: prediction table, and the allocator's slack (the estimate is calibrated on the process's resident memory, not
-#: only on live arrays: measured 24.5 bytes a cell for a 1,000-class tree of 14,893 nodes on 7,500 rows when it
-#: is done growing; pruning's cross-validation, which keeps the whole tree and grows its folds', needs 32)
-KEPT_PER_CELL = 8 * 4
-#: bytes per node x stat of the node objects a shown tree makes (tuples of stats and class shares)
-SHOWN_PER_CELL = 8 * 2
-#: bytes per node of a shown tree's objects (a Node, its Split, their dicts and labels)
-SHOWN_PER_NODE = 2500
+#: bytes per node x stat kept by a grown tree: its stats (float64) and the levels' stats they are concatenated
+#: from (engine.grow.fastexact: both alive when the tree is done; measured with tracemalloc, 8.5 bytes a cell stay
+#: alive afterwards; the heap keeps the rest). It was 32 when the node objects a shown tree makes were taken as
+#: reusing the grower's freed arrays (a max instead of a sum, see :func:`job_bytes`)
+KEPT_PER_CELL = 8 * 2
+#: bytes per node x stat of the node objects a shown tree makes: two tuples (its stats and its values, e.g. class
+#: shares) of a pointer and a new float object (24 bytes) a stat; above :data:`SHOWN_SHARED_ZERO_ABOVE` stats, one
+#: zero is shared by all (``engine.tree.build.row_tuples``) and a stat costs its two pointers (measured: 1.4 KB a
+#: node with 2 classes, 2.2 KB with 10, 4.9 KB with 200, 15-16 KB with 1,000)
+SHOWN_PER_CELL = 2 * (8 + 24)
+SHOWN_PER_SHARED_CELL = 2 * 8
+#: ``engine.tree.build.SHARED_ZERO_ABOVE`` (this module imports no grower; a test checks they agree)
+SHOWN_SHARED_ZERO_ABOVE = 32
+#: bytes per node of a shown tree's objects besides its stats: a Node, its Split, their dicts and labels
+#: (measured 1.2-1.3 KB a node on the 2-class signal)
+SHOWN_PER_NODE = 1300
 #: bytes per row x feature while a tree grows: sorted orders, their gathers per level, the row positions
 #: (measured: 12 MB for 10k rows x 20 features, 92 MB for 100k, 279 MB for 300k, exact search, 2 classes)
 WORKING_PER_ROW_FEATURE = 52
@@ -88,8 +97,10 @@ PER_TREE = 64 << 10
 MANY_TREES_FIXED = 12 * MB
 #: each worker process growing trees at once: its heap's slack and the results it sends back
 WORKER_FIXED = 4 * MB
-#: any job: the grower's thread pool and allocator arenas, its records (measured 19 MB for a 10k-row tree)
-JOB_FIXED = 10 * MB
+#: any job: the grower's thread pool and allocator arenas, its records, the pilot tree (:func:`expected_shape`;
+#: measured on the 2-class signal's 7,500 rows: 3.7 MB for the grower's set-up, 2.8 MB more with the pilot, 19 MB
+#: grown, of which 8.9 MB are the tree's working and kept arrays)
+JOB_FIXED = 13 * MB
 #: bytes per row x feature of the copies of the data a worker process receives (its table and matrix)
 SHIPPED_PER_CELL = 8 * 3
 
@@ -276,8 +287,8 @@ _pilot = None
 
 
 def set_pilot(fn) -> None:
-    """Register ``fn(dataset, config, n_rows) -> leaves per row`` (engine.grow's pilot tree on a sample; this
-    module cannot import the grower, which imports it)."""
+    """Register ``fn(dataset, config, n_rows) -> (leaves per row, widest level's nodes per row)`` (engine.grow's
+    pilot tree on a sample; this module cannot import the grower, which imports it)."""
     global _pilot
     _pilot = fn
 
@@ -287,9 +298,23 @@ def expected_share(dataset, config=None) -> float:
     pilot tree grown on a sample of that many rows (a learnable target makes far fewer leaves than its
     impurity says: the 2-class signal of ``benchmarks/bench_fit.py`` has 0.12 a row, not 0.5; the share falls
     as rows grow, so the sample's share is an upper bound), else :func:`leaf_share`."""
+    return expected_shape(dataset, config)[0]
+
+
+#: a level's open nodes per row when no pilot tree measures them: every open node holds 2 rows at least
+LEVEL_SHARE = 0.5
+
+
+def expected_shape(dataset, config=None) -> tuple[float, float]:
+    """(leaves, nodes of the widest level) per row to expect of a tree of ``config`` on ``dataset``: the leaves of
+    :func:`expected_share`, and the widest level of the same pilot tree (measured: 0.038 a row on 1,000 rows
+    of the 2-class signal, 0.026 in the tree on 7,500 and 0.021 on 75,000; 0.082 with 10 classes, 0.064 on
+    75,000: it falls as rows grow too), else :data:`LEVEL_SHARE`."""
+    share = leaf_share(dataset)
     if _pilot is None or config is None or len(dataset) <= PILOT_ROWS or n_stats(dataset) > PILOT_MAX_CLASSES:
-        return leaf_share(dataset)
-    return min(leaf_share(dataset), max(1.0 / PILOT_ROWS, float(_pilot(dataset, config, PILOT_ROWS))))
+        return share, LEVEL_SHARE
+    leaves, widest = _pilot(dataset, config, PILOT_ROWS)
+    return min(share, max(1.0 / PILOT_ROWS, float(leaves))), min(LEVEL_SHARE, max(1.0 / PILOT_ROWS, float(widest)))
 
 
 def max_leaves(n_rows: int, config=None, share: float = 1.0) -> int:
@@ -307,29 +332,61 @@ def max_leaves(n_rows: int, config=None, share: float = 1.0) -> int:
     return leaves
 
 
+def shown_per_cell(stats: int) -> int:
+    """Bytes a stat of a node's objects costs (:data:`SHOWN_PER_CELL`, or with many stats
+    :data:`SHOWN_PER_SHARED_CELL`)."""
+    return SHOWN_PER_CELL if int(stats) <= SHOWN_SHARED_ZERO_ABOVE else SHOWN_PER_SHARED_CELL
+
+
 def tree_bytes(*, n_rows: int, n_features: int, stats: int, config=None, shown: bool = False,
-               share: float = 1.0, compact: bool = False, labels: bool = False) -> tuple[int, int]:
+               share: float = 1.0, compact: bool = False, labels: bool = False,
+               width: float = LEVEL_SHARE) -> tuple[int, int]:
     """(working, kept) bytes of one tree grown on ``n_rows`` rows: the arrays alive while it grows, and
     what the grown tree keeps (with ``shown``, also the node objects a diagram or a table reads; with
     ``compact``, what an ensemble's member keeps: :data:`COMPACT_PER_NODE`); ``share``: leaves expected per
     row (:func:`leaf_share`); ``labels``: a class target of unit weights (its search reads the labels, no
-    weighted copy of the class indicators: :data:`LABELS_PER_ROW_STAT`)."""
+    weighted copy of the class indicators: :data:`LABELS_PER_ROW_STAT`); ``width``: the widest level's open
+    nodes per row (:func:`expected_shape`)."""
     leaves = max_leaves(n_rows, config, share)
     nodes = 2 * leaves - 1
     d = max(1, int(n_features))
     if compact:
         kept = nodes * (COMPACT_PER_NODE + stats * np.min_scalar_type(max(1, int(n_rows))).itemsize) + PER_TREE
     else:
-        kept = nodes * (stats * (KEPT_PER_CELL + (SHOWN_PER_CELL if shown else 0)) + (SHOWN_PER_NODE if shown
-                                                                                     else KEPT_PER_NODE)) + PER_TREE
+        per_cell = KEPT_PER_CELL + (shown_per_cell(stats) if shown else 0)
+        kept = nodes * (stats * per_cell + (SHOWN_PER_NODE if shown else KEPT_PER_NODE)) + PER_TREE
     # features searched: a tree drawing k of them per node touches about 2 k features' sorted orders at once
     draw = config.n_features_to_draw(d) if config is not None and getattr(config, "max_features", None) else d
     d = max(1, min(d, 2 * int(draw)))
-    level = max(1, min(leaves, n_rows // 2))    # the widest level's open nodes (each has 2 rows at least)
+    # the widest level's open nodes (each has 2 rows at least; fewer where a pilot tree measured them)
+    level = max(1, min(leaves, n_rows // 2, math.ceil(int(n_rows) * float(width))))
     per_row_stat = LABELS_PER_ROW_STAT if labels else WORKING_PER_ROW_STAT
     working = (n_rows * d * WORKING_PER_ROW_FEATURE + n_rows * stats * per_row_stat
-               + level * d * stats * LEVEL_PER_CELL + min(SCAN_BYTES, 16 * max(0, stats - 2) * d * n_rows))
+               + level * d * stats * LEVEL_PER_CELL + scan_bytes(n_rows, d, stats))
     return int(working), int(kept)
+
+
+def scan_bytes(n_rows: int, n_features: int, stats: int) -> int:
+    """One scan of a level's class counts beyond 2 classes (left and right sums of each class for every
+    position), at most :data:`SCAN_BYTES`."""
+    return min(SCAN_BYTES, 16 * max(0, int(stats) - 2) * max(1, int(n_features)) * int(n_rows))
+
+
+#: ``engine.grow.fastexact.MIN_CHUNK``: a level of at most this many positions (rows x features searched) that
+#: fits one scan (:data:`SCAN_BYTES`) is scanned by the thread growing the tree, not cut into pieces for others
+ONE_SCAN_ROWS = 1 << 16
+
+
+def scanned_in_place(n_rows: int, n_features: int, stats: int) -> bool:
+    """Whether every level of a tree on ``n_rows`` rows is scanned in one piece, on the growing thread (its
+    positions fit :data:`ONE_SCAN_ROWS` and one scan of ``engine.grow.fastexact.scan_rows``; a level cut into
+    pieces is scanned on other threads too). The arrays the grown tree keeps then reuse the heap its biggest
+    scan freed; scans on other threads leave theirs in those threads' heaps (measured: a 200-class tree on
+    7,500 rows peaks at 50 MB on one thread or two; a 1,000-class tree on 3,750 rows, whose levels are cut,
+    at 125 MB grown on one thread, 225 MB on two)."""
+    per_row = 8 * (2 * int(stats) + 12)
+    fits = ONE_SCAN_ROWS if stats <= 3 else min(ONE_SCAN_ROWS, max(1024, SCAN_BYTES // per_row))
+    return int(n_rows) * max(1, int(n_features)) <= fits
 
 
 def step_bytes(dataset, config=None) -> int:
@@ -362,7 +419,7 @@ def check(n_bytes: float, *, what: str, advice: str) -> None:
 def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees: int = 1,
               kept_trees: int = 0, at_once: int = 1, shown: int = 0, share: float = 1.0,
               shipped_rows: int | None = None, kept_extra: int = 0, records: bool = True,
-              compact: bool = False, labels: bool = False) -> int:
+              compact: bool = False, labels: bool = False, width: float = LEVEL_SHARE) -> int:
     """Bytes of a job growing ``n_trees`` trees of ``n_rows`` rows, ``at_once`` at a time, keeping
     ``kept_trees`` of them (``shown`` of those with their node objects); ``share``: :func:`leaf_share`;
     ``shipped_rows``: rows of data each worker process receives when trees grow at once (default ``n_rows``);
@@ -370,15 +427,16 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
     forest's in-bag counts and training predictions); ``records``: count :data:`MANY_TREES_FIXED` for a job
     of many trees (False for a job that grows its trees one after the other in this process and counts its
     tables in ``kept_extra``: AdaBoost); ``compact``: the kept trees are an ensemble's compact members
-    (those growing at once are whole until they are done); ``labels``: see :func:`tree_bytes`."""
-    kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share, labels=labels)
+    (those growing at once are whole until they are done); ``labels``, ``width``: see :func:`tree_bytes`."""
+    kw = dict(n_rows=n_rows, n_features=n_features, stats=stats, config=config, share=share, labels=labels,
+              width=width)
     working, kept = tree_bytes(**kw)
     shown_kept = tree_bytes(**kw, shown=True)[1]
     at_once = max(1, min(int(at_once), int(n_trees)))
     # while trees grow, those growing at once hold their working arrays and the trees alive keep theirs;
-    # node objects are made only when a grown tree is read, after its working arrays are gone (counted for
-    # at least the trees growing at once, as Grower.grow counts its tree: a job is never allowed whose
-    # single tree is refused)
+    # node objects are made when a grown tree is read: for the ``shown`` trees on top of what growing left
+    # resident, and for at least the trees growing at once in any case, as Grower.grow counts its tree (a job
+    # is never allowed whose single tree is refused)
     if compact:
         member = tree_bytes(**kw, compact=True)[1]
         alive = int(kept_trees) * (member + int(kept_extra)) + at_once * kept
@@ -389,9 +447,20 @@ def job_bytes(*, n_rows: int, n_features: int, stats: int, config=None, n_trees:
         shipped = int(n_rows if shipped_rows is None else shipped_rows)
         fixed += (MANY_TREES_FIXED if records else 0) + (at_once * (WORKER_FIXED + SHIPPED_PER_CELL * shipped * max(1, int(n_features)))
                                      if at_once > 1 else 0)
-    # a compact ensemble makes node objects for the members a page draws, one at a time, after they grew
-    drawn = int(shown) if compact else max(int(shown), at_once)
-    return int(fixed + max(at_once * working + alive, alive + drawn * (shown_kept - kept)))
+    # the node objects of the ``shown`` trees are made after growing, on top of what growing left resident:
+    # the freed working arrays stay in the process's heap (engine.grow.allocator) and the objects do not
+    # reuse them (measured: a 2-class tree on 7,500 rows peaks at 19 MB grown, 22 MB with its objects;
+    # 200 classes: 50 MB, then 121 MB). A compact ensemble makes them for the members a page draws, one
+    # at a time, after they grew
+    objects = shown_kept - kept
+    if compact:
+        return int(fixed + max(at_once * working + alive, alive + int(shown) * objects))
+    grown = at_once * working + alive
+    d = max(1, int(n_features))
+    if n_trees == 1 and scanned_in_place(n_rows, d, stats):
+        scan = scan_bytes(n_rows, d, stats)       # the kept arrays reuse the freed scan's heap
+        grown = working - scan + max(scan, alive)
+    return int(fixed + max(grown + int(shown) * objects, alive + at_once * objects))
 
 
 def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int = 0, at_once: int = 1,
@@ -404,13 +473,14 @@ def check_trees(dataset, config, *, what: str, n_trees: int = 1, kept_trees: int
     (waiting for room, or refused when it stays full). ``labels``: the trees grow on a class target with
     unit weights (:func:`tree_bytes`). Returns the estimate in bytes."""
     n = len(dataset) if n_rows is None else int(n_rows)
-    d, s, share = len(dataset.feature_names), n_stats(dataset), expected_share(dataset, config)
+    d, s = len(dataset.feature_names), n_stats(dataset)
+    share, width = expected_shape(dataset, config)
 
     def need(cfg, trees, kept, busy, shown_):
         return job_bytes(n_rows=n, n_features=d, stats=s, config=cfg, n_trees=trees, kept_trees=kept,
                          at_once=busy, shown=shown_, share=share, shipped_rows=shipped_rows,
                          kept_extra=kept_extra, records=records, compact=compact,
-                         labels=labels and dataset.task == "classification")
+                         labels=labels and dataset.task == "classification", width=width)
 
     total = need(config, n_trees, kept_trees, at_once, shown)
     if total <= budget_bytes():

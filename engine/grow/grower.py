@@ -711,17 +711,19 @@ def fit_tree(dataset, config: TreeConfig | None = None, *, sample_weight=None, v
                   n_jobs=n_jobs).grow().tree
 
 
-def pilot_share(dataset, config: TreeConfig, n_rows: int) -> float:
-    """Leaves per row of a tree of ``config`` grown on ``n_rows`` rows drawn from ``dataset`` (seed 0): the
-    memory budget's measure of how big a fully grown tree gets on this data (:func:`engine.budget.expected_share`).
-    """
+def pilot_share(dataset, config: TreeConfig, n_rows: int) -> tuple[float, float]:
+    """Leaves per row, and nodes of the widest level per row, of a tree of ``config`` grown on ``n_rows`` rows
+    drawn from ``dataset`` (seed 0): the memory budget's measure of how big and how wide a fully grown tree
+    gets on this data (:func:`engine.budget.expected_shape`)."""
     cfg = replace(config, validation=False, random_state=0)
     cache = getattr(dataset, "_cache", {})          # the data set's derived values (not pickled, not shared)
-    key = ("pilot_share", int(n_rows), repr(sorted(cfg.to_dict().items())))
+    key = ("pilot_shape", int(n_rows), repr(sorted(cfg.to_dict().items())))
     if key not in cache:
         rows = np.sort(np.random.default_rng(0).choice(len(dataset), size=min(int(n_rows), len(dataset)),
                                                         replace=False))
-        cache[key] = Grower(dataset.subset(rows), cfg, n_jobs=1).grow().tree.n_leaves / len(rows)
+        tree = Grower(dataset.subset(rows), cfg, n_jobs=1).grow().tree
+        widest = int(np.bincount([node.depth for node in tree.nodes]).max())
+        cache[key] = (tree.n_leaves / len(rows), widest / len(rows))
     return cache[key]
 
 

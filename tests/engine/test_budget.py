@@ -13,7 +13,6 @@ import engine
 from engine import budget
 from engine.ensembles import fit_adaboost, fit_bagging, fit_random_forest
 from engine.errors import ConfigError, DataError
-from engine.evaluate.curves import learning_curve
 from engine.grow.parallel import Cancelled
 from engine.evaluate.stability import instability
 from engine.evaluate.validation import cross_validate
@@ -73,8 +72,8 @@ def test_the_1000_class_file_is_refused_before_any_tree_grows_with_what_to_chang
     jobs = {
         "random forest of 50 trees": lambda: fit_random_forest(train, n_estimators=50),
         "bagged ensemble of 25 trees": lambda: fit_bagging(train, n_estimators=25),
-        # (5-fold cross-validation's fold trees fit: ~350 MB peak, under the budget; test_budget_rss checks it)
-        "learning curve": lambda: learning_curve(train, test, cfg),
+        # (5-fold cross-validation's fold trees fit: ~350 MB peak, under the budget; test_budget_rss checks it;
+        # so does the learning curve since issue 36 item 4: 471 MB estimated, 304 MB measured, was over 500)
         "Comparing 11 trees": lambda: instability(train, test, cfg, runs=10),
         "Cross-validating the pruning": lambda: ccp_cross_validate(train, cfg),
     }
@@ -232,3 +231,68 @@ def test_adaboosts_allowance_per_round_is_what_a_round_keeps_within_half_as_much
     kept += 2 * ens.train_outputs.nbytes               # the predictions, and their stacked copy at the end
     per_round_row = kept / (len(ens.rounds) * n)
     assert per_round_row <= ROUND_BYTES_PER_ROW <= 1.5 * per_round_row, per_round_row
+
+
+# ------------------------------------------------------------------ issue 36 item 4: the shown tree's parts
+def test_a_shown_trees_node_objects_are_counted_on_top_of_its_grow_peak():
+    """The node objects are made after growing, while the grower's freed arrays stay in the heap (the 2-class
+    tree on 7,500 rows: 19 MB grown, 22 MB with its objects, estimated 19 MB when the estimate took the larger
+    of the two instead of their sum)."""
+    kw = dict(n_rows=7500, n_features=20, stats=2, config=engine.TreeConfig(algorithm="cart"), share=0.137,
+              width=0.038)
+    working, kept = budget.tree_bytes(**kw)
+    objects = budget.tree_bytes(**kw, shown=True)[1] - kept
+    assert objects > 0
+    shown = budget.job_bytes(**kw, kept_trees=1, shown=1)
+    assert shown - budget.job_bytes(**kw, kept_trees=1) == objects
+    assert shown == budget.JOB_FIXED + working + kept + objects
+
+
+def test_a_node_objects_stats_cost_what_row_tuples_makes():
+    """Up to SHARED_ZERO_ABOVE classes each stat is a new float in two tuples (64 bytes); above, the zeros are one
+    shared float and a stat costs two pointers (a 200-class tree was estimated at 1.53x its peak with 48)."""
+    from engine.tree.build import SHARED_ZERO_ABOVE, row_tuples
+
+    assert budget.SHOWN_SHARED_ZERO_ABOVE == SHARED_ZERO_ABOVE
+    assert budget.shown_per_cell(2) == 64 and budget.shown_per_cell(1000) == 16
+    few, many = row_tuples(np.eye(10)), row_tuples(np.eye(200))
+    assert len({id(v) for row in few for v in row}) == 100          # 10 x 10 float objects
+    assert len({id(v) for row in many for v in row if v == 0}) == 1  # one shared zero
+
+
+@pytest.mark.parametrize("n_rows, n_features, stats", [(7500, 2, 200), (3750, 2, 1000), (7500, 20, 2), (3000, 2, 10),
+                                                       (30_000, 2, 2), (40_000, 1, 3), (600, 2, 1000)])
+def test_the_estimate_knows_which_scans_run_on_the_growing_thread(n_rows, n_features, stats):
+    """A level whose positions fit one scan is scanned on the growing thread (the grown tree's arrays then reuse
+    the heap it freed: the 200-class tree on 7,500 rows peaks at 50 MB grown); a level cut into pieces is scanned
+    on other threads too, whose heaps keep what they freed (a 1,000-class tree on 3,750 rows: 125 MB on one
+    thread, 225 MB on two). The estimate's rule is the grower's."""
+    from engine.grow import fastexact
+
+    assert budget.ONE_SCAN_ROWS == fastexact.MIN_CHUNK and budget.SCAN_BYTES == fastexact.SCAN_BYTES
+    def pieces(nodes):               # a level of ``nodes`` open nodes sharing the rows, pairs by feature then node
+        pj = np.repeat(np.arange(n_features), nodes)
+        plen = np.tile(np.diff(np.linspace(0, n_rows, nodes + 1).astype(int)), n_features)
+        return len(fastexact._chunks(pj, plen, n_features, stats)) - 1
+
+    levels = [pieces(c) for c in (1, 2, 16, n_rows // 2)]
+    assert budget.scanned_in_place(n_rows, n_features, stats) == (max(levels) == 1), levels
+
+
+def test_the_pilot_trees_widest_level_bounds_the_trees():
+    """The widest level's nodes per row of the pilot tree (1,000 rows) is at least that of the tree on all rows
+    (the level term was counted for rows / 2 nodes: 100 MB for a 10-class tree on 75,000 rows whose widest level
+    has 4,800 nodes), and below the old bound."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_fit import make_data
+
+    train = make_data(10_000, d=20, n_classes=10, seed=0).split(test_size=0.25, seed=0).train
+    cfg = engine.TreeConfig(algorithm="cart")
+    share, width = budget.expected_shape(train, cfg)
+    tree = engine.Grower(train, cfg).grow().tree
+    widest = np.bincount([node.depth for node in tree.nodes]).max() / len(train)
+    assert widest <= width < budget.LEVEL_SHARE
+    assert tree.n_leaves / len(train) <= share

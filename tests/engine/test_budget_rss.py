@@ -57,20 +57,24 @@ def test_the_pages_engine_jobs_on_the_1000_class_file_stay_under_the_budget():
                            timeout=900)
     assert child.returncode == 0, child.stderr[-2000:]
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024      # kB on Linux
-    # all but AdaBoost's 3 stumps, the 5-fold cross-validation (its fold trees fit) and one tree grown to the
-    # end (346 MB measured with its node objects on these 3,750 rows) are refused
-    assert int(child.stdout.split()[-1]) == 5
+    # all but AdaBoost's 3 stumps, the 5-fold cross-validation (its fold trees fit), the learning curve (304 MB
+    # measured, 471 MB estimated) and one tree grown to the end (346 MB measured with its node objects on these
+    # 3,750 rows) are refused
+    assert int(child.stdout.split()[-1]) == 4
     assert peak < budget.budget_bytes(), f"peak {peak / 2**20:.0f} MB"
 
 
 # ------------------------------------------------------------------ the calibration (issue 36 item 4)
 # (job, data, rows, classes, trees): rows of benchmarks/bench_budget.py's table whose estimate has a margin
-# (measured 1.16-1.30 x, see docs/USER_GUIDE.md), so that noise in a measured peak of a loaded machine cannot
-# fail them; rows whose estimate is within ~1.1 x of the peak (a tree, a forest on 10k rows) are in the
-# script's table only. AdaBoost on 75,000 rows was estimated at 1.63 x its peak before.
-# Forests (issue 41, members kept compact): 1.20 x on 7,500 rows and 1.28 x on the 200-class id target.
+# (measured 1.08-1.40 x, see docs/USER_GUIDE.md), so that noise in a measured peak of a loaded machine cannot
+# fail them; rows whose estimate is within ~1.05 x of the peak are in the script's table only. AdaBoost on
+# 75,000 rows was estimated at 1.63 x its peak before. Forests (issue 41, members kept compact): 1.20 x on 7,500
+# rows and 1.28 x on the 200-class id target. Single trees with their node objects (issue 36 item 4): the
+# 2-class tree on 7,500 rows was estimated at 0.85 x its peak and the 200-class one at 1.53 x (the objects were
+# taken as reusing the grower's freed arrays; they come on top of them).
 CALIBRATED = [("cv", "signal", 10_000, 2, 5), ("adaboost", "signal", 100_000, 2, 50), ("tree", "id", 10_000, 1000, None),
-              ("forest", "signal", 10_000, 2, 50), ("forest", "id", 5_000, 200, 20)]
+              ("forest", "signal", 10_000, 2, 50), ("forest", "id", 5_000, 200, 20),
+              ("tree", "signal", 10_000, 2, None), ("tree", "id", 10_000, 200, None)]
 
 
 @pytest.mark.slow
