@@ -104,6 +104,10 @@ OVERLAY_JS = """<script>
   const apply = (gd, shapes) => {
     const key = JSON.stringify(shapes);
     if (!gd._fullLayout || gd.__dtxOverlay === key) return;
+    // a last guard against any loop of redraws: at most 20 a second per chart
+    const now = Date.now(), w = gd.__dtxOverlayWindow || (gd.__dtxOverlayWindow = {start: now, n: 0});
+    if (now - w.start > 1000) { w.start = now; w.n = 0; }
+    if (++w.n > 20) return;
     const bar = gd._fullLayout._modeBar;
     const button = bar && bar.buttons.flat().find(b => b && b.name === "zoomIn2d");
     if (!button) return;
@@ -117,7 +121,6 @@ OVERLAY_JS = """<script>
   // for a moment; both applied in turn would redraw the chart forever. The stale one is skipped, and of two live
   // ones the later wins.
   const scan = () => {
-    queued = false;
     const wants = new Map();
     document.querySelectorAll("[class*='st-key-dtx_overlay_']").forEach(box => {
       if (box.closest("[data-stale='true']")) return;
@@ -131,12 +134,10 @@ OVERLAY_JS = """<script>
       if (gd) apply(gd, shapes);
     });
   };
-  // The observer only queues a scan for the next task: a relayout's own changes to the page then cannot call
-  // the observer again inside the same turn (a loop there never lets the browser process Streamlit's messages).
-  let queued = false;
-  const later = () => { if (!queued) { queued = true; setTimeout(scan, 0); } };
+  // The scan runs inside the observer's turn (queued for a later task, it came between a press and a release on
+  // the region plot and the click no longer selected its leaf): one set per chart, applied once, ends it there.
   if (!window.__dtxOverlayObserver) {
-    window.__dtxOverlayObserver = new MutationObserver(later);
+    window.__dtxOverlayObserver = new MutationObserver(scan);
     window.__dtxOverlayObserver.observe(document.body, {childList: true, subtree: true, characterData: true});
   }
   scan();
