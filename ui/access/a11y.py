@@ -83,6 +83,9 @@ A11Y_JS = r"""<script>
   if (!window.__dtxA11yObserver) {
     window.__dtxA11yObserver = new MutationObserver(queue);
     window.__dtxA11yObserver.observe(document.body, {childList: true, subtree: true, characterData: true});
+    // a formula can start to overflow with no change to the page: when KaTeX's fonts arrive, or the window narrows
+    if (document.fonts) document.fonts.addEventListener("loadingdone", queue);
+    window.addEventListener("resize", queue);
   }
   queue();
 })();
