@@ -4,6 +4,7 @@ app reads class 0 as "benign" (sorted labels), warns with both accuracies, and i
 
 from __future__ import annotations
 
+import re
 import pytest
 from playwright.sync_api import expect
 
@@ -25,6 +26,9 @@ def test_swapped_classes_warn_and_the_button_fixes_them(small_page, wait_idle, s
     wait_idle(page)
     go_to(page, wait_idle, "Data")
     page.locator(DATA_INPUT).set_input_files(str(csv))
+    wait_idle(page)
+    # the CSV's run is over (a model chosen while it still ran was dropped with its uploader: CI, once)
+    expect(page.get_by_text(re.compile(r"^Loaded .*breast")).first).to_be_visible()
     wait_idle(page)
     page.locator(MODEL_INPUT).set_input_files(str(model))
     expect(page.get_by_text("Opened the model")).to_be_visible()
