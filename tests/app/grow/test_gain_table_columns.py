@@ -34,12 +34,17 @@ def test_the_inspector_shows_the_test_and_the_score_the_rules_rank_by(params, sh
     assert len([d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]) == 1
 
 
-def test_all_columns_when_open_shows_every_column_with_readable_headers():
-    at = open_link(data="play_tennis", cfg="alg:id3")
+def _with_all_columns_open(**params) -> list:
+    """The gain tables of the Grow page opened with ``params`` and "All columns" open (the inspector's, the full)."""
+    at = open_link(**params)
     at.session_state[inspector.W_ALL_COLUMNS] = True
     at.run()
     ok(at)
-    full = [d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]
+    return [d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]
+
+
+def test_all_columns_when_open_shows_every_column_with_readable_headers():
+    full = _with_all_columns_open(data="play_tennis", cfg="alg:id3")
     assert len(full) == 2 and list(full[1].proto.column_order) == list(full[1].value.columns)  # every column
     config = json.loads(full[1].proto.columns)
     assert config["impurity_children"]["label"] == "Children's impurity"
@@ -48,11 +53,7 @@ def test_all_columns_when_open_shows_every_column_with_readable_headers():
 
 def test_all_columns_leaves_out_what_a_regression_tree_has_no_value_for():
     """Chi-square and its p-value count classes: on a regression tree they were two empty columns."""
-    at = open_link(data="diabetes", step="1")
-    at.session_state[inspector.W_ALL_COLUMNS] = True
-    at.run()
-    ok(at)
-    full = [d for d in at.dataframe if list(d.value.columns)[:3] == ["best", "feature", "split"]]
+    full = _with_all_columns_open(data="diabetes", step="1")
     shown = list(full[1].proto.column_order)
     assert "chi2" not in shown and "p_value" not in shown
     assert {"split", "gain", "impurity_children", "counts"} <= set(shown)
