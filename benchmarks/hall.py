@@ -29,6 +29,7 @@ from ws_student import WsStudent
 
 QUESTION = "Which feature will split node"
 AWAY = r"cannot be reached|too busy right now"
+REFUSED = r"did not reach the class server"  # a tap refused, the server back by the page's run: tap again
 VERDICT = r"Right|Not this time|feature is right|could not|You did not answer"
 ENDED = r"ended the class\. Your score: \d+ of \d+"
 JOIN_GATE = 10  # students opening the page at once (a hall fills in a minute, not in a millisecond)

@@ -58,7 +58,7 @@ from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
-from hall import AWAY, Hall, RedisServer, nginx_proxy, report_lines as hall_report
+from hall import AWAY, REFUSED, Hall, RedisServer, nginx_proxy, report_lines as hall_report
 from load_test import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTOR, IDLE_JS, Errors, cpu_seconds, free_port,
                        new_page, rss_mb, streamlit_server)
 
@@ -370,12 +370,15 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                     async def answer(page):
                         """Tap a random feature and wait for "Answer received". While the class server is away
                         (a Redis restart) the tap gets the read-only warning and the question goes: the student
-                        taps again when the page shows it again (the page's script redraws it), as a person
-                        would, and as the simulated students do (hall.until_received). An error only when 45 s
+                        taps again when the page shows it again (the page's script redraws it); when the server
+                        is back by the tap's own run, the page says "tap again" over the question. A person
+                        taps again then, and as the simulated students do (hall.until_received). An error only when 45 s
                         pass without "Answer received"; then one more try."""
                         await asyncio.sleep(rng.uniform(0, args.think))
                         buttons = page.locator("[class*='st-key-_w_join_send_'] button")
                         got, away = page.get_by_text("Answer received"), page.get_by_text(re.compile(AWAY))
+                        refused = page.get_by_text(re.compile(REFUSED))
+                        drawn = page.locator(".st-key-join_drawn")
                         tapped = []  # the click in ``clicks`` that waits for its answer
                         for attempt in (1, 2):
                             end = time.perf_counter() + min(timeout_ms, 45_000) / 1000
@@ -391,8 +394,15 @@ async def run_class(urls: list[str], pids: list[int], args) -> dict:
                                     pick = buttons.nth(rng.randrange(await buttons.count()))
                                     logs[id(page)].append(f"{tapped[0] - t_start:7.1f} s TAP {await pick.inner_text()!r} "
                                                           f"(script {await script_state(page)})")
+                                    before = (await drawn.text_content() or "").strip()
                                     await pick.click()
-                                    await got.or_(away).first.wait_for(timeout=left())
+                                    # the tap's own run first (its marker is new): a "tap again" from before
+                                    # the tap is still on the page until then
+                                    await page.wait_for_function(
+                                        "([s, b]) => { const e = document.querySelector(s);"
+                                        " return !!e && e.textContent.trim() !== b; }",
+                                        arg=[".st-key-join_drawn", before], timeout=left())
+                                    await got.or_(away).or_(refused).first.wait_for(timeout=left())
                                     t_click = tapped.pop()
                                     if await got.count():
                                         received_lat.append(time.perf_counter() - t_click)

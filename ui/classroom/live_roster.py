@@ -15,31 +15,50 @@ invisible and direction characters (:func:`live.nicknames.clean`).
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
 from live import nicknames, rooms
 from live.rooms import LiveError
 from ui.classroom import live
-from ui.widgets import flash, md_escape
+from ui.widgets import md_escape
 
 W_SCORES = "_w_live_scores"
 W_LOCK = "_w_live_lock"
 W_REMOVE = "_w_live_remove"
+NOTE = "_live_roster_note"  # (kind, Markdown, time.monotonic()) of the roster's last action
+NOTE_SECONDS = 10.0
+
+
+def _note(kind: str, text: str) -> None:
+    """Say what an action did, for :data:`NOTE_SECONDS`: the roster is drawn by the teacher's once-a-second
+    fragment, whose next run would take a one-run message (``ui.widgets.flash``) away within a second."""
+    st.session_state[NOTE] = (kind, text, time.monotonic())
+
+
+def _show_note() -> None:
+    kind, text, at = st.session_state.get(NOTE) or ("", "", -NOTE_SECONDS)
+    if time.monotonic() - at >= NOTE_SECONDS:
+        st.session_state.pop(NOTE, None)
+        return
+    icon = {"success": ":material/check_circle:", "warning": ":material/warning:"}[kind]
+    getattr(st, kind)(text, icon=icon)
 
 
 def _set_lock(me: dict, key: str) -> None:
     try:
         live.store().lock(me["code"], me["token"], bool(st.session_state.get(key)))
     except LiveError as err:
-        flash("warning", md_escape(err))
+        _note("warning", md_escape(err))
 
 
 def _let_back(me: dict) -> None:
     try:
         live.store().lock(me["code"], me["token"], False)
     except LiveError as err:
-        flash("warning", md_escape(err))
+        _note("warning", md_escape(err))
 
 
 def _remove(me: dict) -> None:
@@ -49,11 +68,11 @@ def _remove(me: dict) -> None:
     try:
         gone = live.store().remove(me["code"], me["token"], keys)
     except LiveError as err:
-        flash("warning", md_escape(err))
+        _note("warning", md_escape(err))
         return
     st.session_state[W_REMOVE] = []
     if gone:
-        flash("success", "Removed: " + ", ".join(md_escape(nicknames.clean(n)) for n in gone) + ".")
+        _note("success", "Removed: " + ", ".join(md_escape(nicknames.clean(n)) for n in gone) + ".")
 
 
 def idle_note() -> str:
@@ -62,6 +81,7 @@ def idle_note() -> str:
 
 
 def render_roster(room: dict, me: dict, read_only: bool) -> None:
+    _show_note()
     locked, banned = bool(room.get("locked")), len(room.get("banned") or ())
     # one switch a line: side by side in the class's narrow column, "Show class scores" was cut "Show class sc…"
     lock_col, scores_col = st.container(), st.container()

@@ -41,6 +41,9 @@ GONE = ("The class you were in is gone: it has ended or expired, or the class se
 REMOVED = "The teacher removed you from this class: you can join again only if they unlock it."
 P_ME = "me"
 W_CODE, W_NICK = "_w_join_code", "_w_join_nick"
+REFUSED = "_live_refused"  # the round of a tap the class server refused (away or too busy): "tap it again"
+RETAP = ("Your answer did not reach the class server: it was away or too busy for a moment. It is back, "
+         "so tap your answer again.")
 DRAWN = "_live_drawn"  # full runs of the page so far: the last one ends with its number (hidden)
 STUDENT_CSS = """
 <style>
@@ -92,8 +95,15 @@ def _answer(code: str, round_key: str, question, feature: str) -> None:
         return
     try:
         live.store().answer(code, me["token"], round_key, feature, threshold)
-    except LiveError as err:  # a class server away is a warning, as everywhere on the page (live.show_live_error)
-        flash("warning" if isinstance(err, StoreUnavailable) else "error", md_escape(err))
+    except StoreUnavailable:
+        # Not the read-only sentence: the page's own run says that if the server is still away. When it is
+        # back by then, that sentence stayed over a live question (nothing reran the page until the teacher
+        # moved: CI, stop 43); render_question says "tap again" instead.
+        st.session_state[REFUSED] = round_key
+    except LiveError as err:
+        flash("error", md_escape(err))
+    else:
+        st.session_state.pop(REFUSED, None)
 
 
 def _wkey(name: str, round_key: str) -> str:
@@ -151,6 +161,8 @@ def _nickname_form(code: str, room: dict) -> None:
 def render_question(code: str, room: dict, me: dict, question, round_key: str) -> None:
     mine = room["answers"].get(me["key"])
     st.markdown(f"**Which feature will split node {question.node_id:d}** ({question.n_rows:,} rows)?")
+    if mine is None and st.session_state.get(REFUSED) == round_key:  # until a tap gets through
+        st.warning(RETAP, icon=":material/cloud_sync:")
     if mine is not None:
         t = mine.get("threshold")
         st.success("Answer received: " + md_escape(mine["feature"])

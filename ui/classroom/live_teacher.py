@@ -2,8 +2,8 @@
 
 **Start a live class** makes a room (:mod:`live.store`); the panel then shows the code, the join address
 and its QR code, and, refreshed every second (``st.fragment(run_every=...)``), how many students are
-present and how many answered (the same fragment holds the teacher's own guess, Reveal and End class,
-so a press reruns only it). Each page run publishes the tree state when it changed (a step, undo,
+present and how many answered (the same fragment holds the roster, the teacher's own guess, Reveal and
+End class, so a press reruns only it). Each page run publishes the tree state when it changed (a step, undo,
 reset or new settings start a new question and clear the answers). **Reveal** judges every answer with
 the quiz's own rules (:func:`engine.teach.quiz.judge`: the feature, and a threshold for numeric
 features), publishes the gain table and each student's verdict, and shows the guesses per feature, the
@@ -188,11 +188,15 @@ def _counts_line(room: dict) -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def _live_controls(grower, question, rid: str | None, read_only: bool, drawn: int | None) -> None:
-    """Every second: the count of answers; and the teacher's guess, Reveal and End class.
+    """Every second: the roster (lock, scores, remove), the count of answers; the teacher's guess, Reveal and
+    End class.
 
-    The buttons live in this fragment so that a press reruns only it (the teacher's screen answers at
-    once, whatever the diagram costs), and so that they are drawn again every second. When the room's
-    stage is no longer the one the page drew (this Reveal, or End class), the whole page is drawn again.
+    The switches and buttons live in this fragment so that a press reruns only it (the teacher's screen answers
+    at once, whatever the diagram costs), and so that they are drawn again every second: a run whose messages
+    Streamlit dropped (a full run meeting this fragment's runs) mends itself a second later. The roster was
+    drawn by the full run before, and a teacher's "Show class scores" could stay switched on over no scores
+    (CI, stop 43). The scores follow the answers as they come. When the room's stage is no longer the one the
+    page drew (this Reveal, or End class), the whole page is drawn again.
     """
     me = current()
     if me is None:  # End class was pressed
@@ -208,6 +212,7 @@ def _live_controls(grower, question, rid: str | None, read_only: bool, drawn: in
     if room is not None:
         if drawn is not None and room["stage"]["n"] != drawn:
             st.rerun()  # the teacher revealed or the class moved on: redraw the page (chart, scores)
+        live_roster.render_roster(room, me, read_only)
         with aria_tree.status("live_counts"):  # the answer count is read out as it changes
             _counts_line(room)
     revealed = room is not None and room["stage"]["status"] == "revealed"
@@ -315,8 +320,6 @@ def render_panel(grower, status: str) -> None:
                        "moves on without scoring.")
         if revealed:
             render_reveal(room)
-        if room is not None:
-            live_roster.render_roster(room, me, read_only)
         # Last in the panel, in a box of its own: in two 40-student runs the element drawn right after a
         # once-a-second fragment went missing from the teacher's screen (the Reveal buttons, then the
         # question line) when the fragment's runs met the page's; nothing follows it here.
