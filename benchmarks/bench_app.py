@@ -2,6 +2,7 @@
 
     python benchmarks/bench_app.py                          # everything (about 5 minutes on 2 cores)
     python benchmarks/bench_app.py --load-sizes 100000 --step-sizes 10000 --steps 3   # quick look
+    python benchmarks/bench_app.py --rows 1000000           # in Chromium: upload, Step, click, Grow to end
 
 Every figure is measured in a fresh child process (so one measurement's memory never inflates the next):
 
@@ -229,8 +230,15 @@ def main(argv=None) -> None:
     ap.add_argument("--modes", nargs="+", default=["engine", "page"])
     ap.add_argument("--no-breakdown", action="store_true")
     ap.add_argument("--folder", default=None, help="where the CSV files are written (default: a temp dir)")
+    ap.add_argument("--rows", type=int, default=None,
+                    help="instead: the app in Chromium on an upload of ROWS x 10 (benchmarks/app_browser.py)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.rows:
+        import app_browser
+
+        app_browser.report(app_browser.run(args.rows, steps=max(2, min(args.steps, 5))))
+        return
     if args.child:
         kind, *rest = args.child
         if kind == "load":
