@@ -104,7 +104,7 @@ def main(argv=None) -> None:
         page.get_by_text("Loaded").first.wait_for()
         page.wait_for_timeout(300)
         page.wait_for_selector(IDLE)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
         page.wait_for_timeout(300)
         page.wait_for_selector(IDLE)
         page.locator(".st-key-_w_grow_grow button").click()

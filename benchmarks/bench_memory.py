@@ -94,13 +94,13 @@ def upload_and_step(browser, url: str, path: Path, *, step: bool = True) -> None
     try:
         page.goto("/")
         wait_idle(page)
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
         wait_idle(page)
         page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
         page.wait_for_function("() => /Loaded|could not|more than/.test(document.body.innerText)", timeout=300_000)
         wait_idle(page)
         if step:
-            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+            page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
             wait_idle(page)
             page.locator(".st-key-_w_grow_step button").click()
             wait_idle(page)

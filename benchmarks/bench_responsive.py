@@ -141,7 +141,7 @@ async def main_async(args) -> None:
             await a.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
             await a.get_by_text("Loaded ", exact=False).filter(has_text=csv.stem).first.wait_for(timeout=timeout_ms)
             await wait_idle(a, None, timeout_ms)
-            await a.get_by_test_id("stSidebarNav").get_by_role("link", name="Ensembles").click()
+            await a.get_by_test_id("stSidebar").get_by_role("link", name="Ensembles").click()
             await wait_idle(a, None, timeout_ms)
             box = a.locator(".st-key-_w_ens_m_random_forest input")
             await box.fill(str(args.trees))
@@ -150,7 +150,7 @@ async def main_async(args) -> None:
 
             await b.goto("/")
             await wait_idle(b, None, timeout_ms)
-            await b.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+            await b.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
             await wait_idle(b, 0, timeout_ms)
             stepper = Stepper(b, timeout_ms)
             idle = [await stepper.act() for _ in range(args.idle_steps)]
@@ -160,7 +160,7 @@ async def main_async(args) -> None:
             for label in ([] if args.only_leave else args.cores):
                 await set_cores(a, label, timeout_ms)
                 if args.single_tree:
-                    await a.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+                    await a.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
                     await wait_idle(a, None, timeout_ms)
                     for _ in range(args.rounds):
                         r = await tree_round(a, stepper, timeout_ms)
@@ -169,7 +169,7 @@ async def main_async(args) -> None:
                               f"B's Step latency meanwhile: median {statistics.median(lat) * 1000:.0f} ms "
                               f"({statistics.median(lat) / statistics.median(idle):.1f}x idle), max "
                               f"{max(lat) * 1000:.0f} ms ({len(r['latencies'])} actions)", flush=True)
-                    await a.get_by_test_id("stSidebarNav").get_by_role("link", name="Ensembles").click()
+                    await a.get_by_test_id("stSidebar").get_by_role("link", name="Ensembles").click()
                     await wait_idle(a, None, timeout_ms)
                     continue
                 r = await training_round(a, stepper, timeout_ms)

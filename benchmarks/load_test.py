@@ -186,7 +186,7 @@ async def count_errors(page, who: str, errors: Errors, where: str) -> None:
 async def open_data_page(page, timeout_ms: float) -> None:
     await page.goto("/")
     await wait_idle(page, None, timeout_ms)
-    await page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    await page.get_by_test_id("stSidebar").get_by_role("link", name="Data").click()
     await wait_idle(page, None, timeout_ms)
 
 
@@ -226,7 +226,7 @@ async def run_user(browser, url: str, i: int, source, steps: int, timeout_ms: fl
                 .wait_for(timeout=timeout_ms)
         await wait_idle(page, None, timeout_ms)
         await count_errors(page, who, errors, "after loading")
-        await page.get_by_test_id("stSidebarNav").get_by_role("link", name="Grow").click()
+        await page.get_by_test_id("stSidebar").get_by_role("link", name="Grow").click()
         await wait_idle(page, 0, timeout_ms)
         step_button = page.locator(".st-key-_w_grow_step button")
         undo_button = page.locator(".st-key-_w_grow_undo button")
