@@ -112,3 +112,39 @@ def test_the_mode_bar_covers_no_box_in_a_zoomed_diagram(browser, app_url, wait_i
     finally:
         context.close()
 
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (1920, 1080)])
+def test_every_side_tab_and_download_label_shows_whole_in_the_inspector_column(browser, app_url, wait_idle,
+                                                                              screenshot, width, height):
+    """At 1366 px the five tabs beside the diagram overflowed their column: "Why this predi…" was cut and "Export &
+    share" hidden behind Streamlit's scroll arrow; on Export & share, six columns of download buttons in the same
+    column showed their icons alone. The tabs wrap now, and the buttons in a row that wraps."""
+    context, page = _context(browser, app_url, width, height)
+    try:
+        page.goto("/grow?data=iris&cfg=alg:cart&step=3")
+        wait_idle(page)
+        side = page.locator(SIDE)
+        column = side.bounding_box()
+        tabs = side.get_by_role("tab")
+        expect(tabs).to_have_count(5)
+        for tab in tabs.all():
+            box = tab.bounding_box()
+            assert column["x"] - 1 <= box["x"] and box["x"] + box["width"] <= column["x"] + column["width"] + 1, \
+                (tab.inner_text(), box, column)
+        expect(page.get_by_test_id("stTabsScrollRight")).to_have_count(0)
+        side.get_by_role("tab", name="Export & share").click()
+        wait_idle(page)
+        buttons = side.locator(".st-key-grow_downloads [data-testid='stDownloadButton'] button")
+        expect(buttons.first).to_be_visible()
+        assert buttons.count() >= 5
+        for button in buttons.all():
+            label = button.locator("p").first
+            expect(label).to_be_visible()
+            clipped = label.evaluate("p => p.scrollWidth > p.clientWidth + 1 || p.getBoundingClientRect().width < 20")
+            assert not clipped, button.inner_text()
+            box = button.bounding_box()
+            assert box["x"] + box["width"] <= column["x"] + column["width"] + 1, (button.inner_text(), box)
+        screenshot(page, f"grow-side-tabs-downloads-{width}", full_page=False)
+    finally:
+        context.close()

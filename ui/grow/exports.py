@@ -83,21 +83,22 @@ def onnx_download(model, stem: str, *, key: str, label: str = "Download as ONNX"
 def render_downloads(tree, dot_text: str, step_log: pd.DataFrame, name: str) -> None:
     """Download buttons: DOT, SVG (when Graphviz is installed), rules, tree JSON, ONNX, step log CSV."""
     stem = file_stem(name)
-    c = st.columns(6)
-    c[0].download_button("Diagram (DOT)", dot_text, file_name=f"{stem}_tree.dot", mime="text/vnd.graphviz",
+    # a row that wraps: six columns in the inspector's 346 px column at 1366 px showed the download icons alone
+    row = st.container(horizontal=True, key="grow_downloads")
+    row.download_button("Diagram (DOT)", dot_text, file_name=f"{stem}_tree.dot", mime="text/vnd.graphviz",
                          key="_w_grow_dl_dot", icon=":material/download:", on_click="ignore")
     svg = dot_to_svg(tree)
     if svg is not None:
-        c[1].download_button("Diagram (SVG)", svg, file_name=f"{stem}_tree.svg", mime="image/svg+xml",
+        row.download_button("Diagram (SVG)", svg, file_name=f"{stem}_tree.svg", mime="image/svg+xml",
                              key="_w_grow_dl_svg", icon=":material/download:", on_click="ignore")
-    c[2].download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"{stem}_rules.txt",
+    row.download_button("Rules (text)", text_safe(rules_text(tree)), file_name=f"{stem}_rules.txt",
                          mime="text/plain", key="_w_grow_dl_rules", icon=":material/download:",
                          on_click="ignore")
-    c[3].download_button("Tree (JSON)", tree_to_json(tree), file_name=f"{stem}_tree.json",
+    row.download_button("Tree (JSON)", tree_to_json(tree), file_name=f"{stem}_tree.json",
                          mime="application/json", key="_w_grow_dl_json", icon=":material/download:",
                          on_click="ignore")
-    onnx_download(tree, f"{stem}_tree", key="_w_grow_dl_onnx", label="Tree (ONNX)", where=c[4])
-    c[5].download_button("Step log (CSV)", csv_bytes(step_log), file_name=f"{stem}_steps.csv",
+    onnx_download(tree, f"{stem}_tree", key="_w_grow_dl_onnx", label="Tree (ONNX)", where=row)
+    row.download_button("Step log (CSV)", csv_bytes(step_log), file_name=f"{stem}_steps.csv",
                          mime="text/csv", key="_w_grow_dl_log", icon=":material/download:",
                          on_click="ignore", disabled=step_log.empty)
     if svg is None:

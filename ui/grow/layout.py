@@ -18,6 +18,9 @@ SIDE_KEY = "grow_side"
 #: (the column itself sticks: its parent row is as tall as the diagram, the room it can stick in)
 SIDE_CSS = ("<style>[data-testid='stColumn']:has(.st-key-grow_side) { position: sticky; top: 3.75rem; "
             "align-self: flex-start; max-height: calc(100vh - 4.5rem); overflow-y: auto; overflow-x: hidden; }"
+            # the tabs wrap onto a second line in the column: at 1366 px "Why this prediction" was cut and
+            # "Export & share" hidden behind Streamlit's scroll arrow
+            ".st-key-grow_side [data-testid='stTabs'] [role='tablist'] { flex-wrap: wrap; row-gap: 0; }"
             "</style>")
 SIDE_RATIO = [3, 2]  # diagram : inspector (at [2, 1] the gain column is scrolled out of view at 1366 px)
 
