@@ -85,6 +85,11 @@ def test_every_page_of_a_session(tab, wait_idle, screenshot):
     page.goto("/grow?data=play_tennis&cfg=alg:id3&step=2")
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Step 2 ·"))).to_be_visible()
+    # measured (and pictured) with the diagram and its ARIA tree drawn: the screenshot once showed the page's
+    # placeholders (a rerun after the first run reports the screen's width), the tree not yet there
+    expect(page.get_by_role("tree", name="Decision tree being grown")).to_be_attached()
+    expect(page.locator(".st-key-grow_tree .js-plotly-plot")).to_be_visible()
+    page.wait_for_function(SETTLED)
     page.wait_for_timeout(500)
     screenshot(page, "axe-grow", full_page=False)
     check_tabs(page, wait_idle, "Grow (Play Tennis, 2 steps)", found)
