@@ -5,7 +5,7 @@
   the Data page stays where it is;
 - the **shelf** (DTX_LESSONS_DIR) shows each file's title, data set (with its rows), size and the teacher's
   description;
-- each of the engine tests' hostile lesson files, opened in the app, shows its one sentence and changes nothing.
+- each of the engine tests' 25 hostile lesson files, opened in the app, shows its one sentence and changes nothing.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def good_file() -> bytes:
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_each_hostile_file_gives_its_sentence_in_the_app_and_changes_nothing(app_test, good_file, name):
-    """The engine's 24 hostile lesson files (tests/engine/teach/test_lesson_file.py::HOSTILE), opened on the Lessons
+    """The engine's 25 hostile lesson files (tests/engine/teach/test_lesson_file.py::HOSTILE), opened on the Lessons
     page of a session with a tree: the page shows the engine's one sentence, no traceback, and no state moved."""
     bad = HOSTILE[name][0](good_file)
     with pytest.raises(DataError) as caught:  # the sentence at the app's real limits

@@ -1,5 +1,5 @@
-"""Lesson files (engine.teach.lesson_file / lesson_replay): a round trip replays the same tree, and twenty
-hostile or broken files each give one sentence (DataError), never an exception of another kind."""
+"""Lesson files (engine.teach.lesson_file / lesson_replay): a round trip replays the same tree, and 25 hostile or
+broken files each give one sentence (DataError), never an exception of another kind."""
 
 from __future__ import annotations
 
@@ -166,6 +166,16 @@ def _lying_header(data: bytes) -> bytes:
     return bytes(buf)
 
 
+def _encrypted(data: bytes) -> bytes:
+    """The members marked as encrypted (bit 0 of each central directory entry's flags), as a password-protected zip."""
+    buf = bytearray(data)
+    at = buf.find(b"PK\x01\x02")
+    while at >= 0:
+        buf[at + 8] |= 0x1
+        at = buf.find(b"PK\x01\x02", at + 4)
+    return bytes(buf)
+
+
 HOSTILE = {
     "empty": (lambda d: b"", "The lesson file is empty."),
     "a csv, not a zip": (lambda d: CSV, "it is not a complete .dtx archive"),
@@ -173,6 +183,7 @@ HOSTILE = {
     "extra member (code)": (lambda d: _zip({MANIFEST: b"{}", DATA: CSV, "run.py": b"import os"}),
                             "a lesson holds exactly lesson.json and data.csv"),
     "pickle instead of data": (lambda d: _edited(d, csv=pickle.dumps({"a": 1})), None),
+    "encrypted members": (lambda d: _encrypted(d), "its members are encrypted"),
     "bz2 members": (lambda d: _zip({MANIFEST: b"{}", DATA: CSV}, zipfile.ZIP_BZIP2), "packed in a way"),
     "zip bomb": (lambda d: _zip({MANIFEST: b"{}", DATA: b"0" * (24 << 20)}), "unpacks to more than 16 MB"),
     "lying sizes": (lambda d: _lying_header(d), None),
