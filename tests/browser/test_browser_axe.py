@@ -85,6 +85,11 @@ def test_every_page_of_a_session(tab, wait_idle, screenshot):
     page.goto("/grow?data=play_tennis&cfg=alg:id3&step=2")
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Step 2 ·"))).to_be_visible()
+    # measured (and pictured) with the diagram and its ARIA tree drawn: the screenshot once showed the page's
+    # placeholders (a rerun after the first run reports the screen's width), the tree not yet there
+    expect(page.get_by_role("tree", name="Decision tree being grown")).to_be_attached()
+    expect(page.locator(".st-key-grow_tree .js-plotly-plot")).to_be_visible()
+    page.wait_for_function(SETTLED)
     page.wait_for_timeout(500)
     screenshot(page, "axe-grow", full_page=False)
     check_tabs(page, wait_idle, "Grow (Play Tennis, 2 steps)", found)
@@ -158,6 +163,45 @@ def test_presenter_view_and_a_live_class(browser, app_url, wait_idle, screenshot
     finally:
         for c in contexts:
             c.close()
+    assert_clean(found)
+
+
+def test_the_lessons_shelf(browser, wait_idle, tmp_path):
+    """The Lessons page with lesson files in DTX_LESSONS_DIR (issue 39's shelf): a lesson with its title, data set,
+    size and description, and a damaged file with its sentence (an error box), then the lesson opened on Grow."""
+    from engine.config import TreeConfig
+    from engine.data.dataset import load_sample
+    from engine.grow.grower import Grower
+    from engine.teach.lesson_file import write_lesson
+    from engine.teach.lesson_replay import make_lesson
+    from tests.browser.conftest import streamlit_server
+
+    ds = load_sample("play_tennis")
+    settings = {"test_size": 0.0, "validation_size": 0.0, "seed": 0}
+    grower = Grower(ds.split(**settings).train, TreeConfig(algorithm="id3"))
+    grower.step()
+    data = write_lesson(make_lesson(title="Tennis, my way", description="Mitchell's days, with a note on step 1.",
+                                    dataset_name="play_tennis", loaded=ds, dataset=ds, split=settings, seed=0,
+                                    grower=grower, notes={1: "Why Outlook first?"}))
+    (tmp_path / "tennis.dtx").write_bytes(data)
+    (tmp_path / "broken.dtx").write_bytes(data[:100])
+    found = {}
+    with streamlit_server({"DTX_LESSONS_DIR": str(tmp_path)}) as url:
+        context = browser.new_context(viewport=SIZE, base_url=url)
+        context.set_default_timeout(60_000)
+        try:
+            page = context.new_page()
+            page.goto("/lessons")
+            wait_idle(page)
+            expect(page.get_by_role("heading", name="Tennis, my way")).to_be_visible()
+            expect(page.get_by_text("not a complete .dtx archive")).to_be_visible()
+            check(page, "Lessons (a shelf: a lesson and a damaged file)", found)
+            page.get_by_role("button", name="Open", exact=True).click()
+            wait_idle(page)
+            expect(page.locator(".st-key-_w_step_note input")).to_have_value("Why Outlook first?")
+            check(page, "Grow (the shelf's lesson opened, with its note)", found)
+        finally:
+            context.close()
     assert_clean(found)
 
 

@@ -3,7 +3,8 @@
 Two browser contexts at 1366x768 = two Streamlit sessions on one server. The teacher starts a class in
 presenter view and reveals; the student opens ``/join``, reaches the class code with Tab, types it, joins with a
 nickname, Tabs to a feature's button and presses Enter, then reads the verdict and the score in the page's
-``role="status"`` regions (what a screen reader announces). Nothing here calls ``click()``: every control is
+``role="status"`` regions (what a screen reader announces); the teacher's count of answers and reveal are such
+regions too. Nothing here calls ``click()``: every control is
 reached with Tab (the student) or focused and pressed with Enter (the teacher), so a control the keyboard cannot
 reach or operate fails the test.
 """
@@ -92,10 +93,13 @@ def test_a_student_joins_answers_and_hears_the_reveal_by_keyboard(browser, app_u
         wait_idle(student)
         expect(student.get_by_text(re.compile(r"Answer received: Outlook"))).to_be_visible()
         expect(teacher.get_by_text(re.compile(r"Answered: 1 of 1"))).to_be_visible(timeout=20_000)
+        assert "Answered: 1 of 1" in status_text(teacher, "live_counts")  # the teacher hears the live count
 
         wait_idle(teacher)
         press(teacher.get_by_role("button", name="Reveal"))
         wait_idle(teacher)
+        expect(teacher.locator(".st-key-dtx_status_live_reveal")).to_contain_text("Right: 1 of 1")
+        assert re.search(r"Right: 1 of 1 \(100%\) · the winner: Outlook", status_text(teacher, "live_reveal"))
         verdict = student.locator(".st-key-dtx_status_live_verdict")
         expect(verdict).to_contain_text(re.compile(r"Right: node 0 is split on Outlook"), timeout=20_000)
         wait_idle(student)

@@ -1,6 +1,7 @@
 """End to end in Chromium (issue 39): a teacher uploads a CSV, steps, forces two splits by hand, collapses a node,
 writes notes on three steps and saves the lesson file; after a server restart another browser context opens it
-from the lessons folder (DTX_LESSONS_DIR) and sees the same tree, history, rules and notes."""
+from the lessons folder (DTX_LESSONS_DIR) and sees the same tree, history, gain tables (three nodes' CSV downloads),
+rules and notes."""
 
 from __future__ import annotations
 
@@ -73,6 +74,18 @@ def narrated(page) -> str:
     return page.locator(".st-key-narration").inner_text()
 
 
+def gain_tables(page, indices=(0, 1, 2)) -> dict[str, bytes]:
+    """The inspector's gain table of the nodes at ``indices`` of its node list, as the "Gain table (CSV)" download
+    gives it (the Grow page's first tab)."""
+    out = {}
+    for index in indices:
+        label = pick_node(page, index)
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Gain table (CSV)").click()
+        out[label] = info.value.path().read_bytes()
+    return out
+
+
 def test_a_lesson_file_travels_to_a_fresh_browser_after_a_restart(browser, tmp_path, screenshot):
     shelf = tmp_path / "lessons"
     shelf.mkdir()
@@ -106,6 +119,8 @@ def test_a_lesson_file_travels_to_a_fresh_browser_after_a_restart(browser, tmp_p
         write_note(page, NOTES[2])
         before_status, before_narration = status(page), narrated(page)
         assert "Pruned by hand" in before_narration and "Step 4" in before_status
+        gains_before = gain_tables(page)
+        assert len(gains_before) == 3 and all(b"gain" in t.lower() for t in gains_before.values())
         page.get_by_role("tab", name="Step log").click()
         idle(page)
         log_before = page.locator("[data-testid='stMarkdownContainer']").filter(has_text=re.compile(r"^\d+\. ")) \
@@ -125,7 +140,7 @@ def test_a_lesson_file_travels_to_a_fresh_browser_after_a_restart(browser, tmp_p
     (shelf / "broken.dtx").write_bytes(saved.read_bytes()[:200])
 
     with streamlit_server(env) as url:  # the server restarted: nothing of the first session is left
-        context = browser.new_context(viewport={"width": 1440, "height": 1000}, base_url=url)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000}, base_url=url, accept_downloads=True)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         page = context.new_page()
         page.goto("/")
@@ -140,7 +155,10 @@ def test_a_lesson_file_travels_to_a_fresh_browser_after_a_restart(browser, tmp_p
         expect(page.get_by_role("heading", name="Grow", exact=True)).to_be_visible()
         assert status(page) == before_status
         assert narrated(page) == before_narration
-        screenshot(page, "lesson-opened-grow", full_page=False)
+        assert gain_tables(page) == gains_before  # the same nodes (by their place in the list), the same tables
+        expect(page.locator(".st-key-grow_tree .js-plotly-plot")).to_be_visible()
+        idle(page)
+        screenshot(page, "lesson-opened-grow", full_page=False)  # after the run: it once showed the placeholders
         page.get_by_role("tab", name="Step log").click()
         idle(page)
         log_after = page.locator("[data-testid='stMarkdownContainer']").filter(has_text=re.compile(r"^\d+\. ")) \

@@ -59,3 +59,46 @@ def test_every_control_boundary_colour_reaches_3_to_1(background):
 def test_the_contrast_formula_matches_wcag_examples():
     assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
     assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the lightest grey at 4.5:1
+
+
+#: Streamlit's calls that draw a chart or a picture
+CHART_CALL = re.compile(r"\.(plotly_chart|pyplot|altair_chart|vega_lite_chart|bokeh_chart|pydeck_chart|graphviz_chart|"
+                        r"line_chart|bar_chart|area_chart|scatter_chart|image)\(|\bst\.(map)\(")
+#: the two places allowed to call st.plotly_chart: ui.charts.show_chart (text alternative and table) and the tree
+#: diagrams' ui.tree_view.show_figure (their ARIA tree)
+CHART_HOMES = {"ui/charts.py", "ui/tree_view.py"}
+
+
+def charts_without_text(files: dict[str, str]) -> list[str]:
+    """``path:line`` of each chart call outside :data:`CHART_HOMES`, and of each image without an ``alt=``."""
+    out = []
+    for path, text in files.items():
+        for no, line in enumerate(text.splitlines(), 1):
+            code = line.split("#", 1)[0]
+            m = CHART_CALL.search(code)
+            if not m or code.lstrip().startswith(("``", '"', "'")) or "``" in code:
+                continue
+            name = m.group(1) or m.group(2)
+            if name == "image":
+                call = "\n".join(text.splitlines()[no - 1:no + 2])
+                if "alt=" not in call:
+                    out.append(f"{path}:{no} image without alt")
+            elif path not in CHART_HOMES:
+                out.append(f"{path}:{no} {name} outside ui.charts.show_chart")
+    return out
+
+
+def test_every_chart_of_the_app_has_its_text_alternative():
+    """Issue 37 item 2: every chart is drawn by ui.charts.show_chart (description and "Chart as a table") or is a
+    tree diagram with its ARIA tree (ui.tree_view), and every picture has an alt text (the QR code)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = {str(p.relative_to(root)): p.read_text(encoding="utf-8")
+             for p in [root / "app.py", *(root / "ui").rglob("*.py"), *(root / "pages").rglob("*.py")]}
+    assert not charts_without_text(files)
+    assert charts_without_text({"pages/x.py": "st.bar_chart(df)\ncol.plotly_chart(fig, key='k')\nst.image(png)\n"
+                                              "st.map(df)\ndf['a'].map(str)\n",
+                                "ui/charts.py": "    event = st.plotly_chart(fig, key=key)\n"}) == [
+        "pages/x.py:1 bar_chart outside ui.charts.show_chart", "pages/x.py:2 plotly_chart outside ui.charts.show_chart",
+        "pages/x.py:3 image without alt", "pages/x.py:4 map outside ui.charts.show_chart"]

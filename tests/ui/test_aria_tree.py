@@ -85,9 +85,8 @@ def test_the_vote_breakdown_in_words():
         "the mean prediction is 12.5"
 
 
-def test_status_regions_and_reduced_motion_are_in_the_page_script_and_style():
+def test_status_regions_are_in_the_page_script():
     assert "st-key-dtx_status_" in aria_tree.ARIA_JS and 'setAttribute("role", "status")' in aria_tree.ARIA_JS
-    assert "prefers-reduced-motion: reduce" in aria_tree.ARIA_CSS
 
 
 def test_a_folded_subtree_that_is_cut_says_so():

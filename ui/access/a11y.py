@@ -8,7 +8,9 @@
   text, number, date and select boxes, of secondary buttons and of a segmented control's unselected buttons,
   an unchecked checkbox's and radio's border and an unchecked toggle's track in #7b8088 (3.97:1 on white, 3.6:1
   on the sidebar's #f1f4f8, 3.35:1 on #e8ecf2); a focused or checked control keeps Streamlit's own colours, a
-  hovered button's frame is the theme's blue (tests/browser/test_browser_axe.py measures them on the pages).
+  hovered button's frame is the theme's blue (tests/browser/test_browser_axe.py measures them on the pages);
+  for users whose system asks for less motion (``prefers-reduced-motion: reduce``) no animated transitions on
+  any page (the sidebar's slide, expanders, spinners, toasts; tests/browser/test_browser_motion.py).
 - :data:`A11Y_JS`, one constant script (the proxy's Content-Security-Policy, deploy/dtx-site.inc, lists its
   hash; a test checks), re-applied whenever the page changes:
   - a formula (KaTeX) that scrolls sideways becomes focusable (``tabindex=0``, a group named "Formula"), so
@@ -47,6 +49,8 @@ A11Y_CSS = """<style>
 [data-testid=stCheckbox] label:has(input[role=switch]:not(:checked)) > div:nth-child(2) { background-color: #7b8088 !important; }
 [data-testid=stRadioOption]:has(input:not(:checked)) > div > div:first-child { border-color: #7b8088 !important; }
 .st-key-dtx_a11y, [data-testid='stLayoutWrapper']:has(> .st-key-dtx_a11y) { display: none !important; }
+@media (prefers-reduced-motion: reduce) { *, *::before, *::after { animation-duration: 0.01ms !important;
+  animation-iteration-count: 1 !important; transition-duration: 0.01ms !important; scroll-behavior: auto !important; } }
 </style>"""
 A11Y_JS = r"""<script>
 (() => {

@@ -102,11 +102,7 @@ def tree_payload(tree, plan, *, label: str, selected=None, selectable: bool = Fa
 ARIA_CSS = ("<style>[class*='st-key-dtx_ariajson_'], [data-testid='stLayoutWrapper']:has(> [class*='st-key-dtx_ariajson_'])"
             " { display: none !important; } [class*='st-key-dtx_aria_'] { position: relative; }"
             " .dtx-aria-caption { font-size: 0.85rem; border-left: 3px dashed #6A1B9A; padding: 0 0.5rem;"
-            " color: inherit; }"
-            # users who ask for less motion get no animated transitions (Streamlit's expanders, spinners, toasts)
-            " @media (prefers-reduced-motion: reduce) { *, *::before, *::after { animation-duration: 0.01ms !important;"
-            " animation-iteration-count: 1 !important; transition-duration: 0.01ms !important;"
-            " scroll-behavior: auto !important; } }</style>")
+            " color: inherit; }</style>")
 
 #: The one constant page script behind every chart's ARIA tree (see the module docstring). Its SHA-256 is in
 #: the proxy's script-src (deploy/dtx-site.inc; tests/ui/test_aria_tree.py checks).

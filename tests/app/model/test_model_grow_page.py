@@ -68,3 +68,16 @@ def test_with_the_matching_data_set_the_tree_picker_names_the_class_by_the_datas
     ok(at)
     shown = [e.value.replace("\\", "") for e in at.markdown]
     assert any("Tree 4 of 15 (round 1, class versicolor)" in m for m in shown), shown[:5]
+
+
+def test_an_opened_models_tree_is_an_aria_tree_named_without_row_counts(model_app, xgb_iris):
+    """Issue 37 item 1 for an imported model: the member tree's ARIA tree, one item per drawn box; XGBoost's file
+    holds no row counts for inner nodes, so their names carry none (as the boxes)."""
+    from tests.app.test_aria_trees import assert_matches_the_drawn_boxes
+
+    at = model_app(xgb_iris, "iris.json", GROW)
+    ok(at)
+    (tree,) = assert_matches_the_drawn_boxes(at, chart_key(0))
+    root = at.session_state[state.MODEL].trees[0].root
+    assert tree["items"][0]["name"].startswith(f"Node 0, tests {root.split.feature}")
+    assert "rows" not in tree["items"][0]["name"]

@@ -1,5 +1,5 @@
-"""Lesson files (engine.teach.lesson_file / lesson_replay): a round trip replays the same tree, and twenty
-hostile or broken files each give one sentence (DataError), never an exception of another kind."""
+"""Lesson files (engine.teach.lesson_file / lesson_replay): a round trip replays the same tree, and 25 hostile or
+broken files each give one sentence (DataError), never an exception of another kind."""
 
 from __future__ import annotations
 
@@ -166,6 +166,16 @@ def _lying_header(data: bytes) -> bytes:
     return bytes(buf)
 
 
+def _encrypted(data: bytes) -> bytes:
+    """The members marked as encrypted (bit 0 of each central directory entry's flags), as a password-protected zip."""
+    buf = bytearray(data)
+    at = buf.find(b"PK\x01\x02")
+    while at >= 0:
+        buf[at + 8] |= 0x1
+        at = buf.find(b"PK\x01\x02", at + 4)
+    return bytes(buf)
+
+
 HOSTILE = {
     "empty": (lambda d: b"", "The lesson file is empty."),
     "a csv, not a zip": (lambda d: CSV, "it is not a complete .dtx archive"),
@@ -173,6 +183,7 @@ HOSTILE = {
     "extra member (code)": (lambda d: _zip({MANIFEST: b"{}", DATA: CSV, "run.py": b"import os"}),
                             "a lesson holds exactly lesson.json and data.csv"),
     "pickle instead of data": (lambda d: _edited(d, csv=pickle.dumps({"a": 1})), None),
+    "encrypted members": (lambda d: _encrypted(d), "its members are encrypted"),
     "bz2 members": (lambda d: _zip({MANIFEST: b"{}", DATA: CSV}, zipfile.ZIP_BZIP2), "packed in a way"),
     "zip bomb": (lambda d: _zip({MANIFEST: b"{}", DATA: b"0" * (24 << 20)}), "unpacks to more than 16 MB"),
     "lying sizes": (lambda d: _lying_header(d), None),
@@ -251,3 +262,24 @@ def test_the_shelf_reads_the_manifest_without_unpacking_the_table(made):
     bomb = _zip({MANIFEST: b"{}", DATA: b"0" * (24 << 20)})
     with pytest.raises(DataError, match="unpacks to more than 16 MB"):
         read_lesson(bomb, max_data_bytes=16 << 20, with_data=False)
+
+
+def test_undone_steps_travel_as_the_tree_the_teacher_left():
+    """Issue 39's "history (forced splits, undone steps, manual pruning)": an undone step is not replayed, the
+    action after it is (the file's log is the Grower's own, without what Undo took back)."""
+    ds = load_sample("play_tennis")
+    settings = {"test_size": 0.0, "validation_size": 0.0, "seed": 0}
+    g = Grower(ds.split(**settings).train, TreeConfig(algorithm="id3"))
+    g.step()
+    g.step()
+    assert g.undo() and g.n_steps == 1
+    leaf = g.tree.node(0).children[-1]
+    g.expand(leaf, Split(feature="Temperature", feature_index=g.schema.index("Temperature"), kind="multiway"))
+    g.collapse(leaf)
+    g.step()
+    lesson = make_lesson(title="t", description="", dataset_name="play_tennis", loaded=ds, dataset=ds,
+                         split=settings, seed=0, grower=g)
+    r = replay(read_lesson(write_lesson(lesson)))
+    assert [a[0] for a in r.grower.actions] == ["step", "expand", "collapse", "step"]
+    assert _shape(r.grower) == _shape(g) and r.grower.n_steps == g.n_steps == 4
+    assert [(h.action, h.node_id) for h in r.grower.history] == [(h.action, h.node_id) for h in g.history]
