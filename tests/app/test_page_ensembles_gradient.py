@@ -41,6 +41,7 @@ def test_regression_steps_plays_and_ends_equal_to_the_engine(monkeypatch):
     want = split.train.y - ens.raw(split.train, 1)[:, 0]
     assert np.allclose(_values(spec["data"][0]["y"]), want)
     assert np.allclose(np.sort(_values(spec["data"][1]["y"])), np.sort(ens.round_outputs(split.train, 1)[:, 0]))
+    assert spec["data"][1]["name"] == "the round's tree"                # the mean residual of its leaf
     loss = _chart(at, "gb_loss")
     assert [t["name"] for t in loss["data"]][:3] == ["training loss", "test loss", "lowest test loss"]
     # the waterfall adds up: start value plus the first two rounds' shares is F_2 of the row
@@ -129,3 +130,22 @@ def test_categories_and_missing_values_step_without_errors():
         ens = at.session_state[training.RESULT]["ensemble"]
         assert ens.n_rounds == 3 and _chart(at, "gb_waterfall")["data"][0]["type"] == "waterfall"
         assert np.array_equal(ens.predict(split.test), fit_gradient_boosting(split.train, n_estimators=3).predict(split.test))
+
+
+def test_a_log_loss_round_is_narrated_to_its_last_word_beside_its_newton_leaves():
+    # the narration went through md_escape's 300-character cut for user text: a log-loss round lost the
+    # end of its Newton sentence ("... each leaf takes one N…"); feature names in it are still escaped
+    at, split = _open(engine.load_sample("breast_cancer"))
+    _boost(at, **{training.W_GB_M: 2})
+    _ok(at)
+    ens = at.session_state[training.RESULT]["ensemble"]
+    from engine.teach.narration import row_noun
+    from engine.teach.narration_prune_boost import narrate_gradient_round
+    want = narrate_gradient_round(ens, 0, noun=row_noun("breast_cancer"))
+    assert len(want) > 300 and "sum of p(1 − p)" in want
+    shown = [t.value.replace("\\", "") for t in at.markdown if "Round 1:" in t.value.replace("\\", "")]
+    assert shown == [want]
+    # the round's tree beside the residuals: its leaves are Newton steps (about 4x the residuals), and say so
+    spec = _chart(at, "gb_residuals")
+    assert spec["data"][1]["name"] == "the round's tree (Newton-step leaf values)"
+    assert np.allclose(np.sort(_values(spec["data"][1]["y"])), np.sort(ens.round_outputs(split.train, 0)[:, 0]))

@@ -22,7 +22,7 @@ from engine.viz.boosting import loss_figure, residual_figure, running_curve, run
 from ui import state, why
 from ui.charts import show_chart
 from ui.classroom import presenter as classroom
-from ui.ensembles.gradient_grow import render_regrow
+from ui.ensembles.gradient_grow import NARRATION_LIMIT, render_regrow
 from ui.ensembles.views import member_diagram, memo, numeric_features
 from ui.model.figures import waterfall_figure
 from ui.widgets import md_escape
@@ -135,9 +135,10 @@ def render_round(ens, split, m: int) -> None:
         cols[2].metric("lowest test loss", f"{np.nanmin(tests):.4g}", f"round {int(np.nanargmin(tests)) + 1}",
                        delta_color="off")
     cols[3].metric("rows in this round", f"{len(train) if rnd.in_sample is None else int(rnd.in_sample.sum()):,}")
+    # the app's own sentences, escaped for the feature and class names in them, cut at NARRATION_LIMIT
     if m == 1:
-        st.markdown(md_escape(narrate_gradient_start(ens, lang=lang, noun=noun)))
-    st.markdown(md_escape(narrate_gradient_round(ens, r, lang=lang, noun=noun)))
+        st.markdown(md_escape(narrate_gradient_start(ens, lang=lang, noun=noun), limit=NARRATION_LIMIT))
+    st.markdown(md_escape(narrate_gradient_round(ens, r, lang=lang, noun=noun), limit=NARRATION_LIMIT))
     k = _column_picker(ens)
     tree = ens.members[rnd.members[k]].tree
     raw_before = memo(("gb_raw", ens, r), lambda: ens.raw(train, r))

@@ -18,6 +18,9 @@ from ui.ensembles.views import MEMBER_WIDTH, memo
 from ui.grow.inspector import gain_table_columns, gain_table_view
 from ui.widgets import md_escape
 
+#: characters of a narrated sentence shown (md_escape's default cut, 300, is for names and values; a log-loss
+#: round's sentence is longer). Still a bound: feature names of any length are in the sentences.
+NARRATION_LIMIT = 1000
 STEPS = "_gb_regrow_steps"
 
 
@@ -55,7 +58,8 @@ def render_regrow(ens, train, r: int, k: int = 0) -> None:
             st.caption("Press Step: the root's best split on the residuals, with every feature's best test.")
             return
         lang = classroom.switches().lang
-        st.markdown(md_escape(narrate_step(record, grower, lang=lang, noun=row_noun(state.current_dataset_name()))))
+        st.markdown(md_escape(narrate_step(record, grower, lang=lang, noun=row_noun(state.current_dataset_name())),
+                              limit=NARRATION_LIMIT))
         table = record.gain_table
         if table is not None:
             view = gain_table_view(table)

@@ -204,3 +204,29 @@ def test_rounds_move_f_through_the_leaves_their_rows_reached(monkeypatch, kw):
     y = np.asarray(ds.y)
     for m, rd in enumerate(ens.rounds):
         assert rd.train_loss == ens.loss.loss(y, ens.raw(ds, m + 1))
+
+
+@pytest.mark.parametrize("kind", ["regression", "multinomial"])
+def test_the_budget_estimate_covers_a_measured_fit_and_an_oversized_one_is_refused(monkeypatch, kind):
+    # issue 38 item 1, "under the memory budget": the fit reserves check_trees' estimate; the peak of traced
+    # allocations of a whole fit (K trees a round for classes) stays below it, and over the budget one sentence
+    import tracemalloc
+
+    from engine import budget
+    from engine.ensembles.gradient import fit as gbfit
+    monkeypatch.delenv(budget.BUDGET_ENV, raising=False)
+    ds = _numbers(6000, d=6) if kind == "regression" else engine.load_sample("iris")
+    estimates = []
+    check = gbfit.check_trees
+    monkeypatch.setattr(gbfit, "check_trees", lambda *a, **kw: estimates.append(check(*a, **kw)) or estimates[-1])
+    tracemalloc.start()
+    try:
+        ens = fit_gradient_boosting(ds, n_estimators=40, max_depth=4, n_jobs=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(ens.members) == 40 * ens.n_columns and len(estimates) == 1
+    assert 0 < peak < estimates[0], (peak, estimates[0])
+    monkeypatch.setenv(budget.BUDGET_ENV, str(estimates[0] / 2**20 / 2))
+    with pytest.raises(ConfigError, match=r"would need about \d+ MB of memory, more than this server's budget"):
+        fit_gradient_boosting(ds, n_estimators=40, max_depth=4)
