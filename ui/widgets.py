@@ -28,6 +28,9 @@ _LINK_BREAK = re.compile(r"(?<=:)(?=/)|(?<=@)(?=\w)|(?i:(?<=www)(?=\.))")
 WORD_JOINER = "\u2060"
 #: Longest user text shown in one piece (a 100 kB share-link parameter must not become a 100 kB warning).
 MD_LIMIT = 300
+#: characters of the app's own narration shown at once (its sentences name features and classes, escaped with
+#: it): C4.5 on golf in German narrates one step in 529 characters
+NARRATION_LIMIT = 2000
 
 
 def md_escape(text: object, limit: int | None = MD_LIMIT) -> str:

@@ -23,7 +23,7 @@ from engine.teach.i18n import LANGUAGES
 from engine.teach.narration import narrate_step_lines, row_noun
 from ui import state
 from ui.access import aria_tree
-from ui.widgets import md_escape
+from ui.widgets import NARRATION_LIMIT, md_escape
 
 PRESENTER, QUIZ, LANG, SCREEN = "presenter", "quiz", "lang", "screen"  # widget keys = query parameter names
 #: Presenter view's "Screen" choices: the window's width in CSS px that the diagram is planned for. "auto" (the
@@ -283,8 +283,8 @@ def render_narration(grower, lang: str = "en") -> None:
     with aria_tree.status("narration"), st.container(key="narration"):  # read out after each step
         if text is None:
             st.markdown(md_escape("Press Step (or the right arrow key): each step is explained here in words."))
-        else:
-            st.markdown(md_escape(text))
+        else:  # the engine's sentences whole (their names are cut in the engine): C4.5 in German runs to 529
+            st.markdown(md_escape(text, limit=NARRATION_LIMIT))  # characters, and md_escape's 300 cut it mid-word
         if note:
             with st.container(key="step_note"):
                 st.markdown(":material/edit_note: **Note:** " + md_escape(note, limit=1000))
@@ -302,7 +302,7 @@ def render_narrated_log(grower, lang: str = "en", limit: int = LOG_LIMIT) -> Non
     pairs = list(zip(history[-limit:], texts))
     for rec, lines in reversed(pairs):
         note = notes.get(rec.index + 1)
-        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action)
+        st.markdown(f"**{rec.index + 1:d}.** " + md_escape(" ".join(lines) or rec.action, limit=NARRATION_LIMIT)
                     + (" *Note:* " + md_escape(note, limit=1000) if note else ""))
     if len(history) > limit:
         st.caption(f"The {len(history) - limit:,} earlier steps are in the step log table and its CSV export.")
@@ -324,6 +324,6 @@ def render_prune_narration(result, limit: int = LOG_LIMIT) -> None:
         return
     with st.expander(f"The decisions in words ({len(lines):,})"):
         for i, line in enumerate(lines[:limit], start=1):
-            st.markdown(f"{i:d}\\. " + md_escape(line))
+            st.markdown(f"{i:d}\\. " + md_escape(line, limit=NARRATION_LIMIT))
         if len(lines) > limit:
             st.caption(f"{len(lines) - limit:,} more decisions are in the log table above.")

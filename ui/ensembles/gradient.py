@@ -22,10 +22,10 @@ from engine.viz.boosting import loss_figure, residual_figure, running_curve, run
 from ui import state, why
 from ui.charts import show_chart
 from ui.classroom import presenter as classroom
-from ui.ensembles.gradient_grow import NARRATION_LIMIT, render_regrow
+from ui.ensembles.gradient_grow import render_regrow
 from ui.ensembles.views import member_diagram, memo, numeric_features
 from ui.model.figures import waterfall_figure
-from ui.widgets import md_escape
+from ui.widgets import NARRATION_LIMIT, md_escape
 
 ROUND, PLAYING, PLAY_LAST = "_gb_round", "_gb_playing", "_gb_play_last"
 W_CLASS, W_ROW, W_DIMS, W_X, W_Y = "_w_gb_class", "_w_gb_row", "_w_gb_dims", "_w_gb_x", "_w_gb_y"

@@ -16,11 +16,8 @@ from ui import state, tree_view
 from ui.classroom import presenter as classroom
 from ui.ensembles.views import MEMBER_WIDTH, memo
 from ui.grow.inspector import gain_table_columns, gain_table_view
-from ui.widgets import md_escape
+from ui.widgets import NARRATION_LIMIT, md_escape
 
-#: characters of a narrated sentence shown (md_escape's default cut, 300, is for names and values; a log-loss
-#: round's sentence is longer). Still a bound: feature names of any length are in the sentences.
-NARRATION_LIMIT = 1000
 STEPS = "_gb_regrow_steps"
 
 
