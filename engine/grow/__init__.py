@@ -5,7 +5,8 @@ stopping rule and its reason), ``featuredraw`` (random feature subsets per node)
 (the gain table of a data set or a Grower), and the speed path: ``fastgrow`` chooses between
 ``fastexact`` (exact level-wise search), ``fasthist`` (histograms) and ``c45grow`` (J48's rules, the C4.5
 preset: multiway splits and fractional cases too), which keep their rows in
-``roworders`` and ``levelstore``; ``allocator`` keeps big temporary arrays on the heap. ``parallel``
+``roworders`` and ``levelstore`` (``sorting/``: the whole-data sorts, ranks and bins kept for the next tree,
+and the segment sort); ``allocator`` keeps big temporary arrays on the heap. ``parallel``
 (run_tasks) grows many independent trees on all cores or a Dask cluster, for ensembles, folds and curves.
 """
 

@@ -32,7 +32,7 @@ from engine.grow.allocator import roomy_heap
 from engine.grow.parallel import check_n_jobs, thread_map, threads_for, tree_threads
 from engine.grow.levelstore import NodeStore, RowRanges, paused_gc
 from engine.tree.build import check_target_scale, make_node, route_rows, unit_stats
-from engine.grow.roworders import SORT_CACHE_LIMIT, kept_bins, node_orders, presorted
+from engine.grow.sorting.kept import SORT_CACHE_LIMIT, kept_bins, node_orders, presorted
 from engine.split.j48 import counts_toward_average, j48_search
 from engine.split.search import NodeData, best_categorical, best_numeric, best_numeric_all, choose
 from engine.split.records import Split
@@ -313,7 +313,7 @@ class Grower:
     @cached_property
     def bins(self):
         """Bin edges and codes of the numeric features (histogram split search), computed once (and kept for
-        the next tree on the same read-only matrix, :func:`engine.grow.roworders.kept_bins`)."""
+        the next tree on the same read-only matrix, :func:`engine.grow.sorting.kept.kept_bins`)."""
         threads = threads_for(self.X.size, self.threads)
         return kept_bins(self.X, (tuple(self.schema.kinds), self.config.max_bins),
                          lambda: make_bins(self.X, self.schema.kinds, self.config.max_bins,

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine
+import engine.grow.sorting.kept
 import engine.threads as shared_pool
 from engine import threads as engine_threads
 from engine.errors import ConfigError
@@ -64,7 +65,7 @@ def test_threads_really_share_the_levels(monkeypatch):
         seen.append(threads)
         return real(fn, items, threads)
 
-    for module in (fastexact, roworders, engine.grow.fasthist, engine.grow.grower):
+    for module in (fastexact, roworders, engine.grow.sorting.kept, engine.grow.fasthist, engine.grow.grower):
         monkeypatch.setattr(module, "thread_map", spy)
     _small_pieces(monkeypatch)
     ds = random_dataset(7, n=600, d=4)
