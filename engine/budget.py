@@ -89,7 +89,7 @@ WORKING_PER_ROW_STAT = 8 * 6
 LABELS_PER_ROW_STAT = 8
 #: bytes per level node x feature x stat: each feature's best left side at every node of a level
 LEVEL_PER_CELL = 8 * 2
-#: one scan of a level's class counts (engine.grow.fastexact.SCAN_BYTES; beyond 2 classes), a fixed allowance
+#: one scan of a level's class counts (engine.grow.exact.scan.SCAN_BYTES; beyond 2 classes), a fixed allowance
 #: per tree
 SCAN_BYTES = 100 * MB
 PER_TREE = 64 << 10
@@ -372,14 +372,14 @@ def scan_bytes(n_rows: int, n_features: int, stats: int) -> int:
     return min(SCAN_BYTES, 16 * max(0, int(stats) - 2) * max(1, int(n_features)) * int(n_rows))
 
 
-#: ``engine.grow.fastexact.MIN_CHUNK``: a level of at most this many positions (rows x features searched) that
+#: ``engine.grow.exact.scan.MIN_CHUNK``: a level of at most this many positions (rows x features searched) that
 #: fits one scan (:data:`SCAN_BYTES`) is scanned by the thread growing the tree, not cut into pieces for others
 ONE_SCAN_ROWS = 1 << 16
 
 
 def scanned_in_place(n_rows: int, n_features: int, stats: int) -> bool:
     """Whether every level of a tree on ``n_rows`` rows is scanned in one piece, on the growing thread (its
-    positions fit :data:`ONE_SCAN_ROWS` and one scan of ``engine.grow.fastexact.scan_rows``; a level cut into
+    positions fit :data:`ONE_SCAN_ROWS` and one scan of ``engine.grow.exact.scan.scan_rows``; a level cut into
     pieces is scanned on other threads too). The arrays the grown tree keeps then reuse the heap its biggest
     scan freed; scans on other threads leave theirs in those threads' heaps (measured: a 200-class tree on
     7,500 rows peaks at 50 MB on one thread or two; a 1,000-class tree on 3,750 rows, whose levels are cut,
