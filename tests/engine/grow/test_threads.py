@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import engine
 import engine.grow.sorting.kept
+import engine.grow.stepwise.search
 import engine.threads as shared_pool
 from engine import threads as engine_threads
 from engine.errors import ConfigError
@@ -66,7 +67,8 @@ def test_threads_really_share_the_levels(monkeypatch):
         seen.append(threads)
         return real(fn, items, threads)
 
-    for module in (fastexact, exact_rows, roworders, engine.grow.sorting.kept, engine.grow.fasthist, engine.grow.grower):
+    for module in (fastexact, exact_rows, roworders, engine.grow.sorting.kept, engine.grow.fasthist,
+                   engine.grow.stepwise.search):
         monkeypatch.setattr(module, "thread_map", spy)
     _small_pieces(monkeypatch)
     ds = random_dataset(7, n=600, d=4)
