@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.grow.parallel import thread_map, threads_for
-from engine.grow.roworders import exclusive_cumsum, padded_rows
+from engine.grow.sorting.segments import exclusive_cumsum, padded_rows
 from engine.split.search import TIE_TOL
 
 HIST_BUDGET = 1 << 22   # largest level histogram (nodes x features x classes x bins) kept for subtraction

@@ -1,8 +1,9 @@
 """Rows sorted by value within each node, for the level-wise exact grower (:mod:`engine.grow.fastexact`).
 
 A level's scan needs, for every (feature, node) pair it evaluates, the node's rows in ascending order of
-that feature (ties by row). Each feature is sorted once (:func:`presorted`); two ways keep the per-node
-orders from there:
+that feature (ties by row). Each feature is sorted once (:func:`~engine.grow.sorting.kept.presorted`, kept for
+the next tree with the other whole-matrix caches in :mod:`engine.grow.sorting`); three ways keep the
+per-node orders from there:
 
 - :class:`PartitionedOrders` (SLIQ/SPRINT): every feature's order, split into node segments, is
   partitioned stably by child when nodes split, with counting passes (no sort). Each level costs
@@ -21,163 +22,19 @@ among equal values, which changes no class count at any threshold. The grown tre
 
 Histogram search needs orders only for the nodes it hands over to the exact scan: ``HandedOverSortedOrders``
 and ``HandedOverPackedOrders`` make them from those nodes' rows when they are first handed over, with no
-sort of the whole data.
+sort of the whole data. :func:`partition` is the counting pass of :class:`PartitionedOrders`.
 """
 
 from __future__ import annotations
 
-import weakref
-from typing import NamedTuple
-
 import numpy as np
 
 from engine.grow.parallel import thread_map, threads_for
-
-#: the last training matrix sorted (weakly held): a forest's trees, or the app growing the same data again
-#: with other settings, sort it once
-_SORTED: dict = {}
-SORT_CACHE_LIMIT = 20_000_000      # elements (rows x features): at most 80 MB of int32 positions kept
-#: the last matrix's dense value ranks (:func:`dense_ranks`), kept the same way
-_RANKED: dict = {}
-
-
-def _forgetter(cache: dict):
-    """A weakref callback: when the cached matrix is freed, drop what ``cache`` keeps for it (else up to
-    80 MB outlive it until the next call), unless the cache moved on to another matrix."""
-    def forget(ref) -> None:
-        hit = cache.get("X")
-        if hit is not None and hit[0] is ref:
-            cache.clear()
-    return forget
-
-
-#: the last matrix's histogram bins (weakly held, with the kinds and max_bins they were made for)
-_BINNED: dict = {}
-
-
-def kept_bins(X: np.ndarray, key, make):
-    """``make()`` (the bins of X for ``key``), kept for the next tree on the same read-only matrix with the
-    same ``key``: the app's next tree on the same rows (other settings) and a benchmark's warm fit skip the
-    binning. Bins are one byte a cell: kept up to 4 x ``SORT_CACHE_LIMIT`` cells (80 MB)."""
-    hit = _BINNED.get("X")
-    if hit is not None and hit[0]() is X and hit[1] == key:
-        return hit[2]
-    out = make()
-    out.codes.flags.writeable = False
-    _BINNED.clear()
-    if X.size <= 4 * SORT_CACHE_LIMIT and not X.flags.writeable:
-        _BINNED["X"] = (weakref.ref(X, _forgetter(_BINNED)), key, out)
-    return out
-
-
-def presorted(X: np.ndarray, keep: np.ndarray, index_type, threads: int = 1) -> np.ndarray:
-    """Each feature's stable argsort of the rows ``keep`` (True) of ``X``, in positions among those rows:
-    (features, kept rows). Equal to sorting the kept rows directly (a stable order by value then row, of
-    a subset, is the subset of the order), so it is computed from the whole matrix's order, kept for
-    the next call on the same matrix. Blocks of features on ``threads`` threads (the same orders)."""
-    n, d = X.shape
-    hit = _SORTED.get("X")
-    if hit is not None and hit[0]() is X and hit[1].dtype == index_type:
-        full = hit[1]
-    else:
-        threads = threads_for(n * d, threads)
-        full = np.concatenate(thread_map(lambda b: np.argsort(X.T[b[0]:b[1]], axis=1, kind="stable").astype(index_type),
-                                         _feature_blocks(d, threads), threads))
-        _SORTED.clear()
-        if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-            _SORTED["X"] = (weakref.ref(X, _forgetter(_SORTED)), full)
-    if keep.all():
-        return full
-    position = (np.cumsum(keep) - 1).astype(index_type)
-    return position[full[keep[full]].reshape(d, -1)]
-
-
-def node_orders(full: np.ndarray, idx: np.ndarray, n_rows: int, cols) -> np.ndarray:
-    """The stable order of one node's rows by each feature in ``cols``, as positions among the node's rows
-    (rows x features), read off ``full`` (:func:`presorted` of all ``n_rows`` rows; ``idx`` the node's
-    rows, ascending): filtering a stable order by (value, row) to a subset of rows gives the subset's stable
-    order, at the cost of a pass over all rows per feature instead of a sort of the node's rows. Worth it
-    for big nodes (a step near the root)."""
-    where = np.full(n_rows, -1, dtype=np.int64)
-    where[idx] = np.arange(idx.size)
-    ranked = where[full[list(cols)]]                     # (features, all rows): -1 for rows not in the node
-    return ranked[ranked >= 0].reshape(len(cols), idx.size).T
-
-
-#: segments of at most this many elements are sorted as the rows of padded matrices (:func:`sort_segments`)
-SMALL_SEGMENT = 4096
-
-
-def sort_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """``values`` with each segment ``starts[i]:starts[i] + lengths[i]`` sorted (the segments tile the
-    array, in order). One sort of the whole array costs ~log2(total) comparisons an element; sorting
-    each segment alone costs ~log2(its length), and numpy sorts short rows of a matrix with vector
-    instructions (measured here: 0.7 ns an element for rows of 32-256, against 24 ns for one sort of
-    200k). So segments are grouped by the next power of two of their length and sorted as the rows of
-    a matrix padded with the type's largest value, which sorts last and is dropped; the few longer
-    segments (near the root) are sorted one by one."""
-    out = np.empty_like(values)
-    big = np.flatnonzero(lengths > SMALL_SEGMENT)
-    for s, n in zip(starts[big].tolist(), lengths[big].tolist()):
-        out[s:s + n] = np.sort(values[s:s + n])
-    ones = starts[lengths == 1]
-    out[ones] = values[ones]
-    small = np.flatnonzero((lengths <= SMALL_SEGMENT) & (lengths > 1))
-    if small.size == 0:
-        return out
-    # one buffer holds every width's matrix, one after another; each matrix is sorted as a view of it
-    lay = padded_layout(starts[small], lengths[small])
-    base = exclusive_cumsum(lay.width)                   # each segment's row in the buffer
-    dst = np.repeat(base, lay.lengths) + lay.within
-    grid = np.full(int(lay.width.sum()), np.iinfo(values.dtype).max, dtype=values.dtype)
-    grid[dst] = values[lay.src]
-    for a, b in lay.groups:
-        w, lo = int(lay.width[a]), int(base[a])
-        grid[lo:lo + (b - a) * w].reshape(b - a, w).sort(axis=1)
-    out[lay.src] = grid[dst]
-    return out
-
-
-class PaddedLayout(NamedTuple):
-    """Segments ordered by padded width (see :func:`padded_layout`)."""
-    order: np.ndarray      # the segments (indices into ``starts``), by width, ascending within a width
-    width: np.ndarray      # each one's width
-    lengths: np.ndarray    # each one's length
-    first: np.ndarray      # where each one's elements start in ``within``/``src``
-    within: np.ndarray     # each element's place in its row
-    src: np.ndarray        # each element's position in the flat array
-    groups: list           # (a, b): the segments ``order[a:b]`` share one width
-
-
-def padded_layout(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1) -> PaddedLayout:
-    """Segments ``starts[i]:starts[i] + lengths[i]`` (all non-empty) as rows padded to the next power of two
-    of their length (at least ``min_width``), ordered by that width, in one pass over their elements."""
-    width = np.maximum(min_width, np.left_shift(1, np.ceil(np.log2(lengths)).astype(np.int64)))
-    order = np.argsort(width, kind="stable")
-    width, ln = width[order], lengths[order]
-    first = exclusive_cumsum(ln)
-    within = np.arange(int(ln.sum())) - np.repeat(first, ln)
-    src = np.repeat(starts[order], ln) + within
-    edges = np.flatnonzero(np.r_[True, width[1:] != width[:-1], True]).tolist()
-    return PaddedLayout(order, width, ln, first, within, src, list(zip(edges[:-1], edges[1:])))
-
-
-def padded_rows(starts: np.ndarray, lengths: np.ndarray, min_width: int = 1):
-    """The :func:`padded_layout` as one matrix per width ``w``, ascending. Yields per width: the segments in
-    it (ascending indices into ``starts``), ``w``, and for each of their elements its row, its place in
-    the row and its position in the flat array."""
-    lay = padded_layout(starts, lengths, min_width)
-    ends = np.r_[lay.first, lay.within.size].tolist()
-    for a, b in lay.groups:
-        e0, e1 = ends[a], ends[b]
-        yield (lay.order[a:b], int(lay.width[a]), np.repeat(np.arange(b - a), lay.lengths[a:b]),
-               lay.within[e0:e1], lay.src[e0:e1])
-
-
-def exclusive_cumsum(a: np.ndarray) -> np.ndarray:
-    out = np.zeros(a.size, dtype=np.int64)
-    np.cumsum(a[:-1], out=out[1:])
-    return out
+# the whole-matrix caches and the segment sort, re-exported here where callers have always found them
+from engine.grow.sorting.kept import (SORT_CACHE_LIMIT, _SORTED, dense_ranks, feature_blocks, kept_bins,  # noqa: F401
+                                      node_orders, presorted)
+from engine.grow.sorting.segments import (SMALL_SEGMENT, PaddedLayout, exclusive_cumsum, padded_layout,  # noqa: F401
+                                          padded_rows, sort_segments)
 
 
 def use_sorted_orders(n_drawn: int, n_features: int) -> bool:
@@ -216,14 +73,8 @@ class PartitionedOrders:
         new_cnt = child_n[nxt]
         threads = threads_for(self.O.size, self.threads)
         parts = thread_map(lambda b: partition(self.O[b[0]:b[1]], chkey, cand_of_child, cnt, starts, new_cnt),
-                           _feature_blocks(self.O.shape[0], threads), threads)   # features apart: the same rows
+                           feature_blocks(self.O.shape[0], threads), threads)   # features apart: the same rows
         self.O = parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _feature_blocks(d: int, threads: int) -> list:
-    """(start, end) of about ``2 * threads`` blocks of d features (one block for one thread)."""
-    cuts = np.linspace(0, d, min(d, 2 * threads if threads > 1 else 1) + 1).astype(int).tolist()
-    return list(zip(cuts[:-1], cuts[1:]))
 
 
 class _RangeOrders:
@@ -270,27 +121,6 @@ class SortedOrders(_RangeOrders):
         feature_base += sort_segments(np.take(self.R.ravel(), rows), pst, plen)
         return np.take(self.O.ravel(), feature_base).astype(np.int64), feature_base
 
-
-def dense_ranks(X: np.ndarray):
-    """Each value's rank among its feature's distinct values (features x rows, int32: equal values share a
-    rank), with the distinct values of every feature one after another and where each feature's start.
-    Kept for the next call on the same read-only matrix (a forest's members share it)."""
-    hit = _RANKED.get("X")
-    if hit is not None and hit[0]() is X:
-        return hit[1]
-    n, d = X.shape
-    ranks = np.empty((d, n), dtype=np.int32)
-    values = []
-    for j in range(d):
-        u, inverse = np.unique(X[:, j], return_inverse=True)
-        ranks[j] = inverse
-        values.append(u)
-    offsets = exclusive_cumsum(np.array([u.size for u in values]))
-    out = (ranks, np.concatenate(values), offsets)
-    _RANKED.clear()
-    if n * d <= SORT_CACHE_LIMIT and not X.flags.writeable:
-        _RANKED["X"] = (weakref.ref(X, _forgetter(_RANKED)), out)
-    return out
 
 
 #: class-and-weight bit fields of at most this many bits are decoded by table (:meth:`PackedOrders.class_weights`)

@@ -267,13 +267,13 @@ def test_the_estimate_knows_which_scans_run_on_the_growing_thread(n_rows, n_feat
     the heap it freed: the 200-class tree on 7,500 rows peaks at 50 MB grown); a level cut into pieces is scanned
     on other threads too, whose heaps keep what they freed (a 1,000-class tree on 3,750 rows: 125 MB on one
     thread, 225 MB on two). The estimate's rule is the grower's."""
-    from engine.grow import fastexact
+    from engine.grow.exact import scan
 
-    assert budget.ONE_SCAN_ROWS == fastexact.MIN_CHUNK and budget.SCAN_BYTES == fastexact.SCAN_BYTES
+    assert budget.ONE_SCAN_ROWS == scan.MIN_CHUNK and budget.SCAN_BYTES == scan.SCAN_BYTES
     def pieces(nodes):               # a level of ``nodes`` open nodes sharing the rows, pairs by feature then node
         pj = np.repeat(np.arange(n_features), nodes)
         plen = np.tile(np.diff(np.linspace(0, n_rows, nodes + 1).astype(int)), n_features)
-        return len(fastexact._chunks(pj, plen, n_features, stats)) - 1
+        return len(scan.chunk_bounds(pj, plen, n_features, stats)) - 1
 
     levels = [pieces(c) for c in (1, 2, 16, n_rows // 2)]
     assert budget.scanned_in_place(n_rows, n_features, stats) == (max(levels) == 1), levels

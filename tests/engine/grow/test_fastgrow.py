@@ -124,8 +124,8 @@ def test_fast_equals_stepping_with_more_than_16_classes(seed, n_classes, ci, wei
 def test_fast_equals_stepping_in_small_chunks(monkeypatch, chunk, cfg):
     """A level scanned in several chunks (whole features per chunk; with feature draws, the pairs a chunk
     holds are gathered) gives the same tree as one scan."""
-    import engine.grow.fastexact as fastexact
-    monkeypatch.setattr(fastexact, "CHUNK", chunk)
+    import engine.grow.exact.scan as exact_scan
+    monkeypatch.setattr(exact_scan, "CHUNK", chunk)
     for seed in (3, 8):
         assert_fast_equals_stepping(random_dataset(seed, n=120, d=6, regression=seed == 8), cfg)
 

@@ -200,12 +200,12 @@ def test_node_orders_equal_sorting_the_node(seed, n, d, share):
 def test_steps_searching_from_kept_orders_equal_sorting(monkeypatch, regression, cfg):
     """Stepping with every node's orders filtered from the kept column orders gives the tree, history and
     gain tables that sorting each node gives (the search itself is otherwise the same)."""
-    from engine.grow import grower as growth
+    from engine.grow.stepwise import search as node_search
 
     ds = random_dataset(21, n=240, d=4, regression=regression, int_values=True)
-    monkeypatch.setattr(growth, "BIG_NODE_ROWS", 10**9)
+    monkeypatch.setattr(node_search, "BIG_NODE_ROWS", 10**9)
     plain = stepped(ds, cfg)
-    monkeypatch.setattr(growth, "BIG_NODE_ROWS", 1)
+    monkeypatch.setattr(node_search, "BIG_NODE_ROWS", 1)
     kept = engine.Grower(ds, cfg)
     assert kept.node_data(0).orders is not None
     while kept.step() is not None:

@@ -11,10 +11,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import engine
+import engine.grow.sorting.kept
+import engine.grow.stepwise.search
 import engine.threads as shared_pool
 from engine import threads as engine_threads
 from engine.errors import ConfigError
 from engine.grow import fastexact, parallel, roworders
+from engine.grow.exact import rows as exact_rows, scan as exact_scan
 from engine.grow.parallel import run_tasks, thread_map, tree_threads, trees_share_cores
 
 from tests.engine.conftest import random_dataset
@@ -23,8 +26,8 @@ from tests.engine.grow.test_fastgrow import assert_same_tree, stepped
 
 def _small_pieces(mp) -> None:
     """Cut levels into many pieces even on small data, so every thread count has several to share."""
-    mp.setattr(fastexact, "MIN_CHUNK", 16)
-    mp.setattr(fastexact, "SPLIT_GROUP_ROWS", 8)
+    mp.setattr(exact_scan, "MIN_CHUNK", 16)
+    mp.setattr(exact_rows, "SPLIT_GROUP_ROWS", 8)
     mp.setattr(engine_threads, "THREAD_MIN_WORK", 0)
     mp.setattr(engine.grow.fasthist, "SCAN_CELLS", 1)        # a piece per node in the histogram scan
 
@@ -64,7 +67,8 @@ def test_threads_really_share_the_levels(monkeypatch):
         seen.append(threads)
         return real(fn, items, threads)
 
-    for module in (fastexact, roworders, engine.grow.fasthist, engine.grow.grower):
+    for module in (fastexact, exact_rows, roworders, engine.grow.sorting.kept, engine.grow.fasthist,
+                   engine.grow.stepwise.search):
         monkeypatch.setattr(module, "thread_map", spy)
     _small_pieces(monkeypatch)
     ds = random_dataset(7, n=600, d=4)

@@ -54,7 +54,7 @@ def test_levelwise_histogram_with_weights_and_draws_equals_stepping(seed, max_bi
 @given(st.integers(0, 100_000), st.sampled_from([2, 3, 8]), st.booleans(), st.booleans(), st.booleans())
 def test_levelwise_histogram_rows_of_every_node_equal_stepping(seed, max_bins, regression, weighted, depth_first):
     """While every node of a level is binned, rows stay in place and the permutation is made when first
-    read (``fastexact._settled``: at the hand-over to exact search, or at the end): every node's rows and
+    read (``engine.grow.exact.rows.settled``: at the hand-over to exact search, or at the end): every node's rows and
     weights, its path and the history are stepping's."""
     ds = random_dataset(seed, regression=regression, int_values=seed % 2 == 0)
     w = None
@@ -66,13 +66,13 @@ def test_levelwise_histogram_rows_of_every_node_equal_stepping(seed, max_bins, r
 
 
 def test_rows_in_place_give_the_permutation_of_stable_partitions():
-    """``_settled`` on a hand-made tree: root rows 0..5 split {1, 3, 4} left and {0, 2, 5} right; the
+    """``settled`` on a hand-made tree: root rows 0..5 split {1, 3, 4} left and {0, 2, 5} right; the
     right child splits {2} left, {0, 5} right. Ranges: node 1 [0, 3), node 3 [3, 4), node 4 [4, 6)."""
-    from engine.grow.fastexact import _settled
+    from engine.grow.exact.rows import settled
 
     deepest = np.array([4, 1, 3, 1, 1, 4])
     lv_lo = [np.array([0]), np.array([0, 3]), np.array([3, 4])]
-    perm = _settled(deepest, lv_lo, [np.array([0]), np.array([2])], 5)
+    perm = settled(deepest, lv_lo, [np.array([0]), np.array([2])], 5)
     assert perm.tolist() == [1, 3, 4, 2, 0, 5]
 
 
