@@ -148,9 +148,35 @@ def page(browser, app_url):
         context.close()
 
 
+#: idle, no element still a loading placeholder, and a page with the screen-width probe
+#: (ui.classroom.presenter.SCREEN_JS) has had the window's width. Streamlit draws a skeleton for each element
+#: until its component's code has loaded: in a tab opened after other tabs had used the server, every widget of
+#: Grow was a skeleton for several seconds after the run was over, and a Tab walk met no buttons (CI, stop 44).
+#: The probe types the width after the first run, and that second run redraws the page.
+SETTLED_WIDTH = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute("data-test-script-state") !== "notRunning") return false;
+  if (document.querySelector("[data-testid='stSkeleton']")) return false;
+  const box = document.querySelector(".st-key-dtx_screen_probe");
+  if (!box || box.querySelector("input[disabled]")) return true;
+  const known = /px=(\\d+);/.exec(box.textContent);
+  return !!known && Number(known[1]) === Math.round(window.innerWidth);
+}"""
+WIDTH_WAIT_MS = 30_000
+
+
 def wait_idle(page, timeout: float = ACTION_TIMEOUT_MS) -> None:
-    """Wait until the app's script run has finished (and give a just-started rerun time to start)."""
+    """Wait until the app's script run has finished (and give a just-started rerun time to start), until no
+    element is a loading skeleton and a page that asks for the window's width has it (at most WIDTH_WAIT_MS more;
+    past that the test goes on as before)."""
     page.wait_for_timeout(250)
+    page.wait_for_selector(IDLE, timeout=timeout)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(SETTLED_WIDTH, timeout=WIDTH_WAIT_MS)
+    except PlaywrightTimeoutError:
+        return
     page.wait_for_selector(IDLE, timeout=timeout)
 
 

@@ -19,12 +19,13 @@ from tests.browser.axe import (axe_version, axe_violations, count, low_contrast_
 
 expect.set_options(timeout=60_000)
 SIZE = {"width": 1366, "height": 768}
-#: the app's run is over, no element shows the stale (faded) look of a rerun, and the page-wide fixes have arrived
+#: the app's run is over, no element shows the stale (faded) look of a rerun or is a loading skeleton (the sidebar
+#: of links as skeletons: "a scrollable region with nothing to focus", CI stop 44), and the page-wide fixes have arrived
 #: (ui.access.a11y: its style, and its script's pass that makes each formula that scrolls sideways focusable; the
 #: script runs on the next frame after a change). Measured before that, CI once saw the sidebar's captions at
 #: Streamlit's own 4.42:1 and two formulas not yet focusable. If the fixes never arrive, this wait fails.
 SETTLED = """() => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
-  && !document.querySelector("[data-stale='true']")
+  && !document.querySelector("[data-stale='true']") && !document.querySelector("[data-testid='stSkeleton']")
   && [...document.querySelectorAll('style')].some(s => s.textContent.includes("[data-testid='stCaptionContainer'] { opacity: 0.7"))
   && [...document.querySelectorAll('.katex-display')].every(e => e.scrollWidth <= e.clientWidth || e.tabIndex === 0)"""
 SIDEBAR_PAGES = ["Introduction", "Data", "Prune", "Evaluate", "Rules", "Theory", "Lessons"]
@@ -195,10 +196,19 @@ def test_the_lessons_shelf(browser, wait_idle, tmp_path):
             wait_idle(page)
             expect(page.get_by_role("heading", name="Tennis, my way")).to_be_visible()
             expect(page.get_by_text("not a complete .dtx archive")).to_be_visible()
+            # the sidebar scrolls (942 px in 768): measured before its page links were drawn, axe found a
+            # scrollable region with nothing to focus (CI, stop 44)
+            expect(page.get_by_test_id("stSidebar").get_by_role("link", name="Lessons")).to_be_visible()
+            page.wait_for_function(SETTLED)
             check(page, "Lessons (a shelf: a lesson and a damaged file)", found)
             page.get_by_role("button", name="Open", exact=True).click()
             wait_idle(page)
             expect(page.locator(".st-key-_w_step_note input")).to_have_value("Why Outlook first?")
+            # as on Grow above: measured once the diagram and its ARIA tree are drawn (a rerun after the first run
+            # reports the screen's width, and the page shows placeholders meanwhile)
+            expect(page.get_by_role("tree", name="Decision tree being grown")).to_be_attached()
+            expect(page.locator(".st-key-grow_tree .js-plotly-plot")).to_be_visible()
+            page.wait_for_function(SETTLED)
             check(page, "Grow (the shelf's lesson opened, with its note)", found)
         finally:
             context.close()
