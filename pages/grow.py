@@ -68,7 +68,7 @@ status_col.markdown(f"**{controls.status_text(grower)}** &nbsp;·&nbsp; "
                     f"{settings.config_summary(state.current_config(), train.task, len(grower.dataset))}")
 with status_col:
     lesson_steps.render_status(grower)  # "Step k of n of the prepared lesson" (a lesson opened before its end)
-teaching = live_teacher.teaching()  # a live class (resumed from ?class=&teacher= after a reload)
+teaching = live_teacher.teaching(say=not sw.presenter)  # a live class (presenter view: its note is in the bar)
 if teaching:
     live_teacher.sync(grower, controls.status_text(grower))  # students follow before the diagram draws
 if teaching and not sw.presenter:  # (presenter view: "Start a live class" is in the classroom bar)

@@ -45,6 +45,9 @@ PUBLISHED = "_live_published"  # (code, round id, status) last published
 SYNC = "_live_sync"  # (question, round id, room, error) of this page run
 P_CLASS = "class"  # the query parameter that lets the teacher's own browser resume after a reload
 P_OLD_KEY = "teacher"  # where the token used to ride: dropped from the address, never read
+#: (sentence, time.monotonic()) of an address whose class could not be resumed: said for RESUME_NOTE_SECONDS, not
+#: one run (the run that the window's width report starts right after took it away at once: CI, stop 44)
+RESUME_NOTE, RESUME_NOTE_SECONDS = "_live_resume_note", 60.0
 HEARTBEAT = "_live_heartbeat"  # when this session last checked in with the room
 HEARTBEAT_SECONDS = 60
 W_PICK = "_w_live_pick"
@@ -69,20 +72,23 @@ def _forget() -> None:
         del st.query_params[P_CLASS]
 
 
-def resume_from_link() -> None:
+def resume_from_link(say: bool = True) -> None:
     """A reloaded teacher tab: take the room back when the address names it and this is the browser
     that started it (a new token for this session; the token never travels in the address)."""
     if P_OLD_KEY in st.query_params:
         del st.query_params[P_OLD_KEY]
-    if current() is not None or P_CLASS not in st.query_params:
-        return
-    try:
-        room, token = live.store().resume(st.query_params.get(P_CLASS, ""), live.client())
-    except LiveError as err:
-        _forget()
-        st.warning(f"The live class in the address could not be resumed: {md_escape(str(err))}", icon=":material/info:")
-        return
-    _remember(room["code"], token)
+    if current() is None and P_CLASS in st.query_params:
+        try:
+            room, token = live.store().resume(st.query_params.get(P_CLASS, ""), live.client())
+        except LiveError as err:
+            _forget()
+            st.session_state[RESUME_NOTE] = (f"The live class in the address could not be resumed: "
+                                             f"{md_escape(str(err))}", time.monotonic())
+        else:
+            _remember(room["code"], token)
+    note = st.session_state.get(RESUME_NOTE)
+    if say and note is not None and time.monotonic() - note[1] < RESUME_NOTE_SECONDS:
+        st.warning(note[0], icon=":material/info:")  # the page's next runs (its screen width's) keep saying it
 
 
 def check_in(me: dict) -> None:
@@ -241,9 +247,10 @@ def render_reveal(room: dict) -> None:
                     key="live_votes", width="stretch", config={"displayModeBar": False})
 
 
-def teaching() -> bool:
-    """Whether this session teaches a live class (resuming one from the address first)."""
-    resume_from_link()
+def teaching(say: bool = True) -> bool:
+    """Whether this session teaches a live class (resuming one from the address first); ``say``: show why an
+    address's class could not be resumed (once a run: the page asks twice)."""
+    resume_from_link(say)
     return current() is not None
 
 
