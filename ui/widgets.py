@@ -52,6 +52,11 @@ def shorten(text: object, limit: int = 60) -> str:
 
 
 # ----------------------------------------------------------------------------- one-shot messages
+#: the icon of each kind of message (flashes, and notes that outlive a run: ui.classroom.live_roster)
+FLASH_ICONS = {"success": ":material/check_circle:", "info": ":material/info:",
+               "warning": ":material/warning:", "error": ":material/error:"}
+
+
 def flash(kind: str, text: str) -> None:
     """Queue a message (``kind`` in success/info/warning/error) for the top of the next page run.
 
@@ -65,10 +70,8 @@ def flash(kind: str, text: str) -> None:
 
 def show_flashes() -> None:
     """Show and forget the queued messages."""
-    icons = {"success": ":material/check_circle:", "info": ":material/info:",
-             "warning": ":material/warning:", "error": ":material/error:"}
     for kind, text in st.session_state.pop(_FLASH, []):
-        getattr(st, kind)(text, icon=icons[kind])
+        getattr(st, kind)(text, icon=FLASH_ICONS[kind])
 
 
 # ------------------------------------------------------------------------------------- sidebar

@@ -23,7 +23,7 @@ import streamlit as st
 from live import nicknames, rooms
 from live.rooms import LiveError
 from ui.classroom import live
-from ui.widgets import md_escape
+from ui.widgets import FLASH_ICONS, md_escape
 
 W_SCORES = "_w_live_scores"
 W_LOCK = "_w_live_lock"
@@ -43,8 +43,7 @@ def _show_note() -> None:
     if time.monotonic() - at >= NOTE_SECONDS:
         st.session_state.pop(NOTE, None)
         return
-    icon = {"success": ":material/check_circle:", "warning": ":material/warning:"}[kind]
-    getattr(st, kind)(text, icon=icon)
+    getattr(st, kind)(text, icon=FLASH_ICONS[kind])
 
 
 def _set_lock(me: dict, key: str) -> None:
